@@ -1,0 +1,83 @@
+package coupon
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an Error. Business codes (INVALID_INPUT … FILE_INVALID) are the API's ErrorCode
+// values and reach clients as userErrors; the others become top-level GraphQL errors.
+type Code string
+
+// Codes of the API's ErrorCode enum (business outcomes, reported as userErrors).
+const (
+	CodeInvalidInput    Code = "INVALID_INPUT"
+	CodeNotFound        Code = "NOT_FOUND"
+	CodeOutOfStock      Code = "OUT_OF_STOCK"
+	CodeLimitReached    Code = "LIMIT_REACHED"
+	CodeNotStarted      Code = "NOT_STARTED"
+	CodeEnded           Code = "ENDED"
+	CodeRateLimited     Code = "RATE_LIMITED"
+	CodeNotOwner        Code = "NOT_OWNER"
+	CodeAlreadyLocked   Code = "ALREADY_LOCKED"
+	CodeNotApplicable   Code = "NOT_APPLICABLE"
+	CodeThresholdNotMet Code = "THRESHOLD_NOT_MET"
+	CodeExpired         Code = "EXPIRED"
+	CodeInvalidState    Code = "INVALID_STATE"
+	CodeFileInvalid     Code = "FILE_INVALID"
+)
+
+// Codes that only appear as top-level GraphQL errors (extensions.code).
+const (
+	CodeUnauthenticated Code = "UNAUTHENTICATED"
+	CodeForbidden       Code = "FORBIDDEN"
+	CodeBadUserInput    Code = "BAD_USER_INPUT"
+	CodeInternal        Code = "INTERNAL"
+)
+
+// Error is a typed failure the caller can act on. Field names the input field at fault, as a
+// path (["input", "stock"]), when there is one.
+type Error struct {
+	Code    Code
+	Field   []string
+	Message string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
+
+// Errorf returns an *Error with the given code and formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldError returns an INVALID_INPUT *Error about one input field.
+func FieldError(field string, message string) *Error {
+	return &Error{Code: CodeInvalidInput, Field: []string{"input", field}, Message: message}
+}
+
+// ValidationError collects every broken rule of one input, so the client sees them all at once.
+type ValidationError []*Error
+
+func (v ValidationError) Error() string {
+	if len(v) == 0 {
+		return "validation failed"
+	}
+	return fmt.Sprintf("%d invalid field(s), first: %s", len(v), v[0].Error())
+}
+
+// ErrNotFound is returned for ids that do not exist or that the caller may not see.
+var ErrNotFound = &Error{Code: CodeNotFound, Message: "not found"}
+
+// AsErrors returns the typed errors inside err (several for a ValidationError), or nil when err
+// is not a typed error (an internal failure).
+func AsErrors(err error) []*Error {
+	var v ValidationError
+	if errors.As(err, &v) {
+		return v
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return []*Error{e}
+	}
+	return nil
+}

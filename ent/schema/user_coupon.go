@@ -1,0 +1,77 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// userCouponFields are the columns shared by user_coupon and its archive.
+func userCouponFields() []ent.Field {
+	return []ent.Field{
+		snowflakeID(),
+		field.Int64("user_id").Immutable(),
+		field.Int64("template_id").Immutable(),
+		field.String("redemption_id").Immutable().MaxLen(64).
+			Comment("claim: the redeem script's id; distribution: derived from (task, row)"),
+		field.String("code").Immutable().MaxLen(32).Comment("unguessable coupon code"),
+		field.Int("receive_count").Immutable().Positive().
+			Comment("1-based: the nth coupon of this template for this user, claims and distribution alike"),
+		field.Enum("source").Values("CLAIM", "DISTRIBUTION").Immutable(),
+		field.Enum("status").Values("UNUSED", "LOCKED", "USED", "EXPIRED", "REVOKED").Default("UNUSED"),
+		field.Time("valid_start_time").SchemaType(datetime),
+		field.Time("valid_end_time").SchemaType(datetime),
+		field.Int64("order_id").Optional().Nillable(),
+		field.Time("used_at").SchemaType(datetime).Optional().Nillable(),
+		optionalMoney("discount_amount"),
+	}
+}
+
+// UserCoupon is one coupon in a user's card bag. Sharded by user_id; every query carries user_id.
+type UserCoupon struct{ ent.Schema }
+
+// Annotations of UserCoupon.
+func (UserCoupon) Annotations() []schema.Annotation {
+	return []schema.Annotation{entsql.Annotation{Table: "user_coupon"}}
+}
+
+// Mixin of UserCoupon.
+func (UserCoupon) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of UserCoupon.
+func (UserCoupon) Fields() []ent.Field { return userCouponFields() }
+
+// Indexes of UserCoupon.
+func (UserCoupon) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("user_id", "template_id", "receive_count").Unique(),
+		index.Fields("redemption_id").Unique(),
+		index.Fields("code").Unique(),
+		index.Fields("user_id", "status", "valid_end_time"),
+	}
+}
+
+// UserCouponArchive keeps coupons that expired long ago, out of the hot table.
+type UserCouponArchive struct{ ent.Schema }
+
+// Annotations of UserCouponArchive.
+func (UserCouponArchive) Annotations() []schema.Annotation {
+	return []schema.Annotation{entsql.Annotation{Table: "user_coupon_archive"}}
+}
+
+// Mixin of UserCouponArchive.
+func (UserCouponArchive) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of UserCouponArchive.
+func (UserCouponArchive) Fields() []ent.Field {
+	return append(userCouponFields(), field.Time("archived_at").SchemaType(datetime))
+}
+
+// Indexes of UserCouponArchive.
+func (UserCouponArchive) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("user_id", "template_id"),
+	}
+}

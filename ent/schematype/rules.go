@@ -1,0 +1,22 @@
+// Package schematype holds the value types stored in JSON columns of the ent schema, so that the
+// schema and the domain share them without an import cycle.
+package schematype
+
+import "github.com/shopspring/decimal"
+
+// ReceiveRule is a template's claim rule (receive_rule column).
+type ReceiveRule struct {
+	LimitPerPerson    int    `json:"limitPerPerson"`
+	UsageInstructions string `json:"usageInstructions,omitempty"`
+}
+
+// ConsumeRule is a template's use rule (consume_rule column). Money is kept as decimal strings.
+type ConsumeRule struct {
+	ThresholdAmount   *decimal.Decimal `json:"thresholdAmount,omitempty"`
+	DiscountAmount    *decimal.Decimal `json:"discountAmount,omitempty"`
+	DiscountRate      *decimal.Decimal `json:"discountRate,omitempty"`
+	MaxDiscountAmount *decimal.Decimal `json:"maxDiscountAmount,omitempty"`
+	// ValidityHours, when set, makes a coupon valid for that many hours after its claim
+	// instead of until the template's end.
+	ValidityHours *int `json:"validityHours,omitempty"`
+}
