@@ -19,3 +19,31 @@ func TemplateLockKey(templateID int64) string { return tag(templateID) + ":lock"
 
 // BloomKey is the Bloom filter bitmap of existing template ids, shared by all instances.
 const BloomKey = "coupond:bloom:templates"
+
+// ClaimCounterKey is a user's claim hash for one template: field "n" counts the coupons the user
+// holds against limitPerPerson (given back when a claim fails), field "seq" hands out
+// receive_count values and never goes down. Expires at the template's end.
+func ClaimCounterKey(templateID, userID int64) string {
+	return tag(templateID) + ":u:" + strconv.FormatInt(userID, 10)
+}
+
+// OutboxKey is the template's outbox stream of accepted claims, drained by the persister.
+func OutboxKey(templateID int64) string { return tag(templateID) + ":outbox" }
+
+// RequestKey remembers the answer to a user's claim with one client requestId.
+func RequestKey(templateID, userID int64, requestID string) string {
+	return tag(templateID) + ":req:" + strconv.FormatInt(userID, 10) + ":" + requestID
+}
+
+// RedemptionKey maps a redemption id to its user while the claim may still be pending.
+func RedemptionKey(templateID int64, redemptionID string) string {
+	return tag(templateID) + ":rd:" + redemptionID
+}
+
+// UserRateKey counts a user's claim attempts on one template in the current rate window.
+func UserRateKey(templateID, userID int64) string {
+	return tag(templateID) + ":rl:" + strconv.FormatInt(userID, 10)
+}
+
+// CardBagKey is a user's card bag: members "<template>_<coupon>", score the claim time (ms).
+func CardBagKey(userID int64) string { return "coupond:bag:" + strconv.FormatInt(userID, 10) }

@@ -56,18 +56,41 @@ func (t *Template) StatusAt(now time.Time) TemplateStatus {
 // LimitPerPerson is how many coupons of this template one user may hold in all.
 func (t *Template) LimitPerPerson() int { return t.Receive.LimitPerPerson }
 
-// Discount fields, for the API.
-func (t *Template) ThresholdAmount() *decimal.Decimal   { return t.Consume.ThresholdAmount }
-func (t *Template) DiscountAmount() *decimal.Decimal    { return t.Consume.DiscountAmount }
-func (t *Template) DiscountRate() *decimal.Decimal      { return t.Consume.DiscountRate }
+// ThresholdAmount is the minimum order amount (THRESHOLD_OFF, optionally PERCENT_OFF).
+func (t *Template) ThresholdAmount() *decimal.Decimal { return t.Consume.ThresholdAmount }
+
+// DiscountAmount is the amount off (FIXED_OFF, THRESHOLD_OFF).
+func (t *Template) DiscountAmount() *decimal.Decimal { return t.Consume.DiscountAmount }
+
+// DiscountRate is the share of the price paid (PERCENT_OFF), in (0, 1).
+func (t *Template) DiscountRate() *decimal.Decimal { return t.Consume.DiscountRate }
+
+// MaxDiscountAmount caps a PERCENT_OFF discount, when set.
 func (t *Template) MaxDiscountAmount() *decimal.Decimal { return t.Consume.MaxDiscountAmount }
 
-// templateFromEnt converts a database row.
+// templateFromEnt converts a database row. Times are UTC and cut to the millisecond, as the
+// DATETIME(3) columns keep them, so a template read back equals the one written.
 func templateFromEnt(r *ent.CouponTemplate) *Template {
 	return &Template{
 		ID: r.ID, ShopNumber: r.ShopNumber, Name: r.Name, Source: r.Source, Target: r.Target,
-		Goods: r.Goods, Type: r.Type, ValidStart: r.ValidStartTime.UTC(), ValidEnd: r.ValidEndTime.UTC(),
+		Goods: r.Goods, Type: r.Type, ValidStart: ms(r.ValidStartTime), ValidEnd: ms(r.ValidEndTime),
 		TotalStock: r.TotalStock, Stock: r.Stock, Receive: r.ReceiveRule, Consume: r.ConsumeRule,
-		RefundPolicy: r.RefundPolicy, Stored: r.Status, CreatedAt: r.CreatedAt.UTC(), Version: r.Version,
+		RefundPolicy: r.RefundPolicy, Stored: r.Status, CreatedAt: ms(r.CreatedAt), Version: r.Version,
 	}
 }
+
+// Status is the client-facing status now.
+func (t *Template) Status() TemplateStatus { return t.StatusAt(time.Now()) }
+
+// ValidityHours is the relative validity of a claimed coupon, when set.
+func (t *Template) ValidityHours() *int { return t.Consume.ValidityHours }
+
+// UsageInstructions is the merchant's text on how to use the coupon, when set.
+func (t *Template) UsageInstructions() *string {
+	if t.Receive.UsageInstructions == "" {
+		return nil
+	}
+	return &t.Receive.UsageInstructions
+}
+
+func ms(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }

@@ -1,0 +1,121 @@
+// Package auth turns HS256 bearer tokens into coupon.Actor values: claims sub (user id as a
+// decimal string), role (USER, MERCHANT, PLATFORM) and shop (a merchant's shop number).
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"coupond/coupon"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Claims are the token's claims.
+type Claims struct {
+	Role string `json:"role"`
+	Shop string `json:"shop,omitempty"`
+	jwt.RegisteredClaims
+}
+
+// Signer issues and verifies tokens with one shared secret.
+type Signer struct{ secret []byte }
+
+// NewSigner returns a Signer for secret.
+func NewSigner(secret string) *Signer { return &Signer{secret: []byte(secret)} }
+
+// Issue returns a signed token for the actor, valid for ttl.
+func (s *Signer) Issue(a coupon.Actor, ttl time.Duration) (string, error) {
+	c := Claims{
+		Role: string(a.Role),
+		RegisteredClaims: jwt.RegisteredClaims{
+			Subject:   strconv.FormatInt(a.UserID, 10),
+			IssuedAt:  jwt.NewNumericDate(time.Now()),
+			ExpiresAt: jwt.NewNumericDate(time.Now().Add(ttl)),
+		},
+	}
+	if a.Shop != 0 {
+		c.Shop = strconv.FormatInt(a.Shop, 10)
+	}
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(s.secret)
+}
+
+// Parse verifies the token (HS256 only, signature and expiry) and returns its actor.
+func (s *Signer) Parse(token string) (coupon.Actor, error) {
+	var c Claims
+	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return s.secret, nil },
+		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired())
+	if err != nil {
+		return coupon.Actor{}, fmt.Errorf("invalid token: %w", err)
+	}
+	uid, err := strconv.ParseInt(c.Subject, 10, 64)
+	if err != nil || uid <= 0 {
+		return coupon.Actor{}, errors.New("invalid token: sub is not a user id")
+	}
+	a := coupon.Actor{UserID: uid, Role: coupon.Role(c.Role)}
+	switch a.Role {
+	case coupon.RoleUser, coupon.RolePlatform:
+	case coupon.RoleMerchant:
+		if a.Shop, err = strconv.ParseInt(c.Shop, 10, 64); err != nil || a.Shop <= 0 {
+			return coupon.Actor{}, errors.New("invalid token: a merchant token needs a shop")
+		}
+	default:
+		return coupon.Actor{}, fmt.Errorf("invalid token: unknown role %q", c.Role)
+	}
+	if a.Role == coupon.RolePlatform && c.Shop != "" {
+		a.Shop, _ = strconv.ParseInt(c.Shop, 10, 64)
+	}
+	return a, nil
+}
+
+type ctxKey struct{}
+
+// state is what the middleware learnt about the request's credentials.
+type state struct {
+	actor coupon.Actor
+	err   error // a token was sent but is not valid
+}
+
+// Middleware reads "Authorization: Bearer <token>" and stores the caller in the request context.
+// A request without a token is anonymous; one with a bad token is remembered as such, so that
+// FromContext reports the failure (UNAUTHENTICATED) instead of treating it as anonymous.
+func (s *Signer) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := r.Header.Get("Authorization")
+		if h == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		st := &state{}
+		token, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok {
+			st.err = errors.New("authorization header is not a bearer token")
+		} else {
+			st.actor, st.err = s.Parse(strings.TrimSpace(token))
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, st)))
+	})
+}
+
+// WithActor returns ctx carrying an authenticated actor (websocket init, jobs, tests).
+func WithActor(ctx context.Context, a coupon.Actor) context.Context {
+	return context.WithValue(ctx, ctxKey{}, &state{actor: a})
+}
+
+// FromContext returns the caller: (actor, true, nil) when authenticated, (zero, false, nil) when
+// anonymous, and an error when a token was sent but is invalid.
+func FromContext(ctx context.Context) (coupon.Actor, bool, error) {
+	st, _ := ctx.Value(ctxKey{}).(*state)
+	if st == nil {
+		return coupon.Actor{}, false, nil
+	}
+	if st.err != nil {
+		return coupon.Actor{}, false, st.err
+	}
+	return st.actor, true, nil
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// config is read from environment variables; every default works on a developer machine.
+type config struct {
+	Env             string        // COUPON_ENV: dev or prod (prod: no introspection, secrets required)
+	HTTPAddr        string        // COUPON_HTTP_ADDR
+	MySQLDSN        string        // COUPON_MYSQL_DSN (go-sql-driver format; the database is created if missing)
+	MySQLMaxConns   int           // COUPON_MYSQL_MAX_CONNS
+	RedisAddr       string        // COUPON_REDIS_ADDR: cache, stock, outboxes
+	RedisPassword   string        // COUPON_REDIS_PASSWORD
+	RedisDB         int           // COUPON_REDIS_DB
+	QueueRedisAddr  string        // COUPON_QUEUE_REDIS_ADDR: asynq (defaults to COUPON_REDIS_ADDR)
+	QueueRedisDB    int           // COUPON_QUEUE_REDIS_DB
+	JWTSecret       string        // COUPON_JWT_SECRET
+	MonitorUser     string        // COUPON_MONITOR_USER: basic-auth user of /monitoring
+	MonitorPassword string        // COUPON_MONITOR_PASSWORD
+	NodeID          int64         // COUPON_NODE_ID: snowflake node, unique per instance (0…1023)
+	ComplexityLimit int           // COUPON_COMPLEXITY_LIMIT
+	DepthLimit      int           // COUPON_DEPTH_LIMIT
+	Concurrency     int           // COUPON_WORKER_CONCURRENCY: asynq worker goroutines
+	ShutdownTimeout time.Duration // COUPON_SHUTDOWN_TIMEOUT
+}
+
+const devSecret = "coupond-dev-secret-change-me"
+
+// configDoc lists the variables with their defaults, for the README and `coupond help`.
+var configDoc = []struct{ name, def, meaning string }{
+	{"COUPON_ENV", "dev", "dev or prod; prod turns introspection off and requires real secrets"},
+	{"COUPON_HTTP_ADDR", ":8080", "HTTP listen address"},
+	{"COUPON_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/coupond", "MySQL/MariaDB DSN (go-sql-driver); database created if missing"},
+	{"COUPON_MYSQL_MAX_CONNS", "50", "connection pool size"},
+	{"COUPON_REDIS_ADDR", "127.0.0.1:6379", "Redis for cache, stock and outboxes (run it with AOF)"},
+	{"COUPON_REDIS_PASSWORD", "", "its password"},
+	{"COUPON_REDIS_DB", "0", "its database number"},
+	{"COUPON_QUEUE_REDIS_ADDR", "= COUPON_REDIS_ADDR", "Redis for asynq jobs"},
+	{"COUPON_QUEUE_REDIS_DB", "1", "its database number"},
+	{"COUPON_JWT_SECRET", devSecret, "HS256 secret of bearer tokens"},
+	{"COUPON_MONITOR_USER", "admin", "basic-auth user of /monitoring (asynqmon)"},
+	{"COUPON_MONITOR_PASSWORD", "admin", "its password"},
+	{"COUPON_NODE_ID", "1", "snowflake node number, unique per instance (0…1023)"},
+	{"COUPON_COMPLEXITY_LIMIT", "500", "GraphQL complexity limit"},
+	{"COUPON_DEPTH_LIMIT", "15", "GraphQL depth limit"},
+	{"COUPON_WORKER_CONCURRENCY", "20", "asynq worker goroutines"},
+	{"COUPON_SHUTDOWN_TIMEOUT", "15s", "graceful shutdown budget"},
+}
+
+func loadConfig() (config, error) {
+	var errs []error
+	str := func(k, def string) string {
+		if v, ok := os.LookupEnv(k); ok && v != "" {
+			return v
+		}
+		return def
+	}
+	num := func(k string, def int) int {
+		v := str(k, strconv.Itoa(def))
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q is not a number", k, v))
+		}
+		return n
+	}
+	c := config{
+		Env:             str("COUPON_ENV", "dev"),
+		HTTPAddr:        str("COUPON_HTTP_ADDR", ":8080"),
+		MySQLDSN:        str("COUPON_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/coupond"),
+		MySQLMaxConns:   num("COUPON_MYSQL_MAX_CONNS", 50),
+		RedisAddr:       str("COUPON_REDIS_ADDR", "127.0.0.1:6379"),
+		RedisPassword:   str("COUPON_REDIS_PASSWORD", ""),
+		RedisDB:         num("COUPON_REDIS_DB", 0),
+		QueueRedisDB:    num("COUPON_QUEUE_REDIS_DB", 1),
+		JWTSecret:       str("COUPON_JWT_SECRET", devSecret),
+		MonitorUser:     str("COUPON_MONITOR_USER", "admin"),
+		MonitorPassword: str("COUPON_MONITOR_PASSWORD", "admin"),
+		NodeID:          int64(num("COUPON_NODE_ID", 1)),
+		ComplexityLimit: num("COUPON_COMPLEXITY_LIMIT", 500),
+		DepthLimit:      num("COUPON_DEPTH_LIMIT", 15),
+		Concurrency:     num("COUPON_WORKER_CONCURRENCY", 20),
+	}
+	c.QueueRedisAddr = str("COUPON_QUEUE_REDIS_ADDR", c.RedisAddr)
+	d, err := time.ParseDuration(str("COUPON_SHUTDOWN_TIMEOUT", "15s"))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("COUPON_SHUTDOWN_TIMEOUT: %w", err))
+	}
+	c.ShutdownTimeout = d
+	switch c.Env {
+	case "dev":
+	case "prod":
+		if c.JWTSecret == devSecret || len(c.JWTSecret) < 32 {
+			errs = append(errs, fmt.Errorf("COUPON_ENV=prod needs COUPON_JWT_SECRET of at least 32 characters"))
+		}
+		if c.MonitorPassword == "admin" {
+			errs = append(errs, fmt.Errorf("COUPON_ENV=prod needs COUPON_MONITOR_PASSWORD"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("COUPON_ENV=%q: want dev or prod", c.Env))
+	}
+	if len(errs) > 0 {
+		return c, fmt.Errorf("config: %v", errs)
+	}
+	return c, nil
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"coupond/coupon"
+	"coupond/ent/coupontemplate"
+
+	"github.com/shopspring/decimal"
+)
+
+// Demo identities printed by `serve --demo`.
+var (
+	demoMerchant = coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}
+	demoUser     = coupon.Actor{UserID: 10001, Role: coupon.RoleUser}
+	demoPlatform = coupon.Actor{UserID: 9000, Role: coupon.RolePlatform}
+)
+
+const demoTemplateName = "Demo: 10.00 off orders from 100.00"
+
+// seedDemo makes sure shop 1001 has an active demo template and prints tokens to try the API.
+func (a *app) seedDemo(ctx context.Context) error {
+	page, err := a.templates.List(ctx, demoMerchant, coupon.TemplateFilter{
+		NameContains: ptr(demoTemplateName), Status: ptr(coupon.StatusActive),
+	}, 1, 0)
+	if err != nil {
+		return err
+	}
+	var t *coupon.Template
+	if len(page.Templates) > 0 {
+		t = page.Templates[0]
+	} else {
+		now := time.Now().UTC()
+		t, err = a.templates.Create(ctx, demoMerchant, coupon.CreateTemplateInput{
+			Name: demoTemplateName, Source: coupontemplate.SourceSHOP, Target: coupontemplate.TargetSHOP_WIDE,
+			Type: coupontemplate.TypeTHRESHOLD_OFF, ValidStartTime: now, ValidEndTime: now.AddDate(0, 1, 0),
+			Stock: 1000, LimitPerPerson: 2,
+			ThresholdAmount: ptr(decimal.NewFromInt(100)), DiscountAmount: ptr(decimal.NewFromInt(10)),
+		})
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\n== coupond demo ==\nplayground: http://localhost%s/\ndemo template id: %d (shop %d)\n\n",
+		a.cfg.HTTPAddr, t.ID, t.ShopNumber)
+	for _, d := range []struct {
+		name  string
+		actor coupon.Actor
+	}{{"USER", demoUser}, {"MERCHANT (shop 1001)", demoMerchant}, {"PLATFORM", demoPlatform}} {
+		tok, err := a.signer.Issue(d.actor, 30*24*time.Hour)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s token:\n  %s\n  HTTP header: {\"Authorization\": \"Bearer %s\"}\n\n", d.name, tok, tok)
+	}
+	fmt.Printf("monitoring: http://localhost%s/monitoring (user %q, password from COUPON_MONITOR_PASSWORD)\n\n",
+		a.cfg.HTTPAddr, a.cfg.MonitorUser)
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }

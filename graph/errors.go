@@ -1,0 +1,92 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"coupond/coupon"
+	"coupond/graph/scalar"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// Top-level error codes that are not business outcomes.
+const (
+	codeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
+)
+
+// payload splits a domain error into the userErrors of a mutation payload (business outcomes)
+// and a top-level error (anything else: the presenter maps it).
+func payload(err error) ([]*coupon.Error, error) {
+	if err == nil {
+		return []*coupon.Error{}, nil
+	}
+	if errs := coupon.AsErrors(err); errs != nil && isBusiness(errs[0].Code) {
+		return errs, nil
+	}
+	return nil, err
+}
+
+// isBusiness reports whether code is one of the API's ErrorCode values (reported as userErrors).
+func isBusiness(code coupon.Code) bool {
+	switch code {
+	case coupon.CodeUnauthenticated, coupon.CodeForbidden, coupon.CodeBadUserInput, coupon.CodeInternal:
+		return false
+	}
+	return true
+}
+
+// topLevelCode maps a typed error's code to the extensions.code of a top-level GraphQL error.
+func topLevelCode(code coupon.Code) coupon.Code {
+	switch code {
+	case coupon.CodeUnauthenticated, coupon.CodeForbidden, coupon.CodeNotFound, coupon.CodeRateLimited, coupon.CodeInternal:
+		return code
+	}
+	return coupon.CodeBadUserInput
+}
+
+// ErrorPresenter is the one place errors become GraphQL errors: typed domain errors keep their
+// code (extensions.code), malformed scalars are BAD_USER_INPUT, gqlgen's own parse, validation
+// and complexity errors pass unchanged, and everything else is logged and shown as INTERNAL with
+// no detail (no SQL text or stack trace reaches a client).
+func ErrorPresenter(ctx context.Context, err error) *gqlerror.Error {
+	gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+	if _, ok := gqlErr.Extensions["code"]; ok && gqlErr.Err == nil {
+		return gqlErr // parse/validation/complexity errors made by gqlgen itself
+	}
+	var inputErr *scalar.InputError
+	if errs := coupon.AsErrors(err); errs != nil {
+		gqlErr.Message = errs[0].Message
+		setCode(gqlErr, topLevelCode(errs[0].Code))
+		return gqlErr
+	}
+	if errors.As(err, &inputErr) {
+		gqlErr.Message = inputErr.Error()
+		setCode(gqlErr, coupon.CodeBadUserInput)
+		return gqlErr
+	}
+	if _, ok := gqlErr.Extensions["code"]; ok {
+		return gqlErr
+	}
+	slog.ErrorContext(ctx, "request failed", "path", gqlErr.Path.String(), "err", err)
+	gqlErr.Message = "internal error"
+	setCode(gqlErr, coupon.CodeInternal)
+	return gqlErr
+}
+
+func setCode(e *gqlerror.Error, code coupon.Code) {
+	if e.Extensions == nil {
+		e.Extensions = map[string]any{}
+	}
+	e.Extensions["code"] = string(code)
+}
+
+// Recover turns a panic in a resolver into an INTERNAL error, logging the stack server-side.
+func Recover(ctx context.Context, p any) error {
+	slog.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	return &coupon.Error{Code: coupon.CodeInternal, Message: "internal error"}
+}

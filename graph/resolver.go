@@ -1,0 +1,8 @@
+package graph
+
+import "coupond/coupon"
+
+// Resolver holds the domain services the resolvers call.
+type Resolver struct {
+	Templates *coupon.TemplateAdmin
+}

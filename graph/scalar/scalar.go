@@ -1,0 +1,81 @@
+// Package scalar implements the GraphQL scalars ID (64-bit ids as decimal strings) and Decimal
+// (money as a string with 2 decimals).
+package scalar
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/shopspring/decimal"
+)
+
+// InputError is a malformed scalar in a request; the error presenter reports it as BAD_USER_INPUT.
+type InputError struct{ msg string }
+
+func (e *InputError) Error() string { return e.msg }
+
+// MarshalID writes a 64-bit id as a decimal string.
+func MarshalID(id int64) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) {
+		io.WriteString(w, strconv.Quote(strconv.FormatInt(id, 10)))
+	})
+}
+
+// ParseID parses an ID argument holding a positive 64-bit id; a malformed one is BAD_USER_INPUT.
+func ParseID(s string) (int64, error) { return UnmarshalID(s) }
+
+// UnmarshalID accepts a decimal string (or a JSON integer) holding a positive 64-bit id.
+func UnmarshalID(v any) (int64, error) {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case json.Number:
+		s = x.String()
+	case int64:
+		s = strconv.FormatInt(x, 10)
+	case int:
+		s = strconv.Itoa(x)
+	default:
+		return 0, &InputError{fmt.Sprintf("ID must be a decimal string, got %T", v)}
+	}
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, &InputError{fmt.Sprintf("ID %q is not a positive 64-bit integer", s)}
+	}
+	return id, nil
+}
+
+// MarshalDecimal writes money with exactly 2 decimals ("12.50").
+func MarshalDecimal(d decimal.Decimal) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) {
+		io.WriteString(w, strconv.Quote(d.StringFixed(2)))
+	})
+}
+
+// UnmarshalDecimal accepts a decimal string ("12.5", "12.50") or a JSON number.
+func UnmarshalDecimal(v any) (decimal.Decimal, error) {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case json.Number:
+		s = x.String()
+	case int64:
+		return decimal.NewFromInt(x), nil
+	case int:
+		return decimal.NewFromInt(int64(x)), nil
+	case float64:
+		return decimal.NewFromFloat(x), nil
+	default:
+		return decimal.Decimal{}, &InputError{fmt.Sprintf("Decimal must be a string like \"12.50\", got %T", v)}
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Decimal{}, &InputError{fmt.Sprintf("%q is not a decimal number", s)}
+	}
+	return d, nil
+}

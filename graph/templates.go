@@ -1,0 +1,48 @@
+package graph
+
+import (
+	"strconv"
+
+	"coupond/coupon"
+	"coupond/graph/model"
+)
+
+// templatePayload builds a CouponTemplatePayload from a domain result.
+func templatePayload(t *coupon.Template, err error) (*model.CouponTemplatePayload, error) {
+	userErrors, err := payload(err)
+	if err != nil {
+		return nil, err
+	}
+	if len(userErrors) > 0 {
+		t = nil
+	}
+	return &model.CouponTemplatePayload{Template: t, UserErrors: userErrors}, nil
+}
+
+// templateFilter converts the GraphQL filter.
+func templateFilter(in *model.CouponTemplateFilter) (coupon.TemplateFilter, error) {
+	if in == nil {
+		return coupon.TemplateFilter{}, nil
+	}
+	f := coupon.TemplateFilter{Status: in.Status, Type: in.Type, Source: in.Source, NameContains: in.NameContains}
+	if in.ShopNumber != nil {
+		shop, err := strconv.ParseInt(*in.ShopNumber, 10, 64)
+		if err != nil {
+			return f, &coupon.Error{Code: coupon.CodeBadUserInput, Field: []string{"filter", "shopNumber"}, Message: "shopNumber must be a number"}
+		}
+		f.ShopNumber = &shop
+	}
+	return f, nil
+}
+
+// templateConnection builds the Relay connection of a page.
+func templateConnection(p *coupon.TemplatePage) *model.CouponTemplateConnection {
+	c := &model.CouponTemplateConnection{Edges: []*model.CouponTemplateEdge{}, PageInfo: &model.PageInfo{HasNextPage: p.HasNext}, TotalCount: p.Total}
+	for _, t := range p.Templates {
+		c.Edges = append(c.Edges, &model.CouponTemplateEdge{Cursor: encodeCursor(t.ID), Node: t})
+	}
+	if n := len(c.Edges); n > 0 {
+		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor
+	}
+	return c
+}

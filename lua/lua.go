@@ -1,0 +1,98 @@
+// Package lua holds coupond's Redis Lua scripts, one .lua file per script, embedded at build time.
+// Each file opens with a header that states its KEYS, ARGV and return value; each script has one
+// typed Go wrapper here, so callers never build EVAL arguments by hand. Scripts return integers or
+// arrays, never bit-packed numbers (the seed's D-07). All keys of one call share one hash tag, so
+// every script is Redis Cluster safe.
+package lua
+
+import (
+	"context"
+	"embed"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+)
+
+//go:embed *.lua
+var sources embed.FS
+
+// script is one embedded script. Running it sends EVALSHA and falls back to EVAL when the server
+// does not know the script yet (first use, restart, SCRIPT FLUSH).
+type script struct{ *redis.Script }
+
+// mustLoad returns the embedded script name; it panics at package initialisation when the file is
+// missing, which the build would otherwise not notice.
+func mustLoad(name string) script {
+	src, err := sources.ReadFile(name)
+	if err != nil {
+		panic("lua: " + err.Error())
+	}
+	return script{redis.NewScript(string(src))}
+}
+
+// runFlag runs s and reports whether it returned 1 (its scripts return 1 or 0).
+func (s script) runFlag(ctx context.Context, rdb redis.Scripter, keys []string, args ...any) (bool, error) {
+	n, err := s.Run(ctx, rdb, keys, args...).Int64()
+	return n == 1, err
+}
+
+var (
+	templatePut       = mustLoad("template_put.lua")
+	templateSetNull   = mustLoad("template_set_null.lua")
+	templateAddStock  = mustLoad("template_add_stock.lua")
+	templateMarkEnded = mustLoad("template_mark_ended.lua")
+	unlock            = mustLoad("unlock.lua")
+)
+
+// TemplateKeys are the keys of one template that the template scripts use. All of them must carry
+// the template's hash tag {t<id>} (package coupon builds them).
+type TemplateKeys struct {
+	Hash string // the template cache hash
+	Null string // the null-value key
+	Lock string // the rebuild lock
+}
+
+// TemplatePut replaces the template hash by fields (which must include "stock" and "data"), sets it
+// to expire at expireAtUnix (seconds) and deletes the null-value key, atomically.
+//
+// With lockToken "" the write is the data owner's (create, administration): it always happens, it
+// deletes the rebuild lock (a rebuild in progress may hold an older database read), and when a
+// complete hash already exists the stored stock is the smaller of the cached and the given one
+// (D-38). With a non-empty lockToken the write happens only while the rebuild lock still holds that
+// token; written is false otherwise, and then nothing changed.
+func TemplatePut(ctx context.Context, rdb redis.Scripter, k TemplateKeys, fields map[string]string, expireAtUnix int64, lockToken string) (written bool, err error) {
+	args := make([]any, 0, 2+2*len(fields))
+	args = append(args, expireAtUnix, lockToken)
+	for name, value := range fields {
+		args = append(args, name, value)
+	}
+	return templatePut.runFlag(ctx, rdb, []string{k.Hash, k.Null, k.Lock}, args...)
+}
+
+// TemplateSetNull sets the null-value key k.Null with time to live ttlMillis, but only while the
+// rebuild lock k.Lock still holds lockToken; set is false otherwise, and then nothing changed.
+func TemplateSetNull(ctx context.Context, rdb redis.Scripter, k TemplateKeys, ttlMillis int64, lockToken string) (set bool, err error) {
+	return templateSetNull.runFlag(ctx, rdb, []string{k.Null, k.Lock}, ttlMillis, lockToken)
+}
+
+// TemplateAddStock adds n to the "stock" and "total" fields of the template hash (and one to "ver")
+// when the complete hash exists, and reports cached=true. Without a complete hash it writes no
+// hash field (D-09), deletes the rebuild lock so that a rebuild racing with the caller's database
+// change re-reads the database, and reports cached=false.
+func TemplateAddStock(ctx context.Context, rdb redis.Scripter, k TemplateKeys, n int64) (cached bool, err error) {
+	return templateAddStock.runFlag(ctx, rdb, []string{k.Hash, k.Lock}, strconv.FormatInt(n, 10))
+}
+
+// TemplateMarkEnded sets "status" of the template hash to ENDED when the complete hash exists, and
+// reports cached=true; "ver" goes up by one only if the status was not ENDED already, so a repeat
+// changes nothing. Without a complete hash it behaves like TemplateAddStock: no hash field written,
+// rebuild lock deleted, cached=false.
+func TemplateMarkEnded(ctx context.Context, rdb redis.Scripter, k TemplateKeys) (cached bool, err error) {
+	return templateMarkEnded.runFlag(ctx, rdb, []string{k.Hash, k.Lock})
+}
+
+// Unlock deletes the lock key only when it still holds token, and reports whether it did. A lock
+// that expired and was taken by someone else is left alone.
+func Unlock(ctx context.Context, rdb redis.Scripter, key, token string) (released bool, err error) {
+	return unlock.runFlag(ctx, rdb, []string{key}, token)
+}

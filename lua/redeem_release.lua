@@ -1,0 +1,39 @@
+-- redeem_release: give back a claim accepted by redeem.lua that failed later (compensation).
+--
+-- KEYS[1]  template hash      {t<id>}:tpl
+-- KEYS[2]  user's claim hash  {t<id>}:u:<user>
+-- KEYS[3]  request key        {t<id>}:req:<user>:<requestId>; "" or a key equal to KEYS[1] or
+--          KEYS[2] (a same-tag dummy, for Cluster routing) means the claim had no request key
+-- ARGV[1]  "1": also give the stock back (sync-mode database failure: the stock was never used);
+--          "0": leave the Redis stock as it is (drift: the database had no stock for the claim)
+--
+-- Returns an array {n_after, stock_after}: n_after is the user's "n" after the release (0 when the
+-- claim hash does not exist); stock_after is the template hash's "stock" after the release when the
+-- complete hash exists (whether or not stock was given back), -1 otherwise.
+--
+-- "n" goes down by one only when the claim hash exists and n > 0 (never below zero, never a hash
+-- created; "seq" is untouched, so a receive_count is never handed out twice). The stock goes up by
+-- one only when ARGV[1] is "1" and the complete template hash (one with "data") exists: a partial
+-- hash is never created (D-09); a missing hash is rebuilt from the database, which holds the truth.
+-- The request key is deleted, so the user may retry with the same request id.
+local nAfter = 0
+local n = tonumber(redis.call('HGET', KEYS[2], 'n'))
+if n and n > 0 then
+  nAfter = redis.call('HINCRBY', KEYS[2], 'n', -1)
+elseif n then
+  nAfter = n
+end
+
+local stockAfter = -1
+if redis.call('HEXISTS', KEYS[1], 'data') == 1 then
+  if ARGV[1] == '1' then
+    stockAfter = redis.call('HINCRBY', KEYS[1], 'stock', 1)
+  else
+    stockAfter = tonumber(redis.call('HGET', KEYS[1], 'stock')) or -1
+  end
+end
+
+if KEYS[3] ~= '' and KEYS[3] ~= KEYS[1] and KEYS[3] ~= KEYS[2] then
+  redis.call('DEL', KEYS[3])
+end
+return {nAfter, stockAfter}

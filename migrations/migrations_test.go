@@ -1,0 +1,68 @@
+package migrations_test
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+
+	"coupond/ent/migrate"
+	"coupond/migrations"
+	"coupond/store"
+	"coupond/testutil"
+)
+
+// TestMigrationsMatchEntSchema migrates an empty database with the versioned files and asks ent
+// what it would still change to reach ent/schema: nothing, or the files are stale (run
+// `go run ./migrations/gen <name>`).
+func TestMigrationsMatchEntSchema(t *testing.T) {
+	dsn := testutil.FreshDatabase(t, "migrations")
+	for range 2 { // the second run finds nothing to do
+		if err := migrations.Apply(dsn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client, _, err := store.OpenMySQL(dsn, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	var plan strings.Builder
+	if err := client.Schema.WriteTo(context.Background(), &plan, migrate.WithDropColumn(true), migrate.WithDropIndex(true)); err != nil {
+		t.Fatal(err)
+	}
+	var pending []string
+	for _, line := range strings.Split(plan.String(), "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && line != "BEGIN;" && line != "COMMIT;" {
+			pending = append(pending, line)
+		}
+	}
+	if len(pending) > 0 {
+		t.Fatalf("the migrations leave the database short of ent/schema; run `go run ./migrations/gen <name>`:\n%s",
+			strings.Join(pending, "\n"))
+	}
+}
+
+func TestEnsureDatabaseCreatesAMissingDatabase(t *testing.T) {
+	dsn := testutil.FreshDatabase(t, "ensure")
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("DROP DATABASE coupond_t_ensure"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // creates it, then finds it there
+		if err := migrations.EnsureDatabase(dsn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := migrations.Apply(dsn); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.EnsureDatabase("root@tcp(127.0.0.1:3306)/"); err == nil {
+		t.Fatal("a DSN without a database must be refused")
+	}
+}

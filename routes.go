@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"coupond/coupon"
+	"coupond/graph"
+
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/hibiken/asynq"
+	"github.com/hibiken/asynqmon"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// routes is the HTTP surface: /query, the playground at /, asynqmon at /monitoring, /metrics,
+// /healthz (the process is up) and /readyz (MySQL and Redis answer).
+func (a *app) routes() http.Handler {
+	gql := graph.NewHandler(&graph.Resolver{Templates: a.templates}, graph.HandlerConfig{
+		Signer:          a.signer,
+		Introspection:   a.cfg.Env != "prod",
+		ComplexityLimit: a.cfg.ComplexityLimit,
+		DepthLimit:      a.cfg.DepthLimit,
+	})
+	mon := asynqmon.New(asynqmon.Options{RootPath: "/monitoring", RedisConnOpt: a.queue})
+
+	mux := http.NewServeMux()
+	mux.Handle("/query", a.signer.Middleware(gql))
+	mux.Handle("GET /{$}", playground.Handler("coupond", "/query"))
+	mux.Handle("/monitoring/", a.operatorOnly(mon))
+	mux.Handle("/monitoring", a.operatorOnly(mon))
+	mux.Handle("GET /metrics", promhttp.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /readyz", a.ready)
+	return mux
+}
+
+// operatorOnly admits a PLATFORM bearer token or the operator's basic-auth credentials; anything
+// else gets 401 (with a basic-auth challenge, so browsers ask).
+func (a *app) operatorOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.isOperator(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Basic realm="coupond monitoring"`)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	})
+}
+
+func (a *app) isOperator(r *http.Request) bool {
+	if user, pass, ok := r.BasicAuth(); ok {
+		u := subtle.ConstantTimeCompare([]byte(user), []byte(a.cfg.MonitorUser))
+		p := subtle.ConstantTimeCompare([]byte(pass), []byte(a.cfg.MonitorPassword))
+		return u&p == 1
+	}
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && h[:7] == "Bearer " {
+		actor, err := a.signer.Parse(h[7:])
+		return err == nil && actor.Role == coupon.RolePlatform
+	}
+	return false
+}
+
+// ready answers 200 when MySQL, the data Redis and the queue Redis answer within 2 s, else 503.
+func (a *app) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	checks := map[string]string{"mysql": "ok", "redis": "ok", "queue": "ok"}
+	status := http.StatusOK
+	fail := func(name string, err error) {
+		if err != nil {
+			slog.WarnContext(ctx, "readiness check failed", "check", name, "err", err)
+			checks[name] = "unavailable"
+			status = http.StatusServiceUnavailable
+		}
+	}
+	fail("mysql", a.sqlDB.PingContext(ctx))
+	fail("redis", a.rdb.Ping(ctx).Err())
+	fail("queue", a.qrdb.Ping(ctx).Err())
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(checks)
+}
+
+// jobs returns the worker's task mux.
+func (a *app) jobs() *asynq.ServeMux {
+	return asynq.NewServeMux()
+}
+
+// slogAsynq routes asynq's logs to slog.
+type slogAsynq struct{}
+
+func (slogAsynq) Debug(args ...any) { slog.Debug("asynq", "msg", args) }
+func (slogAsynq) Info(args ...any)  { slog.Info("asynq", "msg", args) }
+func (slogAsynq) Warn(args ...any)  { slog.Warn("asynq", "msg", args) }
+func (slogAsynq) Error(args ...any) { slog.Error("asynq", "msg", args) }
+func (slogAsynq) Fatal(args ...any) { slog.Error("asynq fatal", "msg", args); panic(args) }

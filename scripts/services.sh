@@ -1,0 +1,348 @@
+#!/usr/bin/env bash
+# scripts/services.sh — make sure the local MariaDB and Redis that coupond needs are reachable.
+#
+#   scripts/services.sh            # or: source scripts/services.sh
+#
+# MariaDB: 127.0.0.1:3306, user root with an empty password over TCP.
+# Redis:   127.0.0.1:6379, with AOF on (appendonly yes, appendfsync everysec): the redeem outbox
+#          streams live in Redis and must survive a restart.
+#
+# For a service that does not answer: install it with apt-get when its binary is missing
+# (mariadb-server / redis-server), start it, wait until it answers (SERVICES_TIMEOUT seconds, default
+# 60). A MariaDB whose root cannot log in over TCP with an empty password (fresh Debian: unix_socket
+# auth) is fixed through the unix socket. A Redis that is already running is never restarted; if it
+# runs with AOF off, AOF is switched on with CONFIG SET. Idempotent; when everything is up it only
+# runs three quick checks. Works sourced or executed, with or without `set -euo pipefail` in the
+# caller (the work runs in a subshell, so sourcing changes no shell option or variable).
+#
+# Overrides: SERVICES_MYSQL_HOST/PORT (127.0.0.1/3306), SERVICES_MYSQL_SOCKET (the unix socket used to
+# fix root's login; default: the client's), SERVICES_REDIS_HOST/PORT (127.0.0.1/6379),
+# SERVICES_REDIS_DIR (/var/lib/redis), SERVICES_REDIS_LOG (/var/log/redis/coupond-redis.log),
+# SERVICES_TIMEOUT (60).
+
+_coupond_services() (
+	set -euo pipefail
+
+	local mysql_host=${SERVICES_MYSQL_HOST:-127.0.0.1}
+	local mysql_port=${SERVICES_MYSQL_PORT:-3306}
+	local mysql_socket=${SERVICES_MYSQL_SOCKET:-} # for the root-login fix; default: the client's own
+	local redis_host=${SERVICES_REDIS_HOST:-127.0.0.1}
+	local redis_port=${SERVICES_REDIS_PORT:-6379}
+	local redis_dir=${SERVICES_REDIS_DIR:-/var/lib/redis}
+	local redis_log=${SERVICES_REDIS_LOG:-/var/log/redis/coupond-redis.log}
+	local timeout_s=${SERVICES_TIMEOUT:-60}
+
+	say() { echo "services: $*"; }
+	die() {
+		echo "services: ERROR: $*" >&2
+		exit 1
+	}
+
+	# Run as root: directly when we are root, else through sudo.
+	asroot() {
+		if [[ $EUID -eq 0 ]]; then
+			"$@"
+		elif command -v sudo >/dev/null 2>&1; then
+			sudo "$@"
+		else
+			die "need root (or sudo) to run: $*"
+		fi
+	}
+
+	# first_bin NAME... prints the path of the first NAME found in PATH or in /usr/sbin, /usr/bin.
+	first_bin() {
+		local n d
+		for n in "$@"; do
+			if command -v "$n" >/dev/null 2>&1; then
+				command -v "$n"
+				return 0
+			fi
+			for d in /usr/sbin /usr/bin /usr/local/sbin /usr/local/bin; do
+				if [[ -x $d/$n ]]; then
+					echo "$d/$n"
+					return 0
+				fi
+			done
+		done
+		return 1
+	}
+
+	# proc_running NAME: a process whose command name is NAME exists (reads /proc; no procps needed).
+	proc_running() {
+		local f c
+		for f in /proc/[0-9]*/comm; do
+			{ read -r c <"$f"; } 2>/dev/null || continue
+			[[ $c == "$1" ]] && return 0
+		done
+		return 1
+	}
+
+	# tcp_open HOST PORT: something accepts TCP connections there.
+	tcp_open() {
+		# shellcheck disable=SC2016 # expanded by the inner bash
+		timeout 3 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null
+	}
+
+	# ---------------------------------------------------------------- Redis
+
+	local redis_cli
+	redis_cli=$(first_bin redis-cli || true)
+
+	# redis CMD ARGS...: prints the reply, one line per element (like redis-cli without a tty). Uses
+	# redis-cli when present, else speaks RESP over bash's /dev/tcp.
+	redis() {
+		if [[ -n $redis_cli ]]; then
+			timeout 5 "$redis_cli" -h "$redis_host" -p "$redis_port" "$@" 2>&1
+			return
+		fi
+		# shellcheck disable=SC2016 # the script is for the inner bash
+		timeout 5 bash -c '
+			exec 3<>"/dev/tcp/$0/$1" || exit 1
+			shift # $0 is the host, $1 the port
+			printf "*%d\r\n" $# >&3
+			for a in "$@"; do printf "\$%d\r\n%s\r\n" "${#a}" "$a" >&3; done
+			cr=$(printf "\r")
+			bulk() { # $1: a "$n" header line already read
+				if [[ $1 == "\$-1" ]]; then echo; return; fi
+				IFS= read -r v <&3; echo "${v%"$cr"}"
+			}
+			IFS= read -r line <&3 || exit 1
+			line=${line%"$cr"}
+			case $line in
+			"+"* | ":"*) echo "${line:1}" ;;
+			"-"*) echo "${line:1}" ;;
+			"\$"*) bulk "$line" ;;
+			"*"*)
+				n=${line:1}
+				for ((i = 0; i < n; i++)); do
+					IFS= read -r l <&3; l=${l%"$cr"}
+					case $l in "\$"*) bulk "$l" ;; *) echo "${l:1}" ;; esac
+				done
+				;;
+			esac
+		' "$redis_host" "$redis_port" "$@" 2>&1
+	}
+
+	redis_up() { [[ $(redis PING 2>/dev/null || true) == PONG ]]; }
+
+	start_redis() {
+		local bin
+		bin=$(first_bin redis-server) || die "redis-server not found after install"
+		if proc_running redis-server; then
+			say "a redis-server process exists but $redis_host:$redis_port does not answer yet; waiting for it"
+			return 0
+		fi
+		say "starting Redis on $redis_host:$redis_port (AOF on, dir $redis_dir)"
+		asroot mkdir -p "$redis_dir" "$(dirname "$redis_log")"
+		local bind=(127.0.0.1 -::1)
+		[[ $redis_host == 127.0.0.1 || $redis_host == localhost ]] || bind=("$redis_host")
+		asroot "$bin" --daemonize yes --bind "${bind[@]}" --port "$redis_port" \
+			--save "" --appendonly yes --appendfsync everysec \
+			--dir "$redis_dir" --logfile "$redis_log" >/dev/null ||
+			die "redis-server did not start; see $redis_log"
+	}
+
+	ensure_aof() {
+		local out
+		out=$(redis CONFIG GET appendonly || true)
+		case $out in
+		*$'\n'yes) return 0 ;;
+		*$'\n'no)
+			out=$(redis CONFIG SET appendonly yes appendfsync everysec || true)
+			if [[ $out == OK ]]; then
+				say "Redis $redis_host:$redis_port ran with AOF off: enabled it (CONFIG SET appendonly yes, appendfsync everysec)"
+			else
+				echo "services: WARNING: could not enable AOF on Redis $redis_host:$redis_port: $out" >&2
+			fi
+			;;
+		*) echo "services: WARNING: cannot read Redis appendonly setting: $out" >&2 ;;
+		esac
+	}
+
+	# ---------------------------------------------------------------- MariaDB
+
+	local mysql_client
+	mysql_client=$(first_bin mariadb mysql || true)
+
+	mysql_tcp() {
+		if [[ -n $mysql_client ]]; then
+			"$mysql_client" --no-defaults --protocol=TCP -h "$mysql_host" -P "$mysql_port" -uroot \
+				--connect-timeout=3 "$@"
+		else
+			return 2
+		fi
+	}
+
+	# mysql_up: root logs in over TCP with an empty password (without a client: the port is open).
+	mysql_up() {
+		if [[ -n $mysql_client ]]; then
+			mysql_tcp -e 'SELECT 1' >/dev/null 2>&1
+		else
+			tcp_open "$mysql_host" "$mysql_port"
+		fi
+	}
+
+	start_mariadb() {
+		local bin
+		bin=$(first_bin mariadbd mysqld) || die "mariadbd not found after install"
+		if proc_running mariadbd || proc_running mysqld; then
+			say "a mariadbd process exists but $mysql_host:$mysql_port does not answer yet; waiting for it"
+			return 0
+		fi
+		say "starting MariaDB ($bin)"
+		local args=() datadir=/var/lib/mysql d
+		if [[ $EUID -eq 0 ]] || command -v sudo >/dev/null 2>&1; then
+			if id mysql >/dev/null 2>&1; then
+				args+=(--user=mysql)
+				asroot install -d -o mysql -g mysql /run/mysqld
+			fi
+		fi
+		[[ $mysql_port == 3306 ]] || args+=(--port="$mysql_port")
+		d=$( (my_print_defaults --mysqld 2>/dev/null || true) | sed -n 's/^--datadir=//p' | tail -n1)
+		[[ -n $d ]] && datadir=$d
+		if [[ ! -d $datadir/mysql ]]; then
+			local installdb
+			installdb=$(first_bin mariadb-install-db mysql_install_db) || die "no mariadb-install-db to create $datadir"
+			say "initialising the data directory $datadir"
+			asroot "$installdb" --user=mysql --datadir="$datadir" >/dev/null
+		fi
+		if command -v start-stop-daemon >/dev/null 2>&1 || [[ -x /usr/sbin/start-stop-daemon ]]; then
+			asroot start-stop-daemon --start --oknodo --background --exec "$bin" -- "${args[@]}"
+		else
+			local safe
+			safe=$(first_bin mysqld_safe mariadbd-safe) || die "neither start-stop-daemon nor mysqld_safe to start MariaDB"
+			asroot setsid "$safe" "${args[@]}" </dev/null >/dev/null 2>&1 &
+		fi
+	}
+
+	# fix_root_login: fresh Debian installs give root@localhost unix_socket auth only; allow an empty
+	# password over TCP too (keeping the socket login), for localhost and the loopback addresses.
+	fix_root_login() {
+		[[ -n $mysql_client ]] || return 1
+		say "MariaDB root cannot log in over TCP with an empty password; enabling it through the unix socket"
+		local sql
+		sql="ALTER USER root@localhost IDENTIFIED VIA mysql_native_password USING PASSWORD('') OR unix_socket;"
+		local h
+		for h in 127.0.0.1 ::1; do
+			sql+="CREATE USER IF NOT EXISTS root@'$h' IDENTIFIED VIA mysql_native_password USING PASSWORD('');"
+			sql+="ALTER USER root@'$h' IDENTIFIED VIA mysql_native_password USING PASSWORD('');"
+			sql+="GRANT ALL PRIVILEGES ON *.* TO root@'$h' WITH GRANT OPTION;"
+		done
+		sql+="FLUSH PRIVILEGES;"
+		local sock=()
+		[[ -n $mysql_socket ]] && sock=(--socket="$mysql_socket")
+		asroot "$mysql_client" -uroot --protocol=SOCKET "${sock[@]}" -e "$sql"
+	}
+
+	mysql_err_log() {
+		local f
+		f=$( (my_print_defaults --mysqld 2>/dev/null || true) | sed -n 's/^--log-error=//p' | tail -n1)
+		[[ -n $f ]] || f=/var/log/mysql/error.log
+		echo "$f"
+	}
+
+	# ---------------------------------------------------------------- main
+
+	local mysql_ok=0 redis_ok=0
+	mysql_up && mysql_ok=1
+	redis_up && redis_ok=1
+
+	if ((mysql_ok == 0 || redis_ok == 0)); then
+		local pkgs=()
+		if ((mysql_ok == 0)) && ! first_bin mariadbd mysqld >/dev/null; then
+			pkgs+=(mariadb-server mariadb-client)
+		fi
+		if ((redis_ok == 0)) && ! first_bin redis-server >/dev/null; then
+			pkgs+=(redis-server redis-tools)
+		fi
+		if ((${#pkgs[@]} > 0)); then
+			command -v apt-get >/dev/null 2>&1 || die "not reachable and not installed: ${pkgs[*]} (no apt-get here: install them yourself)"
+			say "installing ${pkgs[*]} with apt-get"
+			asroot env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null ||
+				die "apt-get update failed"
+			asroot env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+				-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+				"${pkgs[@]}" >/dev/null || die "apt-get install ${pkgs[*]} failed"
+			# The packages may have started their service; the clients may be new.
+			redis_cli=$(first_bin redis-cli || true)
+			mysql_client=$(first_bin mariadb mysql || true)
+			mysql_up && mysql_ok=1
+			redis_up && redis_ok=1
+		fi
+
+		# MariaDB may be running with socket-only root auth: port open, login refused.
+		local mysql_started=0 redis_started=0
+		if ((mysql_ok == 0)) && ! tcp_open "$mysql_host" "$mysql_port"; then
+			start_mariadb
+			mysql_started=1
+		fi
+		if ((redis_ok == 0)); then
+			start_redis
+			redis_started=1
+		fi
+
+		# Wait. A process seen at start may have been one that was shutting down: when the port is
+		# still closed and no such process is left, start again (at most 3 times).
+		local deadline=$((SECONDS + timeout_s)) fixed=0 next_check=$((SECONDS + 2))
+		while ((mysql_ok == 0)); do
+			if mysql_up; then
+				mysql_ok=1
+				break
+			fi
+			if tcp_open "$mysql_host" "$mysql_port"; then
+				if ((fixed == 0)) && [[ -n $mysql_client ]]; then
+					# Listening but refusing root: fix the auth once (tolerate a server still starting).
+					sleep 1
+					mysql_up && continue
+					fix_root_login || true
+					fixed=1
+					continue
+				fi
+			elif ((SECONDS >= next_check && mysql_started < 3)) && ! proc_running mariadbd && ! proc_running mysqld; then
+				start_mariadb
+				mysql_started=$((mysql_started + 1))
+				next_check=$((SECONDS + 2))
+			fi
+			if ((SECONDS >= deadline)); then
+				local log
+				log=$(mysql_err_log)
+				echo "services: ERROR: MariaDB did not answer on $mysql_host:$mysql_port (root, empty password) within ${timeout_s}s" >&2
+				if [[ -n $mysql_client ]]; then
+					mysql_tcp -e 'SELECT 1' 2>&1 | sed 's/^/services:   /' >&2 || true
+				fi
+				[[ -r $log ]] && tail -n 20 "$log" | sed 's/^/services:   log: /' >&2
+				exit 1
+			fi
+			sleep 0.5
+		done
+		deadline=$((SECONDS + timeout_s)) next_check=$((SECONDS + 2))
+		while ! redis_up; do
+			if ((SECONDS >= next_check && redis_started < 3)) && ! tcp_open "$redis_host" "$redis_port" && ! proc_running redis-server; then
+				start_redis
+				redis_started=$((redis_started + 1))
+				next_check=$((SECONDS + 2))
+			fi
+			if ((SECONDS >= deadline)); then
+				echo "services: ERROR: Redis did not answer PING on $redis_host:$redis_port within ${timeout_s}s: $(redis PING || true)" >&2
+				[[ -r $redis_log ]] && tail -n 20 "$redis_log" | sed 's/^/services:   log: /' >&2
+				exit 1
+			fi
+			sleep 0.3
+		done
+	fi
+
+	ensure_aof
+	say "MariaDB $mysql_host:$mysql_port and Redis $redis_host:$redis_port are up"
+)
+
+if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
+	# sourced: report failure through return, never exit the caller's shell ourselves
+	if _coupond_services; then
+		unset -f _coupond_services
+	else
+		unset -f _coupond_services
+		return 1
+	fi
+else
+	_coupond_services
+fi

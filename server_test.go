@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"coupond/auth"
+	"coupond/coupon"
+	"coupond/testutil"
+)
+
+// testApp wires the whole service against a fresh database, the way `coupond serve` does.
+func testApp(t *testing.T) (*app, *httptest.Server) {
+	t.Helper()
+	cfg, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MySQLDSN = testutil.FreshDatabase(t, "main")
+	cfg.RedisAddr, cfg.QueueRedisAddr = testutil.RedisAddr(), testutil.RedisAddr()
+	testutil.Redis(t, testutil.RedisDBMain) // empties it
+	cfg.RedisDB, cfg.QueueRedisDB = testutil.RedisDBMain, testutil.RedisDBMain
+	cfg.MonitorUser, cfg.MonitorPassword = "ops", "s3cret"
+	a, err := newApp(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.close)
+	srv := httptest.NewServer(a.routes())
+	t.Cleanup(srv.Close)
+	return a, srv
+}
+
+func get(t *testing.T, url string, setup func(*http.Request)) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if setup != nil {
+		setup(req)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestServerRoutes(t *testing.T) {
+	a, srv := testApp(t)
+	if code, body := get(t, srv.URL+"/", nil); code != 200 || !strings.Contains(body, "/query") {
+		t.Fatalf("playground: %d %.200s", code, body)
+	}
+	if code, body := get(t, srv.URL+"/healthz", nil); code != 200 {
+		t.Fatalf("healthz: %d %s", code, body)
+	}
+	if code, body := get(t, srv.URL+"/readyz", nil); code != 200 || !strings.Contains(body, `"mysql":"ok"`) {
+		t.Fatalf("readyz: %d %s", code, body)
+	}
+	if code, body := get(t, srv.URL+"/metrics", nil); code != 200 || !strings.Contains(body, "go_goroutines") {
+		t.Fatalf("metrics: %d", code)
+	}
+	if code, body := get(t, srv.URL+"/query?query="+strings.ReplaceAll("{ __schema { queryType { name } } }", " ", "%20"), nil); code != 200 || !strings.Contains(body, `"Query"`) {
+		t.Fatalf("introspection over GET: %d %s", code, body)
+	}
+
+	tok := func(r coupon.Role) string {
+		s, _ := a.signer.Issue(coupon.Actor{UserID: 1, Role: r, Shop: 1001}, time.Hour)
+		return s
+	}
+	mon := srv.URL + "/monitoring/api/queues"
+	for name, c := range map[string]struct {
+		setup func(*http.Request)
+		want  int
+	}{
+		"no credentials": {nil, 401},
+		"wrong password": {func(r *http.Request) { r.SetBasicAuth("ops", "nope") }, 401},
+		"USER token":     {func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok(coupon.RoleUser)) }, 401},
+		"MERCHANT token": {func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok(coupon.RoleMerchant)) }, 401},
+		"basic auth":     {func(r *http.Request) { r.SetBasicAuth("ops", "s3cret") }, 200},
+		"PLATFORM token": {func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok(coupon.RolePlatform)) }, 200},
+		"foreign PLATFORM": {func(r *http.Request) {
+			s, _ := auth.NewSigner("other").Issue(coupon.Actor{UserID: 1, Role: coupon.RolePlatform}, time.Hour)
+			r.Header.Set("Authorization", "Bearer "+s)
+		}, 401},
+	} {
+		if code, body := get(t, mon, c.setup); code != c.want {
+			t.Errorf("/monitoring with %s: %d, want %d (%.200s)", name, code, c.want, body)
+		}
+	}
+	if code, body := get(t, srv.URL+"/monitoring/", func(r *http.Request) { r.SetBasicAuth("ops", "s3cret") }); code != 200 || !strings.Contains(body, "<html") {
+		t.Fatalf("asynqmon page: %d %.200s", code, body)
+	}
+}
+
+func TestReadyzFailsWhenRedisIsGone(t *testing.T) {
+	a, srv := testApp(t)
+	a.rdb.Close()
+	if code, body := get(t, srv.URL+"/readyz", nil); code != 503 || !strings.Contains(body, `"redis":"unavailable"`) {
+		t.Fatalf("readyz: %d %s", code, body)
+	}
+}
+
+func TestDemoSeedIsIdempotent(t *testing.T) {
+	a, _ := testApp(t)
+	ctx := context.Background()
+	for range 2 {
+		if err := a.seedDemo(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := a.templates.List(ctx, demoMerchant, coupon.TemplateFilter{}, 10, 0)
+	if err != nil || page.Total != 1 {
+		t.Fatalf("demo templates = %+v, %v; want exactly 1", page, err)
+	}
+}
+
+func TestTokenCommand(t *testing.T) {
+	cfg, _ := loadConfig()
+	if err := printToken(cfg, []string{"--role", "MERCHANT", "--sub", "1"}); err == nil {
+		t.Fatal("a merchant token without --shop must be refused")
+	}
+	if err := printToken(cfg, []string{"--role", "MERCHANT", "--sub", "1", "--shop", "1001"}); err != nil {
+		t.Fatal(err)
+	}
+}
