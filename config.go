@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
+
+	"coupond/coupon"
 )
 
 // config is read from environment variables; every default works on a developer machine.
@@ -26,6 +29,10 @@ type config struct {
 	DepthLimit      int           // COUPON_DEPTH_LIMIT
 	Concurrency     int           // COUPON_WORKER_CONCURRENCY: asynq worker goroutines
 	ShutdownTimeout time.Duration // COUPON_SHUTDOWN_TIMEOUT
+	Redeem          coupon.RedeemConfig
+	PersistBatch    int           // COUPON_PERSIST_BATCH
+	DrainEvery      time.Duration // COUPON_DRAIN_EVERY
+	SweepEvery      time.Duration // COUPON_SWEEP_EVERY
 }
 
 const devSecret = "coupond-dev-secret-change-me"
@@ -49,6 +56,13 @@ var configDoc = []struct{ name, def, meaning string }{
 	{"COUPON_DEPTH_LIMIT", "15", "GraphQL depth limit"},
 	{"COUPON_WORKER_CONCURRENCY", "20", "asynq worker goroutines"},
 	{"COUPON_SHUTDOWN_TIMEOUT", "15s", "graceful shutdown budget"},
+	{"COUPON_REDEEM_MODE", "async", "async: answer PENDING, persist in batches; sync: persist in the request"},
+	{"COUPON_REDEEM_TEMPLATE_RATE", "50000", "claims/s one instance admits per template (token bucket)"},
+	{"COUPON_REDEEM_HOT_TEMPLATES", "", "per-template overrides, e.g. 123=200000,456=80000"},
+	{"COUPON_REDEEM_USER_RATE", "10", "claim attempts per second per user and template (0: off)"},
+	{"COUPON_PERSIST_BATCH", "500", "claims per persister transaction"},
+	{"COUPON_DRAIN_EVERY", "1s", "period of the outbox safety-net drain"},
+	{"COUPON_SWEEP_EVERY", "10m", "period of the expiry sweep"},
 }
 
 func loadConfig() (config, error) {
@@ -85,11 +99,30 @@ func loadConfig() (config, error) {
 		Concurrency:     num("COUPON_WORKER_CONCURRENCY", 20),
 	}
 	c.QueueRedisAddr = str("COUPON_QUEUE_REDIS_ADDR", c.RedisAddr)
-	d, err := time.ParseDuration(str("COUPON_SHUTDOWN_TIMEOUT", "15s"))
-	if err != nil {
-		errs = append(errs, fmt.Errorf("COUPON_SHUTDOWN_TIMEOUT: %w", err))
+	dur := func(k, def string) time.Duration {
+		d, err := time.ParseDuration(str(k, def))
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("%s: want a positive duration like %s", k, def))
+		}
+		return d
 	}
-	c.ShutdownTimeout = d
+	c.ShutdownTimeout = dur("COUPON_SHUTDOWN_TIMEOUT", "15s")
+	c.DrainEvery = dur("COUPON_DRAIN_EVERY", "1s")
+	c.SweepEvery = dur("COUPON_SWEEP_EVERY", "10m")
+	c.PersistBatch = num("COUPON_PERSIST_BATCH", 500)
+	c.Redeem = coupon.RedeemConfig{
+		Mode:         coupon.RedeemMode(str("COUPON_REDEEM_MODE", "async")),
+		TemplateRate: float64(num("COUPON_REDEEM_TEMPLATE_RATE", 50000)),
+		UserRate:     num("COUPON_REDEEM_USER_RATE", 10),
+	}
+	if m := c.Redeem.Mode; m != coupon.RedeemAsync && m != coupon.RedeemSync {
+		errs = append(errs, fmt.Errorf("COUPON_REDEEM_MODE=%q: want async or sync", m))
+	}
+	hot, err := parseHotTemplates(str("COUPON_REDEEM_HOT_TEMPLATES", ""))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.Redeem.HotTemplateRates = hot
 	switch c.Env {
 	case "dev":
 	case "prod":
@@ -106,4 +139,22 @@ func loadConfig() (config, error) {
 		return c, fmt.Errorf("config: %v", errs)
 	}
 	return c, nil
+}
+
+// parseHotTemplates reads "id=rate,id=rate".
+func parseHotTemplates(s string) (map[int64]float64, error) {
+	out := map[int64]float64{}
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		idStr, rateStr, ok := strings.Cut(item, "=")
+		id, err1 := strconv.ParseInt(idStr, 10, 64)
+		rate, err2 := strconv.ParseFloat(rateStr, 64)
+		if !ok || err1 != nil || err2 != nil || rate <= 0 {
+			return nil, fmt.Errorf("COUPON_REDEEM_HOT_TEMPLATES: %q is not id=rate", item)
+		}
+		out[id] = rate
+	}
+	return out, nil
 }

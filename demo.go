@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"coupond/coupon"
@@ -43,8 +44,8 @@ func (a *app) seedDemo(ctx context.Context) error {
 			return err
 		}
 	}
-	fmt.Printf("\n== coupond demo ==\nplayground: http://localhost%s/\ndemo template id: %d (shop %d)\n\n",
-		a.cfg.HTTPAddr, t.ID, t.ShopNumber)
+	fmt.Printf("\n== coupond demo ==\nplayground: %s/\ndemo template id: %d (shop %d)\n\n",
+		localURL(a.cfg.HTTPAddr), t.ID, t.ShopNumber)
 	for _, d := range []struct {
 		name  string
 		actor coupon.Actor
@@ -55,9 +56,17 @@ func (a *app) seedDemo(ctx context.Context) error {
 		}
 		fmt.Printf("%s token:\n  %s\n  HTTP header: {\"Authorization\": \"Bearer %s\"}\n\n", d.name, tok, tok)
 	}
-	fmt.Printf("monitoring: http://localhost%s/monitoring (user %q, password from COUPON_MONITOR_PASSWORD)\n\n",
-		a.cfg.HTTPAddr, a.cfg.MonitorUser)
+	fmt.Printf("monitoring: %s/monitoring (user %q, password from COUPON_MONITOR_PASSWORD)\n\n",
+		localURL(a.cfg.HTTPAddr), a.cfg.MonitorUser)
 	return nil
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// localURL is the base URL of the listen address addr as a local browser reaches it.
+func localURL(addr string) string {
+	if strings.HasPrefix(addr, ":") {
+		return "http://localhost" + addr
+	}
+	return "http://" + addr
+}

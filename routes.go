@@ -10,6 +10,7 @@ import (
 
 	"coupond/coupon"
 	"coupond/graph"
+	"coupond/jobs"
 
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/hibiken/asynq"
@@ -20,13 +21,13 @@ import (
 // routes is the HTTP surface: /query, the playground at /, asynqmon at /monitoring, /metrics,
 // /healthz (the process is up) and /readyz (MySQL and Redis answer).
 func (a *app) routes() http.Handler {
-	gql := graph.NewHandler(&graph.Resolver{Templates: a.templates}, graph.HandlerConfig{
+	gql := graph.NewHandler(&graph.Resolver{Templates: a.templates, Redeemer: a.redeemer}, graph.HandlerConfig{
 		Signer:          a.signer,
 		Introspection:   a.cfg.Env != "prod",
 		ComplexityLimit: a.cfg.ComplexityLimit,
 		DepthLimit:      a.cfg.DepthLimit,
 	})
-	mon := asynqmon.New(asynqmon.Options{RootPath: "/monitoring", RedisConnOpt: a.queue})
+	mon := asynqmon.New(asynqmon.Options{RootPath: "/monitoring", RedisConnOpt: a.queueOpt})
 
 	mux := http.NewServeMux()
 	mux.Handle("/query", a.signer.Middleware(gql))
@@ -89,7 +90,9 @@ func (a *app) ready(w http.ResponseWriter, r *http.Request) {
 
 // jobs returns the worker's task mux.
 func (a *app) jobs() *asynq.ServeMux {
-	return asynq.NewServeMux()
+	mux := asynq.NewServeMux()
+	jobs.Register(mux, jobs.Deps{Persister: a.persister, Expirer: a.expirer, Queue: a.queue})
+	return mux
 }
 
 // slogAsynq routes asynq's logs to slog.

@@ -24,6 +24,7 @@ import (
 	"coupond/coupon"
 	"coupond/ent"
 	"coupond/idgen"
+	"coupond/jobs"
 	"coupond/migrations"
 	"coupond/store"
 
@@ -98,10 +99,15 @@ type app struct {
 	sqlDB     *sql.DB
 	rdb       *redis.Client // data: cache, stock, outboxes
 	qrdb      *redis.Client // asynq's Redis, for readiness checks
-	queue     asynq.RedisClientOpt
+	queueOpt  asynq.RedisClientOpt
 	signer    *auth.Signer
 	cache     *coupon.TemplateCache
 	templates *coupon.TemplateAdmin
+	enqueuer  *asynq.Client
+	queue     *jobs.Queue
+	expirer   *coupon.Expirer
+	persister *coupon.Persister
+	redeemer  *coupon.Redeemer
 }
 
 // newApp migrates the database and opens every connection.
@@ -121,13 +127,18 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 	}
 	a := &app{
 		cfg: cfg, db: db, sqlDB: sqlDB,
-		rdb:    store.OpenRedis(cfg.RedisAddr, cfg.RedisPassword, cfg.RedisDB),
-		qrdb:   store.OpenRedis(cfg.QueueRedisAddr, cfg.RedisPassword, cfg.QueueRedisDB),
-		queue:  asynq.RedisClientOpt{Addr: cfg.QueueRedisAddr, Password: cfg.RedisPassword, DB: cfg.QueueRedisDB},
-		signer: auth.NewSigner(cfg.JWTSecret),
+		rdb:      store.OpenRedis(cfg.RedisAddr, cfg.RedisPassword, cfg.RedisDB),
+		qrdb:     store.OpenRedis(cfg.QueueRedisAddr, cfg.RedisPassword, cfg.QueueRedisDB),
+		queueOpt: asynq.RedisClientOpt{Addr: cfg.QueueRedisAddr, Password: cfg.RedisPassword, DB: cfg.QueueRedisDB},
+		signer:   auth.NewSigner(cfg.JWTSecret),
 	}
 	a.cache = coupon.NewTemplateCache(a.rdb, db, coupon.CacheOptions{})
 	a.templates = coupon.NewTemplateAdmin(db, a.rdb, a.cache)
+	a.enqueuer = asynq.NewClient(a.queueOpt)
+	a.queue = jobs.NewQueue(a.enqueuer)
+	a.expirer = coupon.NewExpirer(db, a.rdb)
+	a.persister = coupon.NewPersister(db, a.rdb, a.expirer, a.queue, coupon.PersistConfig{BatchSize: cfg.PersistBatch})
+	a.redeemer = coupon.NewRedeemer(db, a.rdb, a.cache, a.expirer, a.queue, cfg.Redeem)
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()
 		return nil, fmt.Errorf("redis %s: %w", cfg.RedisAddr, err)
@@ -151,6 +162,7 @@ func (a *app) warnWithoutAOF(ctx context.Context) {
 
 func (a *app) close() {
 	a.db.Close()
+	a.enqueuer.Close()
 	a.rdb.Close()
 	a.qrdb.Close()
 }
@@ -184,19 +196,30 @@ func serve(cfg config, args []string) error {
 	if *mode != "worker" {
 		httpSrv = &http.Server{Addr: cfg.HTTPAddr, Handler: a.routes(), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
-			slog.Info("serving", "addr", cfg.HTTPAddr, "playground", "http://localhost"+cfg.HTTPAddr+"/")
+			slog.Info("serving", "addr", cfg.HTTPAddr, "playground", localURL(cfg.HTTPAddr)+"/")
 			if err := httpSrv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- err
 			}
 		}()
 	}
+	if *mode != "worker" && cfg.Redeem.Mode == coupon.RedeemAsync {
+		go a.redeemer.Run(ctx)
+	}
 	var worker *asynq.Server
+	var scheduler *asynq.Scheduler
 	if *mode != "api" {
-		worker = asynq.NewServer(a.queue, asynq.Config{Concurrency: cfg.Concurrency, Logger: slogAsynq{}})
+		worker = asynq.NewServer(a.queueOpt, asynq.Config{Concurrency: cfg.Concurrency, Logger: slogAsynq{}})
 		if err := worker.Start(a.jobs()); err != nil {
 			return fmt.Errorf("worker: %w", err)
 		}
-		slog.Info("worker started", "concurrency", cfg.Concurrency)
+		scheduler = asynq.NewScheduler(a.queueOpt, &asynq.SchedulerOpts{Logger: slogAsynq{}})
+		if err := jobs.RegisterPeriodic(scheduler, cfg.DrainEvery, cfg.SweepEvery); err != nil {
+			return err
+		}
+		if err := scheduler.Start(); err != nil {
+			return fmt.Errorf("scheduler: %w", err)
+		}
+		slog.Info("worker started", "concurrency", cfg.Concurrency, "redeemMode", cfg.Redeem.Mode)
 	}
 
 	select {
@@ -213,6 +236,7 @@ func serve(cfg config, args []string) error {
 		}
 	}
 	if worker != nil {
+		scheduler.Shutdown()
 		worker.Shutdown() // waits for running tasks; unfinished ones go back to the queue
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +128,17 @@ func TestTokenCommand(t *testing.T) {
 	}
 	if err := printToken(cfg, []string{"--role", "MERCHANT", "--sub", "1", "--shop", "1001"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestReadmeDocumentsEveryVariable(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range configDoc {
+		if !strings.Contains(string(readme), "`"+v.name+"`") {
+			t.Errorf("README.md does not document %s", v.name)
+		}
 	}
 }

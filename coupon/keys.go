@@ -47,3 +47,12 @@ func UserRateKey(templateID, userID int64) string {
 
 // CardBagKey is a user's card bag: members "<template>_<coupon>", score the claim time (ms).
 func CardBagKey(userID int64) string { return "coupond:bag:" + strconv.FormatInt(userID, 10) }
+
+// ExpiryBucketKey is the set of coupons of one template ending within one minute (members
+// "<user>:<coupon>"), drained by that bucket's expiry task. minuteUnix is the minute's start.
+func ExpiryBucketKey(templateID, minuteUnix int64) string {
+	return tag(templateID) + ":exp:" + strconv.FormatInt(minuteUnix, 10)
+}
+
+// DailyStatsKey is the template's realtime counters of one UTC day (fields issued, used, expired).
+func DailyStatsKey(templateID int64, day string) string { return tag(templateID) + ":stats:" + day }

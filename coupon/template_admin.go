@@ -24,6 +24,7 @@ const (
 	ActionCreate        = "CREATE"
 	ActionIncreaseStock = "INCREASE_STOCK"
 	ActionTerminate     = "TERMINATE"
+	ActionStockDrift    = "STOCK_DRIFT"
 )
 
 // TemplateAdmin creates, changes, finds and lists templates on behalf of merchants and the

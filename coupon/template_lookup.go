@@ -104,7 +104,17 @@ func (c *TemplateCache) rebuildLocked(ctx context.Context, id int64, token strin
 	if t, err := c.peek(ctx, id); t != nil || err != nil {
 		return t, err
 	}
+	// Claims accepted by Redis but not yet persisted have taken stock the database row still shows
+	// (D-38). Count them BEFORE reading the row: a batch persisted in between is then subtracted
+	// twice (stock shown low for a moment), never not at all (which would oversell).
+	pending, err := c.rdb.XLen(ctx, OutboxKey(id)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("template cache: outbox of %d: %w", id, err)
+	}
 	t, err := c.load(ctx, id)
+	if err == nil {
+		t.Stock = max(0, t.Stock-int(pending))
+	}
 	if errors.Is(err, ErrNotFound) {
 		set, err := lua.TemplateSetNull(ctx, c.rdb, k, c.opts.NullTTL.Milliseconds(), token)
 		switch {

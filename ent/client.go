@@ -17,6 +17,7 @@ import (
 	"coupond/ent/coupontaskfailure"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/coupontemplatelog"
+	"coupond/ent/redemptionfailure"
 	"coupond/ent/templatedailystats"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
@@ -45,6 +46,8 @@ type Client struct {
 	CouponTemplate *CouponTemplateClient
 	// CouponTemplateLog is the client for interacting with the CouponTemplateLog builders.
 	CouponTemplateLog *CouponTemplateLogClient
+	// RedemptionFailure is the client for interacting with the RedemptionFailure builders.
+	RedemptionFailure *RedemptionFailureClient
 	// TemplateDailyStats is the client for interacting with the TemplateDailyStats builders.
 	TemplateDailyStats *TemplateDailyStatsClient
 	// UserCoupon is the client for interacting with the UserCoupon builders.
@@ -68,6 +71,7 @@ func (c *Client) init() {
 	c.CouponTaskFailure = NewCouponTaskFailureClient(c.config)
 	c.CouponTemplate = NewCouponTemplateClient(c.config)
 	c.CouponTemplateLog = NewCouponTemplateLogClient(c.config)
+	c.RedemptionFailure = NewRedemptionFailureClient(c.config)
 	c.TemplateDailyStats = NewTemplateDailyStatsClient(c.config)
 	c.UserCoupon = NewUserCouponClient(c.config)
 	c.UserCouponArchive = NewUserCouponArchiveClient(c.config)
@@ -169,6 +173,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		CouponTaskFailure:  NewCouponTaskFailureClient(cfg),
 		CouponTemplate:     NewCouponTemplateClient(cfg),
 		CouponTemplateLog:  NewCouponTemplateLogClient(cfg),
+		RedemptionFailure:  NewRedemptionFailureClient(cfg),
 		TemplateDailyStats: NewTemplateDailyStatsClient(cfg),
 		UserCoupon:         NewUserCouponClient(cfg),
 		UserCouponArchive:  NewUserCouponArchiveClient(cfg),
@@ -197,6 +202,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		CouponTaskFailure:  NewCouponTaskFailureClient(cfg),
 		CouponTemplate:     NewCouponTemplateClient(cfg),
 		CouponTemplateLog:  NewCouponTemplateLogClient(cfg),
+		RedemptionFailure:  NewRedemptionFailureClient(cfg),
 		TemplateDailyStats: NewTemplateDailyStatsClient(cfg),
 		UserCoupon:         NewUserCouponClient(cfg),
 		UserCouponArchive:  NewUserCouponArchiveClient(cfg),
@@ -230,8 +236,8 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.CouponReminder, c.CouponSettlement, c.CouponTask, c.CouponTaskFailure,
-		c.CouponTemplate, c.CouponTemplateLog, c.TemplateDailyStats, c.UserCoupon,
-		c.UserCouponArchive,
+		c.CouponTemplate, c.CouponTemplateLog, c.RedemptionFailure,
+		c.TemplateDailyStats, c.UserCoupon, c.UserCouponArchive,
 	} {
 		n.Use(hooks...)
 	}
@@ -242,8 +248,8 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.CouponReminder, c.CouponSettlement, c.CouponTask, c.CouponTaskFailure,
-		c.CouponTemplate, c.CouponTemplateLog, c.TemplateDailyStats, c.UserCoupon,
-		c.UserCouponArchive,
+		c.CouponTemplate, c.CouponTemplateLog, c.RedemptionFailure,
+		c.TemplateDailyStats, c.UserCoupon, c.UserCouponArchive,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -264,6 +270,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.CouponTemplate.mutate(ctx, m)
 	case *CouponTemplateLogMutation:
 		return c.CouponTemplateLog.mutate(ctx, m)
+	case *RedemptionFailureMutation:
+		return c.RedemptionFailure.mutate(ctx, m)
 	case *TemplateDailyStatsMutation:
 		return c.TemplateDailyStats.mutate(ctx, m)
 	case *UserCouponMutation:
@@ -1073,6 +1081,139 @@ func (c *CouponTemplateLogClient) mutate(ctx context.Context, m *CouponTemplateL
 	}
 }
 
+// RedemptionFailureClient is a client for the RedemptionFailure schema.
+type RedemptionFailureClient struct {
+	config
+}
+
+// NewRedemptionFailureClient returns a client for the RedemptionFailure from the given config.
+func NewRedemptionFailureClient(c config) *RedemptionFailureClient {
+	return &RedemptionFailureClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `redemptionfailure.Hooks(f(g(h())))`.
+func (c *RedemptionFailureClient) Use(hooks ...Hook) {
+	c.hooks.RedemptionFailure = append(c.hooks.RedemptionFailure, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `redemptionfailure.Intercept(f(g(h())))`.
+func (c *RedemptionFailureClient) Intercept(interceptors ...Interceptor) {
+	c.inters.RedemptionFailure = append(c.inters.RedemptionFailure, interceptors...)
+}
+
+// Create returns a builder for creating a RedemptionFailure entity.
+func (c *RedemptionFailureClient) Create() *RedemptionFailureCreate {
+	mutation := newRedemptionFailureMutation(c.config, OpCreate)
+	return &RedemptionFailureCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of RedemptionFailure entities.
+func (c *RedemptionFailureClient) CreateBulk(builders ...*RedemptionFailureCreate) *RedemptionFailureCreateBulk {
+	return &RedemptionFailureCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *RedemptionFailureClient) MapCreateBulk(slice any, setFunc func(*RedemptionFailureCreate, int)) *RedemptionFailureCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &RedemptionFailureCreateBulk{err: fmt.Errorf("calling to RedemptionFailureClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*RedemptionFailureCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &RedemptionFailureCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for RedemptionFailure.
+func (c *RedemptionFailureClient) Update() *RedemptionFailureUpdate {
+	mutation := newRedemptionFailureMutation(c.config, OpUpdate)
+	return &RedemptionFailureUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *RedemptionFailureClient) UpdateOne(_m *RedemptionFailure) *RedemptionFailureUpdateOne {
+	mutation := newRedemptionFailureMutation(c.config, OpUpdateOne, withRedemptionFailure(_m))
+	return &RedemptionFailureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *RedemptionFailureClient) UpdateOneID(id int64) *RedemptionFailureUpdateOne {
+	mutation := newRedemptionFailureMutation(c.config, OpUpdateOne, withRedemptionFailureID(id))
+	return &RedemptionFailureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for RedemptionFailure.
+func (c *RedemptionFailureClient) Delete() *RedemptionFailureDelete {
+	mutation := newRedemptionFailureMutation(c.config, OpDelete)
+	return &RedemptionFailureDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *RedemptionFailureClient) DeleteOne(_m *RedemptionFailure) *RedemptionFailureDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *RedemptionFailureClient) DeleteOneID(id int64) *RedemptionFailureDeleteOne {
+	builder := c.Delete().Where(redemptionfailure.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &RedemptionFailureDeleteOne{builder}
+}
+
+// Query returns a query builder for RedemptionFailure.
+func (c *RedemptionFailureClient) Query() *RedemptionFailureQuery {
+	return &RedemptionFailureQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeRedemptionFailure},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a RedemptionFailure entity by its id.
+func (c *RedemptionFailureClient) Get(ctx context.Context, id int64) (*RedemptionFailure, error) {
+	return c.Query().Where(redemptionfailure.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *RedemptionFailureClient) GetX(ctx context.Context, id int64) *RedemptionFailure {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *RedemptionFailureClient) Hooks() []Hook {
+	return c.hooks.RedemptionFailure
+}
+
+// Interceptors returns the client interceptors.
+func (c *RedemptionFailureClient) Interceptors() []Interceptor {
+	return c.inters.RedemptionFailure
+}
+
+func (c *RedemptionFailureClient) mutate(ctx context.Context, m *RedemptionFailureMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&RedemptionFailureCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&RedemptionFailureUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&RedemptionFailureUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&RedemptionFailureDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown RedemptionFailure mutation op: %q", m.Op())
+	}
+}
+
 // TemplateDailyStatsClient is a client for the TemplateDailyStats schema.
 type TemplateDailyStatsClient struct {
 	config
@@ -1476,11 +1617,12 @@ func (c *UserCouponArchiveClient) mutate(ctx context.Context, m *UserCouponArchi
 type (
 	hooks struct {
 		CouponReminder, CouponSettlement, CouponTask, CouponTaskFailure, CouponTemplate,
-		CouponTemplateLog, TemplateDailyStats, UserCoupon, UserCouponArchive []ent.Hook
+		CouponTemplateLog, RedemptionFailure, TemplateDailyStats, UserCoupon,
+		UserCouponArchive []ent.Hook
 	}
 	inters struct {
 		CouponReminder, CouponSettlement, CouponTask, CouponTaskFailure, CouponTemplate,
-		CouponTemplateLog, TemplateDailyStats, UserCoupon,
+		CouponTemplateLog, RedemptionFailure, TemplateDailyStats, UserCoupon,
 		UserCouponArchive []ent.Interceptor
 	}
 )

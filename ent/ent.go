@@ -10,6 +10,7 @@ import (
 	"coupond/ent/coupontaskfailure"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/coupontemplatelog"
+	"coupond/ent/redemptionfailure"
 	"coupond/ent/templatedailystats"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
@@ -87,6 +88,7 @@ func checkColumn(t, c string) error {
 			coupontaskfailure.Table:  coupontaskfailure.ValidColumn,
 			coupontemplate.Table:     coupontemplate.ValidColumn,
 			coupontemplatelog.Table:  coupontemplatelog.ValidColumn,
+			redemptionfailure.Table:  redemptionfailure.ValidColumn,
 			templatedailystats.Table: templatedailystats.ValidColumn,
 			usercoupon.Table:         usercoupon.ValidColumn,
 			usercouponarchive.Table:  usercouponarchive.ValidColumn,

@@ -11,6 +11,7 @@ import (
 	"coupond/ent/coupontemplate"
 	"coupond/ent/coupontemplatelog"
 	"coupond/ent/predicate"
+	"coupond/ent/redemptionfailure"
 	"coupond/ent/schematype"
 	"coupond/ent/templatedailystats"
 	"coupond/ent/usercoupon"
@@ -40,6 +41,7 @@ const (
 	TypeCouponTaskFailure  = "CouponTaskFailure"
 	TypeCouponTemplate     = "CouponTemplate"
 	TypeCouponTemplateLog  = "CouponTemplateLog"
+	TypeRedemptionFailure  = "RedemptionFailure"
 	TypeTemplateDailyStats = "TemplateDailyStats"
 	TypeUserCoupon         = "UserCoupon"
 	TypeUserCouponArchive  = "UserCouponArchive"
@@ -6326,6 +6328,623 @@ func (m *CouponTemplateLogMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *CouponTemplateLogMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown CouponTemplateLog edge %s", name)
+}
+
+// RedemptionFailureMutation represents an operation that mutates the RedemptionFailure nodes in the graph.
+type RedemptionFailureMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int64
+	user_id        *int64
+	adduser_id     *int64
+	template_id    *int64
+	addtemplate_id *int64
+	redemption_id  *string
+	reason         *string
+	created_at     *time.Time
+	clearedFields  map[string]struct{}
+	done           bool
+	oldValue       func(context.Context) (*RedemptionFailure, error)
+	predicates     []predicate.RedemptionFailure
+}
+
+var _ ent.Mutation = (*RedemptionFailureMutation)(nil)
+
+// redemptionfailureOption allows management of the mutation configuration using functional options.
+type redemptionfailureOption func(*RedemptionFailureMutation)
+
+// newRedemptionFailureMutation creates new mutation for the RedemptionFailure entity.
+func newRedemptionFailureMutation(c config, op Op, opts ...redemptionfailureOption) *RedemptionFailureMutation {
+	m := &RedemptionFailureMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeRedemptionFailure,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withRedemptionFailureID sets the ID field of the mutation.
+func withRedemptionFailureID(id int64) redemptionfailureOption {
+	return func(m *RedemptionFailureMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *RedemptionFailure
+		)
+		m.oldValue = func(ctx context.Context) (*RedemptionFailure, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().RedemptionFailure.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withRedemptionFailure sets the old RedemptionFailure of the mutation.
+func withRedemptionFailure(node *RedemptionFailure) redemptionfailureOption {
+	return func(m *RedemptionFailureMutation) {
+		m.oldValue = func(context.Context) (*RedemptionFailure, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m RedemptionFailureMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m RedemptionFailureMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of RedemptionFailure entities.
+func (m *RedemptionFailureMutation) SetID(id int64) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *RedemptionFailureMutation) ID() (id int64, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *RedemptionFailureMutation) IDs(ctx context.Context) ([]int64, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int64{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().RedemptionFailure.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetUserID sets the "user_id" field.
+func (m *RedemptionFailureMutation) SetUserID(i int64) {
+	m.user_id = &i
+	m.adduser_id = nil
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *RedemptionFailureMutation) UserID() (r int64, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the RedemptionFailure entity.
+// If the RedemptionFailure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RedemptionFailureMutation) OldUserID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// AddUserID adds i to the "user_id" field.
+func (m *RedemptionFailureMutation) AddUserID(i int64) {
+	if m.adduser_id != nil {
+		*m.adduser_id += i
+	} else {
+		m.adduser_id = &i
+	}
+}
+
+// AddedUserID returns the value that was added to the "user_id" field in this mutation.
+func (m *RedemptionFailureMutation) AddedUserID() (r int64, exists bool) {
+	v := m.adduser_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *RedemptionFailureMutation) ResetUserID() {
+	m.user_id = nil
+	m.adduser_id = nil
+}
+
+// SetTemplateID sets the "template_id" field.
+func (m *RedemptionFailureMutation) SetTemplateID(i int64) {
+	m.template_id = &i
+	m.addtemplate_id = nil
+}
+
+// TemplateID returns the value of the "template_id" field in the mutation.
+func (m *RedemptionFailureMutation) TemplateID() (r int64, exists bool) {
+	v := m.template_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTemplateID returns the old "template_id" field's value of the RedemptionFailure entity.
+// If the RedemptionFailure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RedemptionFailureMutation) OldTemplateID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTemplateID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTemplateID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTemplateID: %w", err)
+	}
+	return oldValue.TemplateID, nil
+}
+
+// AddTemplateID adds i to the "template_id" field.
+func (m *RedemptionFailureMutation) AddTemplateID(i int64) {
+	if m.addtemplate_id != nil {
+		*m.addtemplate_id += i
+	} else {
+		m.addtemplate_id = &i
+	}
+}
+
+// AddedTemplateID returns the value that was added to the "template_id" field in this mutation.
+func (m *RedemptionFailureMutation) AddedTemplateID() (r int64, exists bool) {
+	v := m.addtemplate_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTemplateID resets all changes to the "template_id" field.
+func (m *RedemptionFailureMutation) ResetTemplateID() {
+	m.template_id = nil
+	m.addtemplate_id = nil
+}
+
+// SetRedemptionID sets the "redemption_id" field.
+func (m *RedemptionFailureMutation) SetRedemptionID(s string) {
+	m.redemption_id = &s
+}
+
+// RedemptionID returns the value of the "redemption_id" field in the mutation.
+func (m *RedemptionFailureMutation) RedemptionID() (r string, exists bool) {
+	v := m.redemption_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRedemptionID returns the old "redemption_id" field's value of the RedemptionFailure entity.
+// If the RedemptionFailure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RedemptionFailureMutation) OldRedemptionID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRedemptionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRedemptionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRedemptionID: %w", err)
+	}
+	return oldValue.RedemptionID, nil
+}
+
+// ResetRedemptionID resets all changes to the "redemption_id" field.
+func (m *RedemptionFailureMutation) ResetRedemptionID() {
+	m.redemption_id = nil
+}
+
+// SetReason sets the "reason" field.
+func (m *RedemptionFailureMutation) SetReason(s string) {
+	m.reason = &s
+}
+
+// Reason returns the value of the "reason" field in the mutation.
+func (m *RedemptionFailureMutation) Reason() (r string, exists bool) {
+	v := m.reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReason returns the old "reason" field's value of the RedemptionFailure entity.
+// If the RedemptionFailure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RedemptionFailureMutation) OldReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReason: %w", err)
+	}
+	return oldValue.Reason, nil
+}
+
+// ResetReason resets all changes to the "reason" field.
+func (m *RedemptionFailureMutation) ResetReason() {
+	m.reason = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *RedemptionFailureMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *RedemptionFailureMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the RedemptionFailure entity.
+// If the RedemptionFailure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RedemptionFailureMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *RedemptionFailureMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// Where appends a list predicates to the RedemptionFailureMutation builder.
+func (m *RedemptionFailureMutation) Where(ps ...predicate.RedemptionFailure) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the RedemptionFailureMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *RedemptionFailureMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.RedemptionFailure, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *RedemptionFailureMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *RedemptionFailureMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (RedemptionFailure).
+func (m *RedemptionFailureMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *RedemptionFailureMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.user_id != nil {
+		fields = append(fields, redemptionfailure.FieldUserID)
+	}
+	if m.template_id != nil {
+		fields = append(fields, redemptionfailure.FieldTemplateID)
+	}
+	if m.redemption_id != nil {
+		fields = append(fields, redemptionfailure.FieldRedemptionID)
+	}
+	if m.reason != nil {
+		fields = append(fields, redemptionfailure.FieldReason)
+	}
+	if m.created_at != nil {
+		fields = append(fields, redemptionfailure.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *RedemptionFailureMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case redemptionfailure.FieldUserID:
+		return m.UserID()
+	case redemptionfailure.FieldTemplateID:
+		return m.TemplateID()
+	case redemptionfailure.FieldRedemptionID:
+		return m.RedemptionID()
+	case redemptionfailure.FieldReason:
+		return m.Reason()
+	case redemptionfailure.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *RedemptionFailureMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case redemptionfailure.FieldUserID:
+		return m.OldUserID(ctx)
+	case redemptionfailure.FieldTemplateID:
+		return m.OldTemplateID(ctx)
+	case redemptionfailure.FieldRedemptionID:
+		return m.OldRedemptionID(ctx)
+	case redemptionfailure.FieldReason:
+		return m.OldReason(ctx)
+	case redemptionfailure.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown RedemptionFailure field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RedemptionFailureMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case redemptionfailure.FieldUserID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case redemptionfailure.FieldTemplateID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTemplateID(v)
+		return nil
+	case redemptionfailure.FieldRedemptionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRedemptionID(v)
+		return nil
+	case redemptionfailure.FieldReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReason(v)
+		return nil
+	case redemptionfailure.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RedemptionFailure field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *RedemptionFailureMutation) AddedFields() []string {
+	var fields []string
+	if m.adduser_id != nil {
+		fields = append(fields, redemptionfailure.FieldUserID)
+	}
+	if m.addtemplate_id != nil {
+		fields = append(fields, redemptionfailure.FieldTemplateID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *RedemptionFailureMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case redemptionfailure.FieldUserID:
+		return m.AddedUserID()
+	case redemptionfailure.FieldTemplateID:
+		return m.AddedTemplateID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RedemptionFailureMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case redemptionfailure.FieldUserID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddUserID(v)
+		return nil
+	case redemptionfailure.FieldTemplateID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTemplateID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RedemptionFailure numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *RedemptionFailureMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *RedemptionFailureMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *RedemptionFailureMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown RedemptionFailure nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *RedemptionFailureMutation) ResetField(name string) error {
+	switch name {
+	case redemptionfailure.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case redemptionfailure.FieldTemplateID:
+		m.ResetTemplateID()
+		return nil
+	case redemptionfailure.FieldRedemptionID:
+		m.ResetRedemptionID()
+		return nil
+	case redemptionfailure.FieldReason:
+		m.ResetReason()
+		return nil
+	case redemptionfailure.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown RedemptionFailure field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *RedemptionFailureMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *RedemptionFailureMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *RedemptionFailureMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *RedemptionFailureMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *RedemptionFailureMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *RedemptionFailureMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *RedemptionFailureMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown RedemptionFailure unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *RedemptionFailureMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown RedemptionFailure edge %s", name)
 }
 
 // TemplateDailyStatsMutation represents an operation that mutates the TemplateDailyStats nodes in the graph.

@@ -9,6 +9,7 @@ import (
 	"coupond/ent/coupontaskfailure"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/coupontemplatelog"
+	"coupond/ent/redemptionfailure"
 	"coupond/ent/schema"
 	"coupond/ent/templatedailystats"
 	"coupond/ent/usercoupon"
@@ -192,6 +193,20 @@ func init() {
 	coupontemplatelogDescCreatedAt := coupontemplatelogFields[8].Descriptor()
 	// coupontemplatelog.DefaultCreatedAt holds the default value on creation for the created_at field.
 	coupontemplatelog.DefaultCreatedAt = coupontemplatelogDescCreatedAt.Default.(func() time.Time)
+	redemptionfailureFields := schema.RedemptionFailure{}.Fields()
+	_ = redemptionfailureFields
+	// redemptionfailureDescRedemptionID is the schema descriptor for redemption_id field.
+	redemptionfailureDescRedemptionID := redemptionfailureFields[3].Descriptor()
+	// redemptionfailure.RedemptionIDValidator is a validator for the "redemption_id" field. It is called by the builders before save.
+	redemptionfailure.RedemptionIDValidator = redemptionfailureDescRedemptionID.Validators[0].(func(string) error)
+	// redemptionfailureDescReason is the schema descriptor for reason field.
+	redemptionfailureDescReason := redemptionfailureFields[4].Descriptor()
+	// redemptionfailure.ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
+	redemptionfailure.ReasonValidator = redemptionfailureDescReason.Validators[0].(func(string) error)
+	// redemptionfailureDescCreatedAt is the schema descriptor for created_at field.
+	redemptionfailureDescCreatedAt := redemptionfailureFields[5].Descriptor()
+	// redemptionfailure.DefaultCreatedAt holds the default value on creation for the created_at field.
+	redemptionfailure.DefaultCreatedAt = redemptionfailureDescCreatedAt.Default.(func() time.Time)
 	templatedailystatsMixin := schema.TemplateDailyStats{}.Mixin()
 	templatedailystatsMixinFields0 := templatedailystatsMixin[0].Fields()
 	_ = templatedailystatsMixinFields0

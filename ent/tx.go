@@ -26,6 +26,8 @@ type Tx struct {
 	CouponTemplate *CouponTemplateClient
 	// CouponTemplateLog is the client for interacting with the CouponTemplateLog builders.
 	CouponTemplateLog *CouponTemplateLogClient
+	// RedemptionFailure is the client for interacting with the RedemptionFailure builders.
+	RedemptionFailure *RedemptionFailureClient
 	// TemplateDailyStats is the client for interacting with the TemplateDailyStats builders.
 	TemplateDailyStats *TemplateDailyStatsClient
 	// UserCoupon is the client for interacting with the UserCoupon builders.
@@ -169,6 +171,7 @@ func (tx *Tx) init() {
 	tx.CouponTaskFailure = NewCouponTaskFailureClient(tx.config)
 	tx.CouponTemplate = NewCouponTemplateClient(tx.config)
 	tx.CouponTemplateLog = NewCouponTemplateLogClient(tx.config)
+	tx.RedemptionFailure = NewRedemptionFailureClient(tx.config)
 	tx.TemplateDailyStats = NewTemplateDailyStatsClient(tx.config)
 	tx.UserCoupon = NewUserCouponClient(tx.config)
 	tx.UserCouponArchive = NewUserCouponArchiveClient(tx.config)

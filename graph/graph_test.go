@@ -12,7 +12,10 @@ import (
 	"coupond/auth"
 	"coupond/coupon"
 	"coupond/ent"
+	"coupond/jobs"
 	"coupond/testutil"
+
+	"github.com/hibiken/asynq"
 )
 
 const testSecret = "graph-test-secret"
@@ -30,7 +33,11 @@ func newEnv(t *testing.T, name string) *env {
 	rdb := testutil.Redis(t, testutil.RedisDBGraph)
 	cache := coupon.NewTemplateCache(rdb, db, coupon.CacheOptions{})
 	signer := auth.NewSigner(testSecret)
-	h := NewHandler(&Resolver{Templates: coupon.NewTemplateAdmin(db, rdb, cache)}, HandlerConfig{
+	client := asynq.NewClient(asynq.RedisClientOpt{Addr: testutil.RedisAddr(), DB: testutil.RedisDBGraph})
+	t.Cleanup(func() { client.Close() })
+	expirer := coupon.NewExpirer(db, rdb)
+	redeemer := coupon.NewRedeemer(db, rdb, cache, expirer, jobs.NewQueue(client), coupon.RedeemConfig{Mode: coupon.RedeemSync})
+	h := NewHandler(&Resolver{Templates: coupon.NewTemplateAdmin(db, rdb, cache), Redeemer: redeemer}, HandlerConfig{
 		Signer: signer, Introspection: true, ComplexityLimit: 500, DepthLimit: 15,
 	})
 	srv := httptest.NewServer(signer.Middleware(h))
@@ -254,5 +261,87 @@ func TestInternalErrorsHideTheirCause(t *testing.T) {
 	r := e.do(e.token(shopA), `{ couponTemplates { totalCount } }`, nil)
 	if r.code() != "INTERNAL" || r.Errors[0].Message != "internal error" {
 		t.Fatalf("want a bare INTERNAL error, got %+v", r)
+	}
+}
+
+func TestRedeemOverGraphQL(t *testing.T) {
+	e := newEnv(t, "redeem")
+	in := validInput()
+	in["stock"], in["limitPerPerson"] = 2, 1
+	p := field[payloadJSON](t, e.do(e.token(shopA), createMutation, map[string]any{"in": in}), "createCouponTemplate")
+	tplID := p.Template.ID
+	redeem := `mutation($id: ID!, $req: String) { redeemCoupon(input: {templateId: $id, requestId: $req}) {
+	  redemption { id status coupon { id code status source receiveCount template { id } } }
+	  userErrors { code field message } } }`
+	type redeemPayload struct {
+		Redemption *struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+			Coupon *struct {
+				ID           string `json:"id"`
+				Code         string `json:"code"`
+				Status       string `json:"status"`
+				Source       string `json:"source"`
+				ReceiveCount int    `json:"receiveCount"`
+				Template     struct {
+					ID string `json:"id"`
+				} `json:"template"`
+			} `json:"coupon"`
+		} `json:"redemption"`
+		UserErrors []struct {
+			Code string `json:"code"`
+		} `json:"userErrors"`
+	}
+	r := field[redeemPayload](t, e.do(e.token(user), redeem, map[string]any{"id": tplID, "req": "r1"}), "redeemCoupon")
+	if r.Redemption == nil || r.Redemption.Status != "ISSUED" || r.Redemption.Coupon == nil ||
+		r.Redemption.Coupon.Status != "UNUSED" || r.Redemption.Coupon.Source != "CLAIM" ||
+		r.Redemption.Coupon.ReceiveCount != 1 || r.Redemption.Coupon.Template.ID != tplID || len(r.UserErrors) != 0 {
+		t.Fatalf("sync redeem = %+v", r)
+	}
+	again := field[redeemPayload](t, e.do(e.token(user), redeem, map[string]any{"id": tplID, "req": "r1"}), "redeemCoupon")
+	if again.Redemption == nil || again.Redemption.ID != r.Redemption.ID {
+		t.Fatalf("same requestId answered %+v, want redemption %s", again, r.Redemption.ID)
+	}
+	limited := field[redeemPayload](t, e.do(e.token(user), redeem, map[string]any{"id": tplID, "req": "r2"}), "redeemCoupon")
+	if limited.Redemption != nil || len(limited.UserErrors) != 1 || limited.UserErrors[0].Code != "LIMIT_REACHED" {
+		t.Fatalf("second claim over the limit = %+v", limited)
+	}
+	other := coupon.Actor{UserID: 78, Role: coupon.RoleUser}
+	_ = field[redeemPayload](t, e.do(e.token(other), redeem, map[string]any{"id": tplID}), "redeemCoupon")
+	third := coupon.Actor{UserID: 79, Role: coupon.RoleUser}
+	gone := field[redeemPayload](t, e.do(e.token(third), redeem, map[string]any{"id": tplID}), "redeemCoupon")
+	if len(gone.UserErrors) != 1 || gone.UserErrors[0].Code != "OUT_OF_STOCK" {
+		t.Fatalf("claim of an exhausted template = %+v", gone)
+	}
+	unknown := field[redeemPayload](t, e.do(e.token(third), redeem, map[string]any{"id": "999"}), "redeemCoupon")
+	if len(unknown.UserErrors) != 1 || unknown.UserErrors[0].Code != "NOT_FOUND" {
+		t.Fatalf("claim of an unknown template = %+v", unknown)
+	}
+	if resp := e.do(e.token(shopA), redeem, map[string]any{"id": tplID}); resp.code() != "FORBIDDEN" {
+		t.Fatalf("merchant claiming: %+v", resp)
+	}
+	if resp := e.do(e.token(user), redeem, map[string]any{"id": tplID, "req": "has spaces"}); len(resp.Errors) > 0 {
+		t.Fatalf("bad requestId must be a userError: %+v", resp)
+	}
+
+	status := `query($id: ID!) { redemption(id: $id) { id status coupon { code } } }`
+	if got := e.do(e.token(user), status, map[string]any{"id": r.Redemption.ID}); !strings.Contains(string(got.Data["redemption"]), `"ISSUED"`) {
+		t.Fatalf("own redemption: %s %+v", got.Data["redemption"], got.Errors)
+	}
+	if got := e.do(e.token(other), status, map[string]any{"id": r.Redemption.ID}); string(got.Data["redemption"]) != "null" {
+		t.Fatalf("another user's redemption: %s", got.Data["redemption"])
+	}
+	mine := `{ myCoupons(status: UNUSED) { totalCount edges { node { code status template { name } } } } }`
+	conn := field[struct {
+		TotalCount int `json:"totalCount"`
+	}](t, e.do(e.token(user), mine, nil), "myCoupons")
+	if conn.TotalCount != 1 {
+		t.Fatalf("myCoupons total = %d, want 1", conn.TotalCount)
+	}
+	used := field[struct {
+		TotalCount int `json:"totalCount"`
+	}](t, e.do(e.token(user), `{ myCoupons(status: USED) { totalCount } }`, nil), "myCoupons")
+	if used.TotalCount != 0 {
+		t.Fatalf("USED filter total = %d, want 0", used.TotalCount)
 	}
 }

@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 	"coupond/coupon"
+	"coupond/ent/usercoupon"
 	"coupond/graph/generated"
 	"coupond/graph/model"
 	"coupond/graph/scalar"
@@ -42,6 +43,16 @@ func (r *mutationResolver) TerminateCouponTemplate(ctx context.Context, input mo
 	return templatePayload(t, err)
 }
 
+func (r *mutationResolver) RedeemCoupon(ctx context.Context, input model.RedeemCouponInput) (*model.RedeemCouponPayload, error) {
+	id, err := scalar.ParseID(input.TemplateID)
+	if err != nil {
+		return nil, err
+	}
+	red, err := r.Redeemer.Redeem(ctx, actorOf(ctx).UserID, id, deref(input.RequestID))
+	userErrors, err := payload(err)
+	return &model.RedeemCouponPayload{Redemption: red, UserErrors: userErrors}, err
+}
+
 func (r *queryResolver) CouponTemplate(ctx context.Context, id string) (*coupon.Template, error) {
 	actor, err := optionalActor(ctx)
 	if err != nil {
@@ -74,6 +85,30 @@ func (r *queryResolver) CouponTemplates(ctx context.Context, first *int, after *
 	return templateConnection(page), nil
 }
 
+func (r *queryResolver) MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string) (*model.UserCouponConnection, error) {
+	n, afterID, err := pageArgs(first, after)
+	if err != nil {
+		return nil, err
+	}
+	page, err := r.Redeemer.MyCoupons(ctx, actorOf(ctx).UserID, status, n, afterID)
+	if err != nil {
+		return nil, err
+	}
+	return couponConnection(page), nil
+}
+
+func (r *queryResolver) Redemption(ctx context.Context, id string) (*coupon.Redemption, error) {
+	red, err := r.Redeemer.Redemption(ctx, actorOf(ctx).UserID, id)
+	if errors.Is(err, coupon.ErrNotFound) {
+		return nil, nil
+	}
+	return red, err
+}
+
+func (r *userCouponResolver) Template(ctx context.Context, obj *coupon.UserCoupon) (*coupon.Template, error) {
+	return r.Templates.Get(ctx, nil, obj.TemplateID)
+}
+
 func (r *Resolver) CouponTemplate() generated.CouponTemplateResolver {
 	return &couponTemplateResolver{r}
 }
@@ -82,8 +117,11 @@ func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResol
 
 func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
 
+func (r *Resolver) UserCoupon() generated.UserCouponResolver { return &userCouponResolver{r} }
+
 type (
 	couponTemplateResolver struct{ *Resolver }
 	mutationResolver       struct{ *Resolver }
 	queryResolver          struct{ *Resolver }
+	userCouponResolver     struct{ *Resolver }
 )

@@ -180,23 +180,55 @@ func parseRedeem(res []any) (RedeemResult, error) {
 	return RedeemResult{Code: RedeemCode(code), ReceiveCount: int(rc), RedemptionID: rid, Replayed: replayed == 1}, nil
 }
 
+// ReleaseKeys are the keys of one accepted claim (all with the template's hash tag {t<id>};
+// package coupon builds them: TemplateKey, ClaimCounterKey, RequestKey, RedemptionKey).
+type ReleaseKeys struct {
+	Template   string // the template cache hash {t<id>}:tpl; required
+	Claims     string // the user's claim hash {t<id>}:u:<user>; required
+	Request    string // the claim's request key {t<id>}:req:<user>:<requestId>, or "" when it had none
+	Redemption string // the claim's redemption key {t<id>}:rd:<redemptionId>; required
+}
+
 // RedeemRelease runs redeem_release.lua, the compensation of a claim that Redeem accepted but that
-// failed later: it lowers the user's "n" in claimsKey by one (only when the hash exists and n > 0;
+// failed later. In one atomic round trip it deletes the claim's redemption key and, only when that
+// key existed, lowers the user's "n" in k.Claims by one (only when the hash exists and n > 0;
 // "seq" is kept, so no receive_count is reused), gives one back to the template's stock when
 // giveBackStock is set and the complete template hash exists (sync-mode database failure; never a
-// partial hash, D-09), and deletes requestKey (may be "") so the user can retry. Use
+// partial hash, D-09), and deletes k.Request (may be "") so the user can retry. Use
 // giveBackStock=false for drift, when the database had no stock for the claim.
 //
-// It is not idempotent: call it once per failed claim.
-func RedeemRelease(ctx context.Context, rdb redis.Scripter, templateKey, claimsKey, requestKey string, giveBackStock bool) error {
-	if requestKey == "" {
-		requestKey = templateKey // same hash tag; the script skips a request key equal to KEYS[1]
+// It is idempotent: released is true for the one call that gave the claim back, false when the
+// redemption key was already gone (the claim was released before, the redemption id was never
+// accepted, or the key expired) and nothing was changed. A persister may therefore replay a
+// release after a crash. The claim must have been made with a RedemptionTTL (Redeem sets the key
+// then, in both modes) that outlives any release of it.
+func RedeemRelease(ctx context.Context, rdb redis.Scripter, k ReleaseKeys, giveBackStock bool) (released bool, err error) {
+	if k.Template == "" || k.Claims == "" {
+		return false, errors.New("lua: RedeemRelease: template and claims keys are required")
+	}
+	if k.Redemption == "" {
+		return false, errors.New("lua: RedeemRelease: redemption key is required")
+	}
+	if k.Redemption == k.Template || k.Redemption == k.Claims || k.Redemption == k.Request {
+		// The script deletes the redemption key: it must not be one of the other keys.
+		return false, errors.New("lua: RedeemRelease: redemption key equals another key")
+	}
+	request := k.Request
+	if request == "" {
+		request = k.Template // same hash tag; the script skips a request key equal to KEYS[1]
 	}
 	give := "0"
 	if giveBackStock {
 		give = "1"
 	}
-	return redeemRelease.Run(ctx, rdb, []string{templateKey, claimsKey, requestKey}, give).Err()
+	res, err := redeemRelease.Run(ctx, rdb, []string{k.Template, k.Claims, request, k.Redemption}, give).Int64Slice()
+	if err != nil {
+		return false, err
+	}
+	if len(res) != 2 {
+		return false, fmt.Errorf("lua: RedeemRelease: answer has %d elements, want 2", len(res))
+	}
+	return res[0] != -1, nil
 }
 
 // RedeemScriptSource returns the source of redeem.lua, for tools that load it themselves (the

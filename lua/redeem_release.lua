@@ -1,21 +1,35 @@
 -- redeem_release: give back a claim accepted by redeem.lua that failed later (compensation).
+-- Idempotent: the claim's redemption key is the token of the give-back, so a persister that
+-- crashes after releasing and replays the release does not give the counter back twice.
 --
 -- KEYS[1]  template hash      {t<id>}:tpl
 -- KEYS[2]  user's claim hash  {t<id>}:u:<user>
 -- KEYS[3]  request key        {t<id>}:req:<user>:<requestId>; "" or a key equal to KEYS[1] or
 --          KEYS[2] (a same-tag dummy, for Cluster routing) means the claim had no request key
+-- KEYS[4]  redemption key     {t<id>}:rd:<redemptionId>, set by redeem.lua (KEYS[5]) for every
+--          accepted claim; required
 -- ARGV[1]  "1": also give the stock back (sync-mode database failure: the stock was never used);
 --          "0": leave the Redis stock as it is (drift: the database had no stock for the claim)
 --
--- Returns an array {n_after, stock_after}: n_after is the user's "n" after the release (0 when the
--- claim hash does not exist); stock_after is the template hash's "stock" after the release when the
--- complete hash exists (whether or not stock was given back), -1 otherwise.
+-- Returns an array {n_after, stock_after}:
+--   {-1, -1}: KEYS[4] does not exist (the claim was already released, its key expired, or the
+--             redemption id was never accepted): nothing was changed.
+--   otherwise n_after is the user's "n" after the release (0 when the claim hash does not exist);
+--   stock_after is the template hash's "stock" after the release when the complete hash exists
+--   (whether or not stock was given back), -1 otherwise.
 --
--- "n" goes down by one only when the claim hash exists and n > 0 (never below zero, never a hash
--- created; "seq" is untouched, so a receive_count is never handed out twice). The stock goes up by
--- one only when ARGV[1] is "1" and the complete template hash (one with "data") exists: a partial
--- hash is never created (D-09); a missing hash is rebuilt from the database, which holds the truth.
--- The request key is deleted, so the user may retry with the same request id.
+-- Steps, in order:
+--  1. DEL KEYS[4]; when it deleted nothing, return {-1, -1} (no other key is read or written).
+--  2. "n" goes down by one only when the claim hash exists and n > 0 (never below zero, never a
+--     hash created; "seq" is untouched, so a receive_count is never handed out twice).
+--  3. The stock goes up by one only when ARGV[1] is "1" and the complete template hash (one with
+--     "data") exists: a partial hash is never created (D-09); a missing hash is rebuilt from the
+--     database, which holds the truth.
+--  4. The request key is deleted, so the user may retry with the same request id.
+if redis.call('DEL', KEYS[4]) == 0 then
+  return {-1, -1}
+end
+
 local nAfter = 0
 local n = tonumber(redis.call('HGET', KEYS[2], 'n'))
 if n and n > 0 then

@@ -80,6 +80,18 @@ func (f CouponTemplateLogFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CouponTemplateLogMutation", m)
 }
 
+// The RedemptionFailureFunc type is an adapter to allow the use of ordinary
+// function as RedemptionFailure mutator.
+type RedemptionFailureFunc func(context.Context, *ent.RedemptionFailureMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f RedemptionFailureFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.RedemptionFailureMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RedemptionFailureMutation", m)
+}
+
 // The TemplateDailyStatsFunc type is an adapter to allow the use of ordinary
 // function as TemplateDailyStats mutator.
 type TemplateDailyStatsFunc func(context.Context, *ent.TemplateDailyStatsMutation) (ent.Value, error)

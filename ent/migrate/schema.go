@@ -193,6 +193,28 @@ var (
 			},
 		},
 	}
+	// RedemptionFailureColumns holds the columns for the "redemption_failure" table.
+	RedemptionFailureColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt64, Increment: true},
+		{Name: "user_id", Type: field.TypeInt64},
+		{Name: "template_id", Type: field.TypeInt64},
+		{Name: "redemption_id", Type: field.TypeString, Size: 64},
+		{Name: "reason", Type: field.TypeString, Size: 255},
+		{Name: "created_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
+	}
+	// RedemptionFailureTable holds the schema information for the "redemption_failure" table.
+	RedemptionFailureTable = &schema.Table{
+		Name:       "redemption_failure",
+		Columns:    RedemptionFailureColumns,
+		PrimaryKey: []*schema.Column{RedemptionFailureColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "redemptionfailure_user_id_redemption_id",
+				Unique:  true,
+				Columns: []*schema.Column{RedemptionFailureColumns[1], RedemptionFailureColumns[3]},
+			},
+		},
+	}
 	// TemplateDailyStatsColumns holds the columns for the "template_daily_stats" table.
 	TemplateDailyStatsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt64, Increment: true},
@@ -305,6 +327,7 @@ var (
 		CouponTaskFailureTable,
 		CouponTemplateTable,
 		CouponTemplateLogTable,
+		RedemptionFailureTable,
 		TemplateDailyStatsTable,
 		UserCouponTable,
 		UserCouponArchiveTable,
@@ -329,6 +352,9 @@ func init() {
 	}
 	CouponTemplateLogTable.Annotation = &entsql.Annotation{
 		Table: "coupon_template_log",
+	}
+	RedemptionFailureTable.Annotation = &entsql.Annotation{
+		Table: "redemption_failure",
 	}
 	TemplateDailyStatsTable.Annotation = &entsql.Annotation{
 		Table: "template_daily_stats",

@@ -24,6 +24,9 @@ type CouponTemplate func(*sql.Selector)
 // CouponTemplateLog is the predicate function for coupontemplatelog builders.
 type CouponTemplateLog func(*sql.Selector)
 
+// RedemptionFailure is the predicate function for redemptionfailure builders.
+type RedemptionFailure func(*sql.Selector)
+
 // TemplateDailyStats is the predicate function for templatedailystats builders.
 type TemplateDailyStats func(*sql.Selector)
 

@@ -7,6 +7,7 @@ import (
 	"context"
 	"coupond/coupon"
 	"coupond/ent/coupontemplate"
+	"coupond/ent/usercoupon"
 	"coupond/graph/model"
 	"coupond/graph/scalar"
 	"errors"
@@ -36,6 +37,7 @@ type ResolverRoot interface {
 	CouponTemplate() CouponTemplateResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	UserCoupon() UserCouponResolver
 }
 
 type DirectiveRoot struct {
@@ -86,6 +88,7 @@ type ComplexityRoot struct {
 	Mutation struct {
 		CreateCouponTemplate        func(childComplexity int, input coupon.CreateTemplateInput) int
 		IncreaseCouponTemplateStock func(childComplexity int, input model.IncreaseStockInput) int
+		RedeemCoupon                func(childComplexity int, input model.RedeemCouponInput) int
 		TerminateCouponTemplate     func(childComplexity int, input model.TerminateCouponTemplateInput) int
 	}
 
@@ -97,6 +100,45 @@ type ComplexityRoot struct {
 	Query struct {
 		CouponTemplate  func(childComplexity int, id string) int
 		CouponTemplates func(childComplexity int, first *int, after *string, filter *model.CouponTemplateFilter) int
+		MyCoupons       func(childComplexity int, status *usercoupon.Status, first *int, after *string) int
+		Redemption      func(childComplexity int, id string) int
+	}
+
+	RedeemCouponPayload struct {
+		Redemption func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
+	Redemption struct {
+		Coupon        func(childComplexity int) int
+		FailureReason func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Status        func(childComplexity int) int
+	}
+
+	UserCoupon struct {
+		Code           func(childComplexity int) int
+		ID             func(childComplexity int) int
+		OrderID        func(childComplexity int) int
+		ReceiveCount   func(childComplexity int) int
+		ReceivedAt     func(childComplexity int) int
+		Source         func(childComplexity int) int
+		Status         func(childComplexity int) int
+		Template       func(childComplexity int) int
+		UsedAt         func(childComplexity int) int
+		ValidEndTime   func(childComplexity int) int
+		ValidStartTime func(childComplexity int) int
+	}
+
+	UserCouponConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	UserCouponEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	UserError struct {
@@ -117,10 +159,16 @@ type MutationResolver interface {
 	CreateCouponTemplate(ctx context.Context, input coupon.CreateTemplateInput) (*model.CouponTemplatePayload, error)
 	IncreaseCouponTemplateStock(ctx context.Context, input model.IncreaseStockInput) (*model.CouponTemplatePayload, error)
 	TerminateCouponTemplate(ctx context.Context, input model.TerminateCouponTemplateInput) (*model.CouponTemplatePayload, error)
+	RedeemCoupon(ctx context.Context, input model.RedeemCouponInput) (*model.RedeemCouponPayload, error)
 }
 type QueryResolver interface {
 	CouponTemplate(ctx context.Context, id string) (*coupon.Template, error)
 	CouponTemplates(ctx context.Context, first *int, after *string, filter *model.CouponTemplateFilter) (*model.CouponTemplateConnection, error)
+	MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string) (*model.UserCouponConnection, error)
+	Redemption(ctx context.Context, id string) (*coupon.Redemption, error)
+}
+type UserCouponResolver interface {
+	Template(ctx context.Context, obj *coupon.UserCoupon) (*coupon.Template, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -335,6 +383,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.IncreaseCouponTemplateStock(childComplexity, args["input"].(model.IncreaseStockInput)), true
+	case "Mutation.redeemCoupon":
+		if e.ComplexityRoot.Mutation.RedeemCoupon == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_redeemCoupon_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RedeemCoupon(childComplexity, args["input"].(model.RedeemCouponInput)), true
 	case "Mutation.terminateCouponTemplate":
 		if e.ComplexityRoot.Mutation.TerminateCouponTemplate == nil {
 			break
@@ -383,6 +442,166 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.CouponTemplates(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(*model.CouponTemplateFilter)), true
 
+	case "Query.myCoupons":
+		if e.ComplexityRoot.Query.MyCoupons == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myCoupons_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyCoupons(childComplexity, args["status"].(*usercoupon.Status), args["first"].(*int), args["after"].(*string)), true
+	case "Query.redemption":
+		if e.ComplexityRoot.Query.Redemption == nil {
+			break
+		}
+
+		args, err := ec.field_Query_redemption_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Redemption(childComplexity, args["id"].(string)), true
+
+	case "RedeemCouponPayload.redemption":
+		if e.ComplexityRoot.RedeemCouponPayload.Redemption == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedeemCouponPayload.Redemption(childComplexity), true
+	case "RedeemCouponPayload.userErrors":
+		if e.ComplexityRoot.RedeemCouponPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RedeemCouponPayload.UserErrors(childComplexity), true
+
+	case "Redemption.coupon":
+		if e.ComplexityRoot.Redemption.Coupon == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Redemption.Coupon(childComplexity), true
+	case "Redemption.failureReason":
+		if e.ComplexityRoot.Redemption.FailureReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Redemption.FailureReason(childComplexity), true
+	case "Redemption.id":
+		if e.ComplexityRoot.Redemption.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Redemption.ID(childComplexity), true
+	case "Redemption.status":
+		if e.ComplexityRoot.Redemption.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Redemption.Status(childComplexity), true
+
+	case "UserCoupon.code":
+		if e.ComplexityRoot.UserCoupon.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCoupon.Code(childComplexity), true
+	case "UserCoupon.id":
+		if e.ComplexityRoot.UserCoupon.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCoupon.ID(childComplexity), true
+	case "UserCoupon.orderId":
+		if e.ComplexityRoot.UserCoupon.OrderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCoupon.OrderID(childComplexity), true
+	case "UserCoupon.receiveCount":
+		if e.ComplexityRoot.UserCoupon.ReceiveCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCoupon.ReceiveCount(childComplexity), true
+	case "UserCoupon.receivedAt":
+		if e.ComplexityRoot.UserCoupon.ReceivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCoupon.ReceivedAt(childComplexity), true
+	case "UserCoupon.source":
+		if e.ComplexityRoot.UserCoupon.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCoupon.Source(childComplexity), true
+	case "UserCoupon.status":
+		if e.ComplexityRoot.UserCoupon.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCoupon.Status(childComplexity), true
+	case "UserCoupon.template":
+		if e.ComplexityRoot.UserCoupon.Template == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCoupon.Template(childComplexity), true
+	case "UserCoupon.usedAt":
+		if e.ComplexityRoot.UserCoupon.UsedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCoupon.UsedAt(childComplexity), true
+	case "UserCoupon.validEndTime":
+		if e.ComplexityRoot.UserCoupon.ValidEndTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCoupon.ValidEndTime(childComplexity), true
+	case "UserCoupon.validStartTime":
+		if e.ComplexityRoot.UserCoupon.ValidStartTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCoupon.ValidStartTime(childComplexity), true
+
+	case "UserCouponConnection.edges":
+		if e.ComplexityRoot.UserCouponConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCouponConnection.Edges(childComplexity), true
+	case "UserCouponConnection.pageInfo":
+		if e.ComplexityRoot.UserCouponConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCouponConnection.PageInfo(childComplexity), true
+	case "UserCouponConnection.totalCount":
+		if e.ComplexityRoot.UserCouponConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCouponConnection.TotalCount(childComplexity), true
+
+	case "UserCouponEdge.cursor":
+		if e.ComplexityRoot.UserCouponEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCouponEdge.Cursor(childComplexity), true
+	case "UserCouponEdge.node":
+		if e.ComplexityRoot.UserCouponEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCouponEdge.Node(childComplexity), true
+
 	case "UserError.code":
 		if e.ComplexityRoot.UserError.Code == nil {
 			break
@@ -414,6 +633,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CouponTemplateFilter", ec.unmarshalInputCouponTemplateFilter),
 			graphql.NewInputUnmarshaler("CreateCouponTemplateInput", ec.unmarshalInputCreateCouponTemplateInput),
 			graphql.NewInputUnmarshaler("IncreaseStockInput", ec.unmarshalInputIncreaseStockInput),
+			graphql.NewInputUnmarshaler("RedeemCouponInput", ec.unmarshalInputRedeemCouponInput),
 			graphql.NewInputUnmarshaler("TerminateCouponTemplateInput", ec.unmarshalInputTerminateCouponTemplateInput),
 		)
 	}
@@ -510,12 +730,23 @@ type Query {
   "The caller's templates (merchant: its shop; platform: all, or one shop by filter), newest first."
   couponTemplates(first: Int, after: String, filter: CouponTemplateFilter): CouponTemplateConnection!
     @hasRole(roles: [MERCHANT, PLATFORM])
+  "The caller's coupons, newest first; status filters as the user sees it (an unused coupon past its end is EXPIRED)."
+  myCoupons(status: UserCouponStatus, first: Int, after: String): UserCouponConnection! @hasRole(roles: [USER])
+  "Where one of the caller's claims stands; another user's or an unknown id gives null."
+  redemption(id: ID!): Redemption @hasRole(roles: [USER])
 }
 
 type Mutation {
   createCouponTemplate(input: CreateCouponTemplateInput!): CouponTemplatePayload! @hasRole(roles: [MERCHANT])
   increaseCouponTemplateStock(input: IncreaseStockInput!): CouponTemplatePayload! @hasRole(roles: [MERCHANT])
   terminateCouponTemplate(input: TerminateCouponTemplateInput!): CouponTemplatePayload! @hasRole(roles: [MERCHANT])
+  """
+  Claim one coupon. Accepted: redemption is set (PENDING in async mode, ISSUED with the coupon in
+  sync mode). Refused: userErrors has one of OUT_OF_STOCK, LIMIT_REACHED, NOT_STARTED, ENDED,
+  NOT_FOUND, RATE_LIMITED. The same requestId always gets the first answer (RATE_LIMITED is not
+  remembered, so a retry after it can succeed).
+  """
+  redeemCoupon(input: RedeemCouponInput!): RedeemCouponPayload! @hasRole(roles: [USER])
 }
 
 input CouponTemplateFilter {
@@ -549,6 +780,11 @@ input CreateCouponTemplateInput {
 }
 input IncreaseStockInput { templateId: ID!  amount: Int! }
 input TerminateCouponTemplateInput { templateId: ID! }
+input RedeemCouponInput {
+  templateId: ID!
+  "Client idempotency key (1–64 of A-Z a-z 0-9 . _ : -), per user and template."
+  requestId: String
+}
 
 type CouponTemplate {
   id: ID!
@@ -579,6 +815,34 @@ type CouponTemplateEdge { cursor: String!  node: CouponTemplate! }
 type CouponTemplateConnection { edges: [CouponTemplateEdge!]!  pageInfo: PageInfo!  totalCount: Int! }
 type PageInfo { hasNextPage: Boolean!  endCursor: String }
 
+type UserCoupon {
+  id: ID!
+  "Unguessable code shown at checkout."
+  code: String!
+  template: CouponTemplate!
+  status: UserCouponStatus!
+  source: CouponOrigin!
+  "1-based: this is the user's nth coupon of the template."
+  receiveCount: Int!
+  validStartTime: Time!
+  validEndTime: Time!
+  receivedAt: Time!
+  usedAt: Time
+  orderId: ID
+}
+type UserCouponEdge { cursor: String!  node: UserCoupon! }
+type UserCouponConnection { edges: [UserCouponEdge!]!  pageInfo: PageInfo!  totalCount: Int! }
+
+type Redemption {
+  id: ID!
+  status: RedemptionStatus!
+  "Set when ISSUED."
+  coupon: UserCoupon
+  "Set when FAILED."
+  failureReason: String
+}
+type RedeemCouponPayload { redemption: Redemption  userErrors: [UserError!]! }
+
 type UserError { code: ErrorCode!  field: [String!]  message: String! }
 type CouponTemplatePayload { template: CouponTemplate  userErrors: [UserError!]! }
 
@@ -587,6 +851,9 @@ enum DiscountTarget { PRODUCT SHOP_WIDE }
 enum DiscountType { FIXED_OFF THRESHOLD_OFF PERCENT_OFF }
 enum RefundPolicy { RETURN FORFEIT }
 enum TemplateStatus { NOT_STARTED ACTIVE ENDED }
+enum UserCouponStatus { UNUSED LOCKED USED EXPIRED REVOKED }
+enum CouponOrigin { CLAIM DISTRIBUTION }
+enum RedemptionStatus { PENDING ISSUED FAILED }
 enum ErrorCode {
   INVALID_INPUT NOT_FOUND OUT_OF_STOCK LIMIT_REACHED NOT_STARTED ENDED RATE_LIMITED
   NOT_OWNER ALREADY_LOCKED NOT_APPLICABLE THRESHOLD_NOT_MET EXPIRED INVALID_STATE FILE_INVALID
@@ -687,6 +954,80 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_RedeemCouponPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "redemption":
+		return ec.fieldContext_RedeemCouponPayload_redemption(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_RedeemCouponPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RedeemCouponPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Redemption(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Redemption_id(ctx, field)
+	case "status":
+		return ec.fieldContext_Redemption_status(ctx, field)
+	case "coupon":
+		return ec.fieldContext_Redemption_coupon(ctx, field)
+	case "failureReason":
+		return ec.fieldContext_Redemption_failureReason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Redemption", field.Name)
+}
+
+func (ec *executionContext) childFields_UserCoupon(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_UserCoupon_id(ctx, field)
+	case "code":
+		return ec.fieldContext_UserCoupon_code(ctx, field)
+	case "template":
+		return ec.fieldContext_UserCoupon_template(ctx, field)
+	case "status":
+		return ec.fieldContext_UserCoupon_status(ctx, field)
+	case "source":
+		return ec.fieldContext_UserCoupon_source(ctx, field)
+	case "receiveCount":
+		return ec.fieldContext_UserCoupon_receiveCount(ctx, field)
+	case "validStartTime":
+		return ec.fieldContext_UserCoupon_validStartTime(ctx, field)
+	case "validEndTime":
+		return ec.fieldContext_UserCoupon_validEndTime(ctx, field)
+	case "receivedAt":
+		return ec.fieldContext_UserCoupon_receivedAt(ctx, field)
+	case "usedAt":
+		return ec.fieldContext_UserCoupon_usedAt(ctx, field)
+	case "orderId":
+		return ec.fieldContext_UserCoupon_orderId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserCoupon", field.Name)
+}
+
+func (ec *executionContext) childFields_UserCouponConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_UserCouponConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_UserCouponConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_UserCouponConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserCouponConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_UserCouponEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_UserCouponEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_UserCouponEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserCouponEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_UserError(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -859,6 +1200,20 @@ func (ec *executionContext) field_Mutation_increaseCouponTemplateStock_args(ctx 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_redeemCoupon_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RedeemCouponInput, error) {
+			return ec.unmarshalNRedeemCouponInput2coupondᚋgraphᚋmodelᚐRedeemCouponInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_terminateCouponTemplate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -928,6 +1283,50 @@ func (ec *executionContext) field_Query_couponTemplates_args(ctx context.Context
 		return nil, err
 	}
 	args["filter"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_myCoupons_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "status",
+		func(ctx context.Context, v any) (*usercoupon.Status, error) {
+			return ec.unmarshalOUserCouponStatus2ᚖcoupondᚋentᚋusercouponᚐStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["status"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_redemption_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -1880,6 +2279,68 @@ func (ec *executionContext) fieldContext_Mutation_terminateCouponTemplate(ctx co
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_redeemCoupon(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_redeemCoupon(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RedeemCoupon(ctx, fc.Args["input"].(model.RedeemCouponInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				if err != nil {
+					var zeroVal *model.RedeemCouponPayload
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.RedeemCouponPayload
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RedeemCouponPayload) graphql.Marshaler {
+			return ec.marshalNRedeemCouponPayload2ᚖcoupondᚋgraphᚋmodelᚐRedeemCouponPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_redeemCoupon(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RedeemCouponPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_redeemCoupon_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2032,6 +2493,130 @@ func (ec *executionContext) fieldContext_Query_couponTemplates(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_myCoupons(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myCoupons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyCoupons(ctx, fc.Args["status"].(*usercoupon.Status), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				if err != nil {
+					var zeroVal *model.UserCouponConnection
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.UserCouponConnection
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UserCouponConnection) graphql.Marshaler {
+			return ec.marshalNUserCouponConnection2ᚖcoupondᚋgraphᚋmodelᚐUserCouponConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myCoupons(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserCouponConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myCoupons_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_redemption(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_redemption(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Redemption(ctx, fc.Args["id"].(string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				if err != nil {
+					var zeroVal *coupon.Redemption
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *coupon.Redemption
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *coupon.Redemption) graphql.Marshaler {
+			return ec.marshalORedemption2ᚖcoupondᚋcouponᚐRedemption(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_redemption(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Redemption(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_redemption_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2103,6 +2688,575 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___Schema(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RedeemCouponPayload_redemption(ctx context.Context, field graphql.CollectedField, obj *model.RedeemCouponPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedeemCouponPayload_redemption(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Redemption, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *coupon.Redemption) graphql.Marshaler {
+			return ec.marshalORedemption2ᚖcoupondᚋcouponᚐRedemption(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RedeemCouponPayload_redemption(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RedeemCouponPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Redemption(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RedeemCouponPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.RedeemCouponPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RedeemCouponPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*coupon.Error) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖcoupondᚋcouponᚐErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RedeemCouponPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RedeemCouponPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Redemption_id(ctx context.Context, field graphql.CollectedField, obj *coupon.Redemption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redemption_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Redemption_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redemption", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Redemption_status(ctx context.Context, field graphql.CollectedField, obj *coupon.Redemption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redemption_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v coupon.RedemptionStatus) graphql.Marshaler {
+			return ec.marshalNRedemptionStatus2coupondᚋcouponᚐRedemptionStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Redemption_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redemption", field, false, false, "RedemptionStatus")
+}
+
+func (ec *executionContext) _Redemption_coupon(ctx context.Context, field graphql.CollectedField, obj *coupon.Redemption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redemption_coupon(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Coupon, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *coupon.UserCoupon) graphql.Marshaler {
+			return ec.marshalOUserCoupon2ᚖcoupondᚋcouponᚐUserCoupon(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Redemption_coupon(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Redemption",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserCoupon(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Redemption_failureReason(ctx context.Context, field graphql.CollectedField, obj *coupon.Redemption) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Redemption_failureReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailureReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Redemption_failureReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Redemption", field, false, false, "String")
+}
+
+func (ec *executionContext) _UserCoupon_id(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCoupon_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCoupon_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCoupon", field, false, false, "ID")
+}
+
+func (ec *executionContext) _UserCoupon_code(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCoupon_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCoupon_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCoupon", field, false, false, "String")
+}
+
+func (ec *executionContext) _UserCoupon_template(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCoupon_template(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.UserCoupon().Template(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *coupon.Template) graphql.Marshaler {
+			return ec.marshalNCouponTemplate2ᚖcoupondᚋcouponᚐTemplate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCoupon_template(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UserCoupon",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTemplate(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UserCoupon_status(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCoupon_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v usercoupon.Status) graphql.Marshaler {
+			return ec.marshalNUserCouponStatus2coupondᚋentᚋusercouponᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCoupon_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCoupon", field, true, false, "UserCouponStatus")
+}
+
+func (ec *executionContext) _UserCoupon_source(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCoupon_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v usercoupon.Source) graphql.Marshaler {
+			return ec.marshalNCouponOrigin2coupondᚋentᚋusercouponᚐSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCoupon_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCoupon", field, false, false, "CouponOrigin")
+}
+
+func (ec *executionContext) _UserCoupon_receiveCount(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCoupon_receiveCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReceiveCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCoupon_receiveCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCoupon", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UserCoupon_validStartTime(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCoupon_validStartTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ValidStartTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCoupon_validStartTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCoupon", field, false, false, "Time")
+}
+
+func (ec *executionContext) _UserCoupon_validEndTime(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCoupon_validEndTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ValidEndTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCoupon_validEndTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCoupon", field, false, false, "Time")
+}
+
+func (ec *executionContext) _UserCoupon_receivedAt(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCoupon_receivedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReceivedAt(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCoupon_receivedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCoupon", field, true, false, "Time")
+}
+
+func (ec *executionContext) _UserCoupon_usedAt(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCoupon_usedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UsedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UserCoupon_usedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCoupon", field, false, false, "Time")
+}
+
+func (ec *executionContext) _UserCoupon_orderId(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCoupon_orderId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOID2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UserCoupon_orderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCoupon", field, false, false, "ID")
+}
+
+func (ec *executionContext) _UserCouponConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.UserCouponConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCouponConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.UserCouponEdge) graphql.Marshaler {
+			return ec.marshalNUserCouponEdge2ᚕᚖcoupondᚋgraphᚋmodelᚐUserCouponEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCouponConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UserCouponConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserCouponEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UserCouponConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.UserCouponConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCouponConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖcoupondᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCouponConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UserCouponConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UserCouponConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.UserCouponConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCouponConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCouponConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCouponConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UserCouponEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.UserCouponEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCouponEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCouponEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCouponEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _UserCouponEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.UserCouponEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCouponEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *coupon.UserCoupon) graphql.Marshaler {
+			return ec.marshalNUserCoupon2ᚖcoupondᚋcouponᚐUserCoupon(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserCouponEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UserCouponEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserCoupon(ctx, field)
 		},
 	}
 	return fc, nil
@@ -3516,6 +4670,55 @@ func UnmarshalIncreaseStockInput(ctx context.Context, raw any) (model.IncreaseSt
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputRedeemCouponInput(ctx context.Context, obj any) (model.RedeemCouponInput, error) {
+	var it model.RedeemCouponInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"templateId", "requestId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "templateId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("templateId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemplateID = data
+		case "requestId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requestId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RequestID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRedeemCouponInput unmarshals raw into the RedeemCouponInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRedeemCouponInput(ctx context.Context, raw any) (model.RedeemCouponInput, error) {
+	var out model.RedeemCouponInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RedeemCouponInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputTerminateCouponTemplateInput(ctx context.Context, obj any) (model.TerminateCouponTemplateInput, error) {
 	var it model.TerminateCouponTemplateInput
 	if obj == nil {
@@ -3859,6 +5062,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "redeemCoupon":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_redeemCoupon(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -3945,6 +5155,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_couponTemplates(ctx, field)
 				})
+		case "myCoupons":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myCoupons(ctx, field)
+				})
+		case "redemption":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_redemption(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -3958,6 +5180,257 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var redeemCouponPayloadImplementors = []string{"RedeemCouponPayload"}
+
+func (ec *executionContext) _RedeemCouponPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RedeemCouponPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, redeemCouponPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RedeemCouponPayload")
+		case "redemption":
+			out.Values[i] = ec._RedeemCouponPayload_redemption(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._RedeemCouponPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var redemptionImplementors = []string{"Redemption"}
+
+func (ec *executionContext) _Redemption(ctx context.Context, sel ast.SelectionSet, obj *coupon.Redemption) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, redemptionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Redemption")
+		case "id":
+			out.Values[i] = ec._Redemption_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Redemption_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "coupon":
+			out.Values[i] = ec._Redemption_coupon(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "failureReason":
+			out.Values[i] = ec._Redemption_failureReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var userCouponImplementors = []string{"UserCoupon"}
+
+func (ec *executionContext) _UserCoupon(ctx context.Context, sel ast.SelectionSet, obj *coupon.UserCoupon) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userCouponImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserCoupon")
+		case "id":
+			out.Values[i] = ec._UserCoupon_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "code":
+			out.Values[i] = ec._UserCoupon_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "template":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._UserCoupon_template(ctx, field, obj)
+				})
+		case "status":
+			out.Values[i] = ec._UserCoupon_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "source":
+			out.Values[i] = ec._UserCoupon_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "receiveCount":
+			out.Values[i] = ec._UserCoupon_receiveCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "validStartTime":
+			out.Values[i] = ec._UserCoupon_validStartTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "validEndTime":
+			out.Values[i] = ec._UserCoupon_validEndTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "receivedAt":
+			out.Values[i] = ec._UserCoupon_receivedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "usedAt":
+			out.Values[i] = ec._UserCoupon_usedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "orderId":
+			out.Values[i] = ec._UserCoupon_orderId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var userCouponConnectionImplementors = []string{"UserCouponConnection"}
+
+func (ec *executionContext) _UserCouponConnection(ctx context.Context, sel ast.SelectionSet, obj *model.UserCouponConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userCouponConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserCouponConnection")
+		case "edges":
+			out.Values[i] = ec._UserCouponConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._UserCouponConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._UserCouponConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var userCouponEdgeImplementors = []string{"UserCouponEdge"}
+
+func (ec *executionContext) _UserCouponEdge(ctx context.Context, sel ast.SelectionSet, obj *model.UserCouponEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userCouponEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserCouponEdge")
+		case "cursor":
+			out.Values[i] = ec._UserCouponEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._UserCouponEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -4395,6 +5868,21 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) unmarshalNCouponOrigin2coupondᚋentᚋusercouponᚐSource(ctx context.Context, v any) (usercoupon.Source, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := usercoupon.Source(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCouponOrigin2coupondᚋentᚋusercouponᚐSource(ctx context.Context, sel ast.SelectionSet, v usercoupon.Source) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "CouponOrigin!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNCouponSource2coupondᚋentᚋcoupontemplateᚐSource(ctx context.Context, v any) (coupontemplate.Source, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := coupontemplate.Source(tmp)
@@ -4563,6 +6051,34 @@ func (ec *executionContext) marshalNPageInfo2ᚖcoupondᚋgraphᚋmodelᚐPageIn
 	return ec._PageInfo(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRedeemCouponInput2coupondᚋgraphᚋmodelᚐRedeemCouponInput(ctx context.Context, v any) (model.RedeemCouponInput, error) {
+	res, err := ec.unmarshalInputRedeemCouponInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRedeemCouponPayload2ᚖcoupondᚋgraphᚋmodelᚐRedeemCouponPayload(ctx context.Context, sel ast.SelectionSet, v *model.RedeemCouponPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RedeemCouponPayload!")
+		return graphql.Null
+	}
+	return ec._RedeemCouponPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRedemptionStatus2coupondᚋcouponᚐRedemptionStatus(ctx context.Context, v any) (coupon.RedemptionStatus, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := coupon.RedemptionStatus(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRedemptionStatus2coupondᚋcouponᚐRedemptionStatus(ctx context.Context, sel ast.SelectionSet, v coupon.RedemptionStatus) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "RedemptionStatus!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNRefundPolicy2coupondᚋentᚋcoupontemplateᚐRefundPolicy(ctx context.Context, v any) (coupontemplate.RefundPolicy, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := coupontemplate.RefundPolicy(tmp)
@@ -4680,6 +6196,61 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 	res := graphql.MarshalTime(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNUserCoupon2ᚖcoupondᚋcouponᚐUserCoupon(ctx context.Context, sel ast.SelectionSet, v *coupon.UserCoupon) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UserCoupon!")
+		return graphql.Null
+	}
+	return ec._UserCoupon(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUserCouponConnection2ᚖcoupondᚋgraphᚋmodelᚐUserCouponConnection(ctx context.Context, sel ast.SelectionSet, v *model.UserCouponConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UserCouponConnection!")
+		return graphql.Null
+	}
+	return ec._UserCouponConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUserCouponEdge2ᚕᚖcoupondᚋgraphᚋmodelᚐUserCouponEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.UserCouponEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNUserCouponEdge2ᚖcoupondᚋgraphᚋmodelᚐUserCouponEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNUserCouponEdge2ᚖcoupondᚋgraphᚋmodelᚐUserCouponEdge(ctx context.Context, sel ast.SelectionSet, v *model.UserCouponEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "UserCouponEdge!")
+		return graphql.Null
+	}
+	return ec._UserCouponEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNUserCouponStatus2coupondᚋentᚋusercouponᚐStatus(ctx context.Context, v any) (usercoupon.Status, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := usercoupon.Status(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUserCouponStatus2coupondᚋentᚋusercouponᚐStatus(ctx context.Context, sel ast.SelectionSet, v usercoupon.Status) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "UserCouponStatus!")
 	}
 	return res
 }
@@ -4951,6 +6522,24 @@ func (ec *executionContext) marshalODiscountType2ᚖcoupondᚋentᚋcoupontempla
 	return res
 }
 
+func (ec *executionContext) unmarshalOID2ᚖint64(ctx context.Context, v any) (*int64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := scalar.UnmarshalID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOID2ᚖint64(ctx context.Context, sel ast.SelectionSet, v *int64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := scalar.MarshalID(*v)
+	return res
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -4967,6 +6556,13 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = ctx
 	res := graphql.MarshalInt(*v)
 	return res
+}
+
+func (ec *executionContext) marshalORedemption2ᚖcoupondᚋcouponᚐRedemption(ctx context.Context, sel ast.SelectionSet, v *coupon.Redemption) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Redemption(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalORefundPolicy2ᚖcoupondᚋentᚋcoupontemplateᚐRefundPolicy(ctx context.Context, v any) (*coupontemplate.RefundPolicy, error) {
@@ -5051,6 +6647,50 @@ func (ec *executionContext) unmarshalOTemplateStatus2ᚖcoupondᚋcouponᚐTempl
 }
 
 func (ec *executionContext) marshalOTemplateStatus2ᚖcoupondᚋcouponᚐTemplateStatus(ctx context.Context, sel ast.SelectionSet, v *coupon.TemplateStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
+	return res
+}
+
+func (ec *executionContext) unmarshalOTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalTime(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTime2ᚖtimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *time.Time) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalTime(*v)
+	return res
+}
+
+func (ec *executionContext) marshalOUserCoupon2ᚖcoupondᚋcouponᚐUserCoupon(ctx context.Context, sel ast.SelectionSet, v *coupon.UserCoupon) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._UserCoupon(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOUserCouponStatus2ᚖcoupondᚋentᚋusercouponᚐStatus(ctx context.Context, v any) (*usercoupon.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := usercoupon.Status(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOUserCouponStatus2ᚖcoupondᚋentᚋusercouponᚐStatus(ctx context.Context, sel ast.SelectionSet, v *usercoupon.Status) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -49,6 +49,28 @@ type PageInfo struct {
 type Query struct {
 }
 
+type RedeemCouponInput struct {
+	TemplateID string `json:"templateId"`
+	// Client idempotency key (1–64 of A-Z a-z 0-9 . _ : -), per user and template.
+	RequestID *string `json:"requestId,omitempty"`
+}
+
+type RedeemCouponPayload struct {
+	Redemption *coupon.Redemption `json:"redemption,omitempty"`
+	UserErrors []*coupon.Error    `json:"userErrors"`
+}
+
 type TerminateCouponTemplateInput struct {
 	TemplateID string `json:"templateId"`
+}
+
+type UserCouponConnection struct {
+	Edges      []*UserCouponEdge `json:"edges"`
+	PageInfo   *PageInfo         `json:"pageInfo"`
+	TotalCount int               `json:"totalCount"`
+}
+
+type UserCouponEdge struct {
+	Cursor string             `json:"cursor"`
+	Node   *coupon.UserCoupon `json:"node"`
 }

@@ -1,0 +1,2 @@
+-- reverse: create "redemption_failure" table
+DROP TABLE `redemption_failure`;

@@ -1,0 +1,2 @@
+-- create "redemption_failure" table
+CREATE TABLE `redemption_failure` (`id` bigint NOT NULL AUTO_INCREMENT, `user_id` bigint NOT NULL, `template_id` bigint NOT NULL, `redemption_id` varchar(64) NOT NULL, `reason` varchar(255) NOT NULL, `created_at` datetime(3) NOT NULL, PRIMARY KEY (`id`), UNIQUE INDEX `redemptionfailure_user_id_redemption_id` (`user_id`, `redemption_id`)) CHARSET utf8mb4 COLLATE utf8mb4_bin;
