@@ -404,3 +404,43 @@ func TestCacheRebuildSubtractsUnpersistedClaims(t *testing.T) {
 		t.Fatalf("stock after rebuild and one more claim = %d, want 6", got)
 	}
 }
+
+func TestValidityHoursCouponExpiresAfterItsBucket(t *testing.T) {
+	e := newRedeemEnv(t, "validity", RedeemConfig{})
+	tpl := e.template(t, 10, 1, func(in *CreateTemplateInput) {
+		in.ValidEndTime = time.Now().Add(90 * 24 * time.Hour)
+		in.ValidityHours = num(1)
+	})
+	red, err := e.redeemer.Redeem(e.ctx, 70, tpl.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.persister.Drain(e.ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.redeemer.Redemption(e.ctx, 70, red.ID)
+	if err != nil || got.Status != RedemptionIssued {
+		t.Fatalf("redemption = %+v, %v", got, err)
+	}
+	uc := got.Coupon
+	if d := uc.ValidEndTime.Sub(uc.ValidStartTime); d != time.Hour {
+		t.Fatalf("coupon valid for %s, want 1h (validityHours), not until the template's end", d)
+	}
+	// The persister put the coupon in the bucket of its end minute and asked for that bucket's
+	// task; run the bucket with a clock past the end.
+	bucket := BucketMinute(uc.ValidEndTime)
+	if ok, _ := e.rdb.SIsMember(e.ctx, ExpiryBucketKey(tpl.ID, bucket.Unix()), bucketMember(70, uc.ID)).Result(); !ok {
+		t.Fatal("the coupon is not in its expiry bucket")
+	}
+	e.expirer.now = func() time.Time { return time.Now().Add(61 * time.Minute) }
+	if n, err := e.expirer.ExpireBucket(e.ctx, tpl.ID, bucket); err != nil || n != 1 {
+		t.Fatalf("expire bucket = %d, %v; want 1", n, err)
+	}
+	row, _ := e.db.UserCoupon.Get(e.ctx, uc.ID)
+	if row.Status != usercoupon.StatusEXPIRED {
+		t.Fatalf("status = %s, want EXPIRED", row.Status)
+	}
+	if n, _ := e.rdb.ZCard(e.ctx, CardBagKey(70)).Result(); n != 0 {
+		t.Fatalf("card bag still holds %d entries", n)
+	}
+}
