@@ -345,3 +345,14 @@ func TestRedeemOverGraphQL(t *testing.T) {
 		t.Fatalf("USED filter total = %d, want 0", used.TotalCount)
 	}
 }
+
+func TestIntrospectionIsOffInProduction(t *testing.T) {
+	srv := httptest.NewServer(NewHandler(&Resolver{}, HandlerConfig{
+		Signer: auth.NewSigner(testSecret), Introspection: false, ComplexityLimit: 500, DepthLimit: 15,
+	}))
+	defer srv.Close()
+	e := &env{t: t, srv: srv}
+	if r := e.do("", `{ __schema { queryType { name } } }`, nil); len(r.Errors) == 0 {
+		t.Fatalf("introspection answered in production: %s", r.Data["__schema"])
+	}
+}
