@@ -38,7 +38,8 @@ type RedeemConfig struct {
 	// like the seed's Sentinel hot-parameter rule); HotTemplateRates overrides it per template.
 	TemplateRate     float64
 	HotTemplateRates map[int64]float64
-	// UserRate claim attempts per UserWindow per user and template, counted in the claim script.
+	// UserRate claim attempts per UserWindow per user and template, counted in the claim script;
+	// 0 turns the limit off.
 	UserRate   int
 	UserWindow time.Duration
 	// RequestTTL is how long the answer to a requestId is remembered.
@@ -55,9 +56,6 @@ func (c RedeemConfig) withDefaults() RedeemConfig {
 	}
 	if c.TemplateRate <= 0 {
 		c.TemplateRate = 50_000
-	}
-	if c.UserRate == 0 {
-		c.UserRate = 10
 	}
 	if c.UserWindow <= 0 {
 		c.UserWindow = time.Second
