@@ -63,6 +63,7 @@ var configDoc = []struct{ name, def, meaning string }{
 	{"COUPON_PERSIST_BATCH", "500", "claims per persister transaction"},
 	{"COUPON_DRAIN_EVERY", "1s", "period of the outbox safety-net drain"},
 	{"COUPON_SWEEP_EVERY", "10m", "period of the expiry sweep"},
+	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: loopback only)"},
 }
 
 func loadConfig() (config, error) {

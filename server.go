@@ -180,6 +180,7 @@ func serve(cfg config, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	startPprof()
 	a, err := newApp(ctx, cfg)
 	if err != nil {
 		return err

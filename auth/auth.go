@@ -14,6 +14,7 @@ import (
 	"coupond/coupon"
 
 	"github.com/golang-jwt/jwt/v5"
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // Claims are the token's claims.
@@ -23,11 +24,26 @@ type Claims struct {
 	jwt.RegisteredClaims
 }
 
-// Signer issues and verifies tokens with one shared secret.
-type Signer struct{ secret []byte }
+// Signer issues and verifies tokens with one shared secret. Verified tokens are remembered (up to
+// verifiedCacheSize, until they expire), so a client sending the same token on every request
+// pays for the HMAC and the claims decoding once.
+type Signer struct {
+	secret   []byte
+	verified *lru.Cache[string, verified]
+}
+
+type verified struct {
+	actor   coupon.Actor
+	expires time.Time
+}
+
+const verifiedCacheSize = 100_000
 
 // NewSigner returns a Signer for secret.
-func NewSigner(secret string) *Signer { return &Signer{secret: []byte(secret)} }
+func NewSigner(secret string) *Signer {
+	c, _ := lru.New[string, verified](verifiedCacheSize) // fails only for a size <= 0
+	return &Signer{secret: []byte(secret), verified: c}
+}
 
 // Issue returns a signed token for the actor, valid for ttl.
 func (s *Signer) Issue(a coupon.Actor, ttl time.Duration) (string, error) {
@@ -47,30 +63,43 @@ func (s *Signer) Issue(a coupon.Actor, ttl time.Duration) (string, error) {
 
 // Parse verifies the token (HS256 only, signature and expiry) and returns its actor.
 func (s *Signer) Parse(token string) (coupon.Actor, error) {
+	if v, ok := s.verified.Get(token); ok && time.Now().Before(v.expires) {
+		return v.actor, nil
+	}
+	a, expires, err := s.verify(token)
+	if err != nil {
+		return coupon.Actor{}, err
+	}
+	s.verified.Add(token, verified{actor: a, expires: expires})
+	return a, nil
+}
+
+// verify checks the token (HS256 only, signature and expiry) and returns its actor and expiry.
+func (s *Signer) verify(token string) (coupon.Actor, time.Time, error) {
 	var c Claims
 	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return s.secret, nil },
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired())
 	if err != nil {
-		return coupon.Actor{}, fmt.Errorf("invalid token: %w", err)
+		return coupon.Actor{}, time.Time{}, fmt.Errorf("invalid token: %w", err)
 	}
 	uid, err := strconv.ParseInt(c.Subject, 10, 64)
 	if err != nil || uid <= 0 {
-		return coupon.Actor{}, errors.New("invalid token: sub is not a user id")
+		return coupon.Actor{}, time.Time{}, errors.New("invalid token: sub is not a user id")
 	}
 	a := coupon.Actor{UserID: uid, Role: coupon.Role(c.Role)}
 	switch a.Role {
 	case coupon.RoleUser, coupon.RolePlatform:
 	case coupon.RoleMerchant:
 		if a.Shop, err = strconv.ParseInt(c.Shop, 10, 64); err != nil || a.Shop <= 0 {
-			return coupon.Actor{}, errors.New("invalid token: a merchant token needs a shop")
+			return coupon.Actor{}, time.Time{}, errors.New("invalid token: a merchant token needs a shop")
 		}
 	default:
-		return coupon.Actor{}, fmt.Errorf("invalid token: unknown role %q", c.Role)
+		return coupon.Actor{}, time.Time{}, fmt.Errorf("invalid token: unknown role %q", c.Role)
 	}
 	if a.Role == coupon.RolePlatform && c.Shop != "" {
 		a.Shop, _ = strconv.ParseInt(c.Shop, 10, 64)
 	}
-	return a, nil
+	return a, c.ExpiresAt.Time, nil
 }
 
 type ctxKey struct{}

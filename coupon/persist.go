@@ -45,6 +45,7 @@ type Persister struct {
 	rdb     redis.UniversalClient
 	expirer *Expirer
 	sched   Scheduler
+	buckets *bucketScheduler
 	cfg     PersistConfig
 	now     func() time.Time
 }
@@ -61,7 +62,7 @@ func NewPersister(db *ent.Client, rdb redis.UniversalClient, expirer *Expirer, s
 		host, _ := os.Hostname()
 		cfg.Consumer = host + "-" + strconv.Itoa(os.Getpid())
 	}
-	return &Persister{db: db, rdb: rdb, expirer: expirer, sched: sched, cfg: cfg, now: time.Now}
+	return &Persister{db: db, rdb: rdb, expirer: expirer, sched: sched, buckets: newBucketScheduler(sched), cfg: cfg, now: time.Now}
 }
 
 // claim is one outbox entry.
@@ -335,7 +336,7 @@ func (p *Persister) followUp(ctx context.Context, templateID int64, res batchRes
 		return fmt.Errorf("card bags and expiry buckets: %w", err)
 	}
 	for m := range minutes {
-		if err := p.sched.ExpireBucket(ctx, templateID, m); err != nil {
+		if err := p.buckets.schedule(ctx, templateID, m); err != nil {
 			return fmt.Errorf("schedule expiry: %w", err)
 		}
 	}

@@ -101,6 +101,7 @@ type Redeemer struct {
 	cache   *TemplateCache
 	expirer *Expirer
 	sched   Scheduler
+	buckets *bucketScheduler
 	cfg     RedeemConfig
 	now     func() time.Time
 
@@ -118,7 +119,7 @@ type metaEntry struct {
 // NewRedeemer returns a Redeemer. In async mode, Run must be running to hand claims to the
 // persister promptly (the periodic drain is the safety net).
 func NewRedeemer(db *ent.Client, rdb redis.UniversalClient, cache *TemplateCache, expirer *Expirer, sched Scheduler, cfg RedeemConfig) *Redeemer {
-	return &Redeemer{db: db, rdb: rdb, cache: cache, expirer: expirer, sched: sched, cfg: cfg.withDefaults(),
+	return &Redeemer{db: db, rdb: rdb, cache: cache, expirer: expirer, sched: sched, buckets: newBucketScheduler(sched), cfg: cfg.withDefaults(),
 		now: time.Now, dirty: map[int64]struct{}{}}
 }
 
@@ -328,7 +329,7 @@ func (r *Redeemer) persistNow(ctx context.Context, t *Template, userID int64, re
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("card bag: %w", err)
 	}
-	if err := r.sched.ExpireBucket(ctx, t.ID, BucketMinute(uc.ValidEndTime)); err != nil {
+	if err := r.buckets.schedule(ctx, t.ID, BucketMinute(uc.ValidEndTime)); err != nil {
 		return nil, fmt.Errorf("schedule expiry: %w", err)
 	}
 	return &Redemption{ID: res.RedemptionID, Status: RedemptionIssued, Coupon: &UserCoupon{uc}}, nil

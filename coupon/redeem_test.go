@@ -444,3 +444,20 @@ func TestValidityHoursCouponExpiresAfterItsBucket(t *testing.T) {
 		t.Fatalf("card bag still holds %d entries", n)
 	}
 }
+
+func TestExpiryBucketIsQueuedOncePerProcess(t *testing.T) {
+	e := newRedeemEnv(t, "bucket_once", RedeemConfig{})
+	b := newBucketScheduler(e.sched)
+	minute := time.Now().Add(48 * time.Hour).Truncate(time.Minute)
+	for _, m := range []time.Time{minute, minute, minute, minute.Add(time.Minute)} {
+		if err := b.schedule(e.ctx, 42, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insp := asynq.NewInspector(asynq.RedisClientOpt{Addr: testutil.RedisAddr(), DB: testutil.RedisDBCoupon})
+	defer insp.Close()
+	tasks, err := insp.ListScheduledTasks("default")
+	if err != nil || len(tasks) != 2 {
+		t.Fatalf("scheduled tasks = %d, %v; want 2 (one per bucket)", len(tasks), err)
+	}
+}
