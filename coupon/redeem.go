@@ -102,6 +102,7 @@ type Redeemer struct {
 	expirer *Expirer
 	sched   Scheduler
 	buckets *bucketScheduler
+	claims  *claimBatcher
 	cfg     RedeemConfig
 	now     func() time.Time
 
@@ -119,7 +120,7 @@ type metaEntry struct {
 // NewRedeemer returns a Redeemer. In async mode, Run must be running to hand claims to the
 // persister promptly (the periodic drain is the safety net).
 func NewRedeemer(db *ent.Client, rdb redis.UniversalClient, cache *TemplateCache, expirer *Expirer, sched Scheduler, cfg RedeemConfig) *Redeemer {
-	return &Redeemer{db: db, rdb: rdb, cache: cache, expirer: expirer, sched: sched, buckets: newBucketScheduler(sched), cfg: cfg.withDefaults(),
+	return &Redeemer{db: db, rdb: rdb, cache: cache, expirer: expirer, sched: sched, buckets: newBucketScheduler(sched), claims: newClaimBatcher(rdb), cfg: cfg.withDefaults(),
 		now: time.Now, dirty: map[int64]struct{}{}}
 }
 
@@ -177,7 +178,7 @@ func (r *Redeemer) Redeem(ctx context.Context, userID, templateID int64, request
 	return &Redemption{ID: res.RedemptionID, Status: RedemptionPending}, nil
 }
 
-// runScript runs the claim script: one Redis round trip.
+// runScript runs the claim script: one Redis round trip, shared with concurrent claims.
 func (r *Redeemer) runScript(ctx context.Context, userID, templateID int64, requestID string, now time.Time) (lua.RedeemResult, error) {
 	rid := strconv.FormatInt(templateID, 10) + "-" + strconv.FormatInt(idgen.Next(), 10)
 	k := lua.RedeemKeys{
@@ -188,7 +189,7 @@ func (r *Redeemer) runScript(ctx context.Context, userID, templateID int64, requ
 	if requestID != "" {
 		k.Request = RequestKey(templateID, userID, requestID)
 	}
-	return lua.Redeem(ctx, r.rdb, k, lua.RedeemArgs{
+	return r.claims.redeem(ctx, k, lua.RedeemArgs{
 		UserID: userID, RedemptionID: rid, Now: now, RequestTTL: r.cfg.RequestTTL,
 		RateLimit: r.cfg.UserRate, RateWindow: r.cfg.UserWindow,
 		Outbox: r.cfg.Mode == RedeemAsync, RedemptionTTL: redemptionTTL,

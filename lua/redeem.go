@@ -107,13 +107,80 @@ func ceilMillis(d time.Duration) int64 {
 // counter, hands out the next receive_count, appends the claim to the outbox (when a.Outbox), sets
 // the redemption key and stores the answer. See the script's header for the exact order.
 //
-// A refusal is a Code, not an error; error is for Redis failures and invalid arguments.
-func Redeem(ctx context.Context, rdb redis.Scripter, k RedeemKeys, a RedeemArgs) (RedeemResult, error) {
+// A refusal is a Code, not an error; error is for Redis failures and invalid arguments. Redeem is
+// RedeemBatch of one claim.
+func Redeem(ctx context.Context, rdb redis.UniversalClient, k RedeemKeys, a RedeemArgs) (RedeemResult, error) {
+	results, errs := RedeemBatch(ctx, rdb, []RedeemCall{{Keys: k, Args: a}})
+	return results[0], errs[0]
+}
+
+// RedeemCall is one claim of a RedeemBatch.
+type RedeemCall struct {
+	Keys RedeemKeys
+	Args RedeemArgs
+}
+
+// RedeemBatch runs the claims in one pipelined round trip: one EVALSHA of redeem.lua each, every
+// one atomic on its own, exactly as Redeem would run them one by one. When Redis does not know the
+// script (first use, restart, SCRIPT FLUSH) it is loaded and the refused calls are sent again.
+// results[i] and errs[i] belong to calls[i].
+func RedeemBatch(ctx context.Context, rdb redis.UniversalClient, calls []RedeemCall) ([]RedeemResult, []error) {
+	results := make([]RedeemResult, len(calls))
+	errs := make([]error, len(calls))
+	type prepared struct {
+		i    int
+		keys []string
+		args []any
+	}
+	todo := make([]prepared, 0, len(calls))
+	for i, c := range calls {
+		keys, args, err := redeemCall(c.Keys, c.Args)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		todo = append(todo, prepared{i, keys, args})
+	}
+	for attempt := 0; attempt < 2 && len(todo) > 0; attempt++ {
+		if attempt > 0 {
+			if err := redeem.Load(ctx, rdb).Err(); err != nil {
+				for _, p := range todo {
+					errs[p.i] = err
+				}
+				return results, errs
+			}
+		}
+		pipe := rdb.Pipeline()
+		cmds := make([]*redis.Cmd, len(todo))
+		for j, p := range todo {
+			cmds[j] = redeem.EvalSha(ctx, pipe, p.keys, p.args...)
+		}
+		_, _ = pipe.Exec(ctx) // each command carries its own error
+		var again []prepared
+		for j, p := range todo {
+			res, err := cmds[j].Slice()
+			switch {
+			case err != nil && redis.HasErrorPrefix(err, "NOSCRIPT"):
+				again = append(again, p)
+				errs[p.i] = err
+			case err != nil:
+				errs[p.i] = err
+			default:
+				results[p.i], errs[p.i] = parseRedeem(res)
+			}
+		}
+		todo = again
+	}
+	return results, errs
+}
+
+// redeemCall checks the arguments and returns the script's KEYS and ARGV.
+func redeemCall(k RedeemKeys, a RedeemArgs) ([]string, []any, error) {
 	if k.Template == "" || k.Claims == "" {
-		return RedeemResult{}, errors.New("lua: Redeem: template and claims keys are required")
+		return nil, nil, errors.New("lua: Redeem: template and claims keys are required")
 	}
 	if a.RedemptionID == "" {
-		return RedeemResult{}, errors.New("lua: Redeem: redemption id is required")
+		return nil, nil, errors.New("lua: Redeem: redemption id is required")
 	}
 	// Unused keys are replaced by the template key: it carries the same hash tag, so the call stays
 	// in one Cluster slot, and the script does not touch a key whose argument switches it off.
@@ -121,18 +188,18 @@ func Redeem(ctx context.Context, rdb redis.Scripter, k RedeemKeys, a RedeemArgs)
 	var reqTTL, rateWindow, rdTTL int64
 	if k.Request != "" {
 		if a.RequestTTL <= 0 {
-			return RedeemResult{}, errors.New("lua: Redeem: RequestTTL must be positive with a request key")
+			return nil, nil, errors.New("lua: Redeem: RequestTTL must be positive with a request key")
 		}
 		reqTTL = ceilSeconds(a.RequestTTL)
 	} else {
 		keys[3] = k.Template
 	}
 	if a.RateLimit < 0 {
-		return RedeemResult{}, errors.New("lua: Redeem: negative RateLimit")
+		return nil, nil, errors.New("lua: Redeem: negative RateLimit")
 	}
 	if a.RateLimit > 0 {
 		if a.RateWindow <= 0 || k.Rate == "" {
-			return RedeemResult{}, errors.New("lua: Redeem: RateLimit needs a RateWindow and a rate key")
+			return nil, nil, errors.New("lua: Redeem: RateLimit needs a RateWindow and a rate key")
 		}
 		rateWindow = ceilMillis(a.RateWindow)
 	} else {
@@ -141,7 +208,7 @@ func Redeem(ctx context.Context, rdb redis.Scripter, k RedeemKeys, a RedeemArgs)
 	outbox := "0"
 	if a.Outbox {
 		if k.Outbox == "" || a.RedemptionTTL <= 0 {
-			return RedeemResult{}, errors.New("lua: Redeem: async mode needs an outbox key and a RedemptionTTL")
+			return nil, nil, errors.New("lua: Redeem: async mode needs an outbox key and a RedemptionTTL")
 		}
 		outbox = "1"
 	} else if k.Outbox == "" {
@@ -149,20 +216,14 @@ func Redeem(ctx context.Context, rdb redis.Scripter, k RedeemKeys, a RedeemArgs)
 	}
 	if a.RedemptionTTL > 0 {
 		if k.Redemption == "" {
-			return RedeemResult{}, errors.New("lua: Redeem: RedemptionTTL needs a redemption key")
+			return nil, nil, errors.New("lua: Redeem: RedemptionTTL needs a redemption key")
 		}
 		rdTTL = ceilSeconds(a.RedemptionTTL)
 	} else if k.Redemption == "" {
 		keys[4] = k.Template
 	}
 
-	res, err := redeem.Run(ctx, rdb, keys,
-		a.UserID, a.RedemptionID, a.Now.UnixMilli(), reqTTL, a.RateLimit, rateWindow, outbox, rdTTL,
-	).Slice()
-	if err != nil {
-		return RedeemResult{}, err
-	}
-	return parseRedeem(res)
+	return keys, []any{a.UserID, a.RedemptionID, a.Now.UnixMilli(), reqTTL, a.RateLimit, rateWindow, outbox, rdTTL}, nil
 }
 
 // parseRedeem decodes the script's array {code, receive_count, redemption_id, replayed}.

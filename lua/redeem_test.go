@@ -912,3 +912,45 @@ func TestRedeemCodeString(t *testing.T) {
 		t.Errorf("RedeemCode(9) = %q", got)
 	}
 }
+
+func TestRedeemBatchRunsEachClaimAsRedeemWould(t *testing.T) {
+	rdb := testutil.Redis(t, testutil.RedisDBLua)
+	ctx := context.Background()
+	const tid = 77
+	putTemplate(t, rdb, tid, activeTpl(30, 1))
+	// Redis forgot the script: the batch loads it and sends the refused calls again.
+	if err := rdb.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var calls []RedeemCall
+	for u := int64(1); u <= 40; u++ {
+		rid := "rd-" + strconv.FormatInt(u, 10)
+		calls = append(calls, RedeemCall{Keys: redeemKeys(tid, u, "", rid), Args: asyncArgs(u, rid)})
+	}
+	calls = append(calls, RedeemCall{Keys: redeemKeys(tid, 1, "", "rd-again"), Args: asyncArgs(1, "rd-again")})
+	calls = append(calls, RedeemCall{Keys: redeemKeys(tid, 99, "", ""), Args: RedeemArgs{UserID: 99}}) // invalid
+	results, errs := RedeemBatch(ctx, rdb, calls)
+	var ok, outOfStock, limited int
+	for i, res := range results[:41] {
+		if errs[i] != nil {
+			t.Fatalf("call %d: %v", i, errs[i])
+		}
+		switch res.Code {
+		case RedeemOK:
+			ok++
+		case RedeemOutOfStock:
+			outOfStock++
+		case RedeemLimitReached:
+			limited++
+		}
+	}
+	if ok != 30 || outOfStock+limited != 11 || errs[41] == nil {
+		t.Fatalf("ok %d, out of stock %d, limited %d, invalid call error %v; want 30, 11 refused, an error", ok, outOfStock, limited, errs[41])
+	}
+	if got := hgetInt(t, rdb, redeemKeys(tid, 0, "", "").Template, "stock"); got != 0 {
+		t.Fatalf("stock = %d, want 0", got)
+	}
+	if n, _ := rdb.XLen(ctx, redeemKeys(tid, 0, "", "").Outbox).Result(); n != 30 {
+		t.Fatalf("outbox length = %d, want 30", n)
+	}
+}
