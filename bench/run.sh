@@ -151,26 +151,8 @@ REDIS_PID=$("${RCLI[@]}" INFO server | tr -d '\r' | awk -F: '$1 == "process_id" 
 MYSQL_PID=$(pgrep -xo mariadbd || pgrep -xo mysqld || true)
 [[ -n $REDIS_PID ]] || die "cannot read Redis's process id"
 
-build_src=$ROOT
-if [[ $PPROF == 1 ]] && ! grep -q 'startPprof()' server.go; then
-	# serve() does not call startPprof yet: build from a copy that does (the checkout is untouched).
-	say "server.go does not call startPprof(): building the profiled binary from a patched copy"
-	build_src=$TMP/src
-	mkdir -p "$build_src"
-	tar -C "$ROOT" --exclude=./.git --exclude=./bench/out -cf - . | tar -C "$build_src" -xf -
-	sed -i '0,/^\tdefer a.close()$/s//\tdefer a.close()\n\tstartPprof()/' "$build_src/server.go"
-	grep -q 'startPprof()' "$build_src/server.go" || die "could not add startPprof() to a copy of server.go"
-fi
 say "building coupond and the loadgen"
-for attempt in 1 2 3 4 5; do
-	if (cd "$build_src" && go build -o "$TMP/coupond" . && go build -o "$TMP/loadgen" ./bench/loadgen) 2>"$TMP/build.log"; then
-		break
-	fi
-	((attempt < 5)) || { cat "$TMP/build.log" >&2; die "go build failed"; }
-	say "go build failed (someone mid-edit?), retrying in 60 s:"
-	head -5 "$TMP/build.log" >&2
-	sleep 60
-done
+go build -o "$TMP/coupond" . && go build -o "$TMP/loadgen" ./bench/loadgen || die "go build failed"
 BIN=$TMP/coupond
 LG=$TMP/loadgen
 

@@ -229,8 +229,8 @@ func (r *Redeemer) template(ctx context.Context, id int64) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, seen := r.meta.Load(id); !seen && r.cfg.Mode == RedeemAsync {
-		// First sight of the template in this process: make sure the periodic drain knows it.
+	if r.cfg.Mode == RedeemAsync {
+		// Keep the template in the index the periodic drain reads (once per MetaTTL, not per claim).
 		if err := r.rdb.SAdd(ctx, OutboxIndexKey, id).Err(); err != nil {
 			return nil, fmt.Errorf("index outbox: %w", err)
 		}
