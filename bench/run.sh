@@ -21,7 +21,8 @@
 #                            top entries in the summary                       [BENCH_PPROF=1]
 #       --keep               keep the coupond_bench database and Redis DBs    [BENCH_KEEP=1]
 #       --no-compact-aof     do not BGREWRITEAOF before each measured step    [BENCH_COMPACT_AOF=0]
-#   Also: BENCH_DB (coupond_bench), BENCH_REDIS_DB (8), BENCH_QUEUE_REDIS_DB (9), BENCH_MYSQL_HOST/PORT
+#   Also: BENCH_HALF_RATE (the open-loop rate instead of half the measured peak, to compare builds
+#   at one rate), BENCH_DB (coupond_bench), BENCH_REDIS_DB (8), BENCH_QUEUE_REDIS_DB (9), BENCH_MYSQL_HOST/PORT
 #   (127.0.0.1/3306), BENCH_REDIS_HOST/PORT (127.0.0.1/6379).
 #
 # Steps: scripts/services.sh; build coupond and the loadgen into a temp dir; for each mode: fresh
@@ -292,7 +293,7 @@ bench_mode() {
 
 	printf -v "${M}_REWRITES" '%s' "$LG_REDIS_REWRITES"
 	local half
-	half=$(awk -v r="$LG_ACCEPTED_PER_S" 'BEGIN {printf "%d", r / 2}')
+	half=${BENCH_HALF_RATE:-$(awk -v r="$LG_ACCEPTED_PER_S" 'BEGIN {printf "%d", r / 2}')}
 	if ((half > 0)); then
 		compact_aof
 		wait_quiet
