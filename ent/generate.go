@@ -1,3 +1,3 @@
 package ent
 
-//go:generate go run -mod=mod entgo.io/ent/cmd/ent generate --feature sql/upsert,sql/modifier,sql/execquery,sql/lock,sql/versioned-migration ./schema
+//go:generate go tool ent generate --feature sql/upsert,sql/modifier,sql/execquery,sql/lock,sql/versioned-migration ./schema

@@ -2,4 +2,4 @@
 // coupon) and maps the result; generated code lives in graph/generated and graph/model.
 package graph
 
-//go:generate sh -c "cd .. && go run -mod=mod github.com/99designs/gqlgen generate --config gqlgen.yml"
+//go:generate sh -c "cd .. && go tool gqlgen generate --config gqlgen.yml"
