@@ -142,3 +142,34 @@ func TestReadmeDocumentsEveryVariable(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigFromEnvironment(t *testing.T) {
+	t.Setenv("COUPON_REDEEM_MODE", "sync")
+	t.Setenv("COUPON_REDEEM_HOT_TEMPLATES", "123=200000, 456=80000")
+	t.Setenv("COUPON_REDEEM_USER_RATE", "0")
+	cfg, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Redeem.Mode != coupon.RedeemSync || cfg.Redeem.UserRate != 0 ||
+		cfg.Redeem.HotTemplateRates[123] != 200000 || cfg.Redeem.HotTemplateRates[456] != 80000 {
+		t.Fatalf("redeem config = %+v", cfg.Redeem)
+	}
+	for k, v := range map[string]string{
+		"COUPON_REDEEM_MODE":          "fast",
+		"COUPON_REDEEM_HOT_TEMPLATES": "123:5",
+		"COUPON_DRAIN_EVERY":          "soon",
+		"COUPON_MYSQL_MAX_CONNS":      "many",
+	} {
+		t.Run(k, func(t *testing.T) {
+			t.Setenv(k, v)
+			if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), k) {
+				t.Fatalf("%s=%q: err = %v, want one naming the variable", k, v, err)
+			}
+		})
+	}
+	t.Setenv("COUPON_ENV", "prod")
+	if _, err := loadConfig(); err == nil {
+		t.Fatal("prod with the dev JWT secret and monitor password must be refused")
+	}
+}
