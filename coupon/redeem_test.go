@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -459,5 +460,60 @@ func TestExpiryBucketIsQueuedOncePerProcess(t *testing.T) {
 	tasks, err := insp.ListScheduledTasks("default")
 	if err != nil || len(tasks) != 2 {
 		t.Fatalf("scheduled tasks = %d, %v; want 2 (one per bucket)", len(tasks), err)
+	}
+}
+
+// TestAdministrationDuringAFlashSale: stock increases and a termination land while claims fire.
+// Every unit is accounted for (accepted + remaining = stock + increases, in Redis and, once the
+// outbox is drained, in MySQL), and no claim that starts after Terminate returned is accepted.
+func TestAdministrationDuringAFlashSale(t *testing.T) {
+	e := newRedeemEnv(t, "admin_during_sale", RedeemConfig{})
+	tpl := e.template(t, 300, 1, nil)
+	var accepted, afterTerminate atomic.Int64
+	var terminated atomic.Bool
+	var wg sync.WaitGroup
+	for w := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 60 {
+				startedAfter := terminated.Load()
+				_, err := e.redeemer.Redeem(e.ctx, int64(w*1000+i), tpl.ID, "")
+				switch {
+				case err == nil:
+					accepted.Add(1)
+					if startedAfter {
+						afterTerminate.Add(1)
+					}
+				case codeOf(err) != CodeOutOfStock && codeOf(err) != CodeEnded:
+					t.Errorf("claim: %v", err)
+				}
+			}
+		}()
+	}
+	const increases, amount = 10, 20
+	for range increases {
+		if _, err := e.admin.IncreaseStock(e.ctx, merchantA, tpl.ID, amount); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if _, err := e.admin.Terminate(e.ctx, merchantA, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	terminated.Store(true)
+	wg.Wait()
+	if n := afterTerminate.Load(); n != 0 {
+		t.Fatalf("%d claims started after Terminate returned were accepted", n)
+	}
+	total := 300 + increases*amount
+	if got := int(accepted.Load()) + e.redisStock(t, tpl.ID); got != total {
+		t.Fatalf("accepted %d + Redis stock %d = %d, want %d", accepted.Load(), e.redisStock(t, tpl.ID), got, total)
+	}
+	if _, err := e.persister.Drain(e.ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	if rows, stock := len(e.coupons(t, tpl.ID)), e.dbStock(t, tpl.ID); rows != int(accepted.Load()) || rows+stock != total {
+		t.Fatalf("MySQL: %d coupons + stock %d; want %d coupons and %d in all", rows, stock, accepted.Load(), total)
 	}
 }
