@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -354,5 +355,16 @@ func TestIntrospectionIsOffInProduction(t *testing.T) {
 	e := &env{t: t, srv: srv}
 	if r := e.do("", `{ __schema { queryType { name } } }`, nil); len(r.Errors) == 0 {
 		t.Fatalf("introspection answered in production: %s", r.Data["__schema"])
+	}
+}
+
+func TestPanicsBecomeBareInternalErrors(t *testing.T) {
+	err := Recover(context.Background(), "boom: SELECT * FROM secrets")
+	gqlErr := ErrorPresenter(context.Background(), err)
+	if gqlErr.Message != "internal error" || gqlErr.Extensions["code"] != "INTERNAL" {
+		t.Fatalf("presented panic = %+v", gqlErr)
+	}
+	if strings.Contains(gqlErr.Error(), "SELECT") || strings.Contains(gqlErr.Error(), "goroutine") {
+		t.Fatalf("the panic's detail reached the client: %s", gqlErr.Error())
 	}
 }
