@@ -161,6 +161,15 @@ func TestRedeemRefusalsDeductNothing(t *testing.T) {
 	if limited != 4 || hot.redisStock(t, tpl.ID) != 49 {
 		t.Fatalf("token bucket: %d limited, stock %d; want 4 and 49", limited, hot.redisStock(t, tpl.ID))
 	}
+	// A named hot template gets its own, higher rate.
+	hotOne := hot.template(t, 50, 50, nil)
+	r := NewRedeemer(hot.db, hot.rdb, hot.cache, hot.expirer, hot.sched,
+		RedeemConfig{TemplateRate: 1, HotTemplateRates: map[int64]float64{hotOne.ID: 1000}})
+	for i := range 5 {
+		if _, err := r.Redeem(hot.ctx, int64(100+i), hotOne.ID, ""); err != nil {
+			t.Fatalf("hot template claim %d: %v", i, err)
+		}
+	}
 }
 
 func TestSameRequestIDGivesOneClaimAndTheSameAnswer(t *testing.T) {
