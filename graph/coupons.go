@@ -7,14 +7,11 @@ import (
 
 // couponConnection builds the Relay connection of a page of user coupons.
 func couponConnection(p *coupon.CouponPage) *model.UserCouponConnection {
-	c := &model.UserCouponConnection{Edges: []*model.UserCouponEdge{}, PageInfo: &model.PageInfo{HasNextPage: p.HasNext}, TotalCount: p.Total}
-	for _, uc := range p.Coupons {
-		c.Edges = append(c.Edges, &model.UserCouponEdge{Cursor: encodeCursor(uc.ID), Node: uc})
-	}
-	if n := len(c.Edges); n > 0 {
-		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor
-	}
-	return c
+	edges, info := page(p.Coupons, p.HasNext, func(uc *coupon.UserCoupon) int64 { return uc.ID },
+		func(cursor string, uc *coupon.UserCoupon) *model.UserCouponEdge {
+			return &model.UserCouponEdge{Cursor: cursor, Node: uc}
+		})
+	return &model.UserCouponConnection{Edges: edges, PageInfo: info, TotalCount: p.Total}
 }
 
 func deref(s *string) string {

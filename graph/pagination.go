@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"coupond/coupon"
+	"coupond/graph/model"
 )
 
 // Page sizes of connections.
@@ -32,6 +33,18 @@ func pageArgs(first *int, after *string) (int, int64, error) {
 		return 0, 0, &coupon.Error{Code: coupon.CodeBadUserInput, Field: []string{"after"}, Message: "after is not a cursor of this connection"}
 	}
 	return n, id, nil
+}
+
+// page builds the edges and page info of one page of nodes, each edge's cursor made from its id.
+func page[N, E any](nodes []N, hasNext bool, id func(N) int64, edge func(cursor string, n N) E) ([]E, *model.PageInfo) {
+	edges := make([]E, 0, len(nodes))
+	info := &model.PageInfo{HasNextPage: hasNext}
+	for _, n := range nodes {
+		cursor := encodeCursor(id(n))
+		edges = append(edges, edge(cursor, n))
+		info.EndCursor = &cursor
+	}
+	return edges, info
 }
 
 func encodeCursor(id int64) string {

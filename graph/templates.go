@@ -37,12 +37,9 @@ func templateFilter(in *model.CouponTemplateFilter) (coupon.TemplateFilter, erro
 
 // templateConnection builds the Relay connection of a page.
 func templateConnection(p *coupon.TemplatePage) *model.CouponTemplateConnection {
-	c := &model.CouponTemplateConnection{Edges: []*model.CouponTemplateEdge{}, PageInfo: &model.PageInfo{HasNextPage: p.HasNext}, TotalCount: p.Total}
-	for _, t := range p.Templates {
-		c.Edges = append(c.Edges, &model.CouponTemplateEdge{Cursor: encodeCursor(t.ID), Node: t})
-	}
-	if n := len(c.Edges); n > 0 {
-		c.PageInfo.EndCursor = &c.Edges[n-1].Cursor
-	}
-	return c
+	edges, info := page(p.Templates, p.HasNext, func(t *coupon.Template) int64 { return t.ID },
+		func(cursor string, t *coupon.Template) *model.CouponTemplateEdge {
+			return &model.CouponTemplateEdge{Cursor: cursor, Node: t}
+		})
+	return &model.CouponTemplateConnection{Edges: edges, PageInfo: info, TotalCount: p.Total}
 }
