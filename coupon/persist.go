@@ -143,6 +143,7 @@ func (p *Persister) Drain(ctx context.Context, templateID int64) (int, error) {
 type batchResult struct {
 	issued   []*ent.UserCoupon // new and previously persisted coupons of the batch
 	inserted int               // of which new
+	drifted  int               // claims newly recorded as failed
 	failed   []claim           // claims the database had no stock for (new and previously recorded)
 	tpl      *ent.CouponTemplate
 }
@@ -168,6 +169,9 @@ func (p *Persister) persistBatch(ctx context.Context, templateID int64, msgs []r
 		if res, err = p.commitBatch(ctx, templateID, claims); err != nil {
 			return err
 		}
+		persistBatch.Observe(float64(len(claims)))
+		persistedTotal.Add(float64(res.inserted))
+		driftTotal.Add(float64(res.drifted))
 		if err := p.followUp(ctx, templateID, res); err != nil {
 			return err
 		}
@@ -277,6 +281,7 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 				return err
 			}
 			res.failed = append(res.failed, drift...)
+			res.drifted = len(drift)
 		}
 		return nil
 	}, nil)

@@ -134,6 +134,18 @@ var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 // Refusals are *Error values with codes NOT_FOUND, NOT_STARTED, ENDED, RATE_LIMITED,
 // OUT_OF_STOCK or LIMIT_REACHED; nothing is deducted for them.
 func (r *Redeemer) Redeem(ctx context.Context, userID, templateID int64, requestID string) (*Redemption, error) {
+	red, err := r.redeem(ctx, userID, templateID, requestID)
+	result := "OK"
+	if errs := AsErrors(err); errs != nil {
+		result = string(errs[0].Code)
+	} else if err != nil {
+		result = "ERROR"
+	}
+	claimsTotal.WithLabelValues(result).Inc()
+	return red, err
+}
+
+func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, requestID string) (*Redemption, error) {
 	if requestID != "" && !requestIDPattern.MatchString(requestID) {
 		return nil, &Error{Code: CodeInvalidInput, Field: []string{"input", "requestId"},
 			Message: "requestId must be 1 to 64 letters, digits or . _ : -"}

@@ -15,6 +15,7 @@ import (
 	"coupond/testutil"
 
 	"github.com/hibiken/asynq"
+	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -322,6 +323,8 @@ func TestDriftFailsTheSurplusAndGivesCountersBack(t *testing.T) {
 	e := newRedeemEnv(t, "drift", RedeemConfig{})
 	tpl := e.template(t, 10, 1, nil)
 	users := []int64{31, 32, 33, 34, 35, 36, 37, 38, 39, 40}
+	driftBefore, persistedBefore := promtest.ToFloat64(driftTotal), promtest.ToFloat64(persistedTotal)
+	okBefore := promtest.ToFloat64(claimsTotal.WithLabelValues("OK"))
 	rids := e.claimAll(t, tpl.ID, users...)
 	// The database lost 4 units somewhere (manual edit, another writer): only 6 remain.
 	if err := e.db.CouponTemplate.UpdateOneID(tpl.ID).SetStock(6).Exec(e.ctx); err != nil {
@@ -357,6 +360,10 @@ func TestDriftFailsTheSurplusAndGivesCountersBack(t *testing.T) {
 	}
 	if issued != 6 || failed != 4 || len(e.coupons(t, tpl.ID)) != 6 {
 		t.Fatalf("issued %d, failed %d; want 6 and 4", issued, failed)
+	}
+	if d, p, ok := promtest.ToFloat64(driftTotal)-driftBefore, promtest.ToFloat64(persistedTotal)-persistedBefore,
+		promtest.ToFloat64(claimsTotal.WithLabelValues("OK"))-okBefore; d != 4 || p != 6 || ok != 10 {
+		t.Fatalf("metrics: drift +%v, persisted +%v, claims OK +%v; want 4, 6, 10", d, p, ok)
 	}
 	logs, err := e.db.CouponTemplateLog.Query().Where(coupontemplatelog.TemplateID(tpl.ID), coupontemplatelog.Action(ActionStockDrift)).All(e.ctx)
 	var recorded float64
