@@ -35,6 +35,9 @@ type PersistConfig struct {
 	BatchSize int           // claims per transaction, default 500
 	ClaimIdle time.Duration // a claim delivered this long ago and not acknowledged is taken over, default 30s
 	Consumer  string        // this worker's consumer name, default host-pid
+	// MaxRun bounds one Drain, so a persister task under a sale that never pauses still ends
+	// (and is queued again by the next claims or the periodic drain); default 30s.
+	MaxRun time.Duration
 }
 
 // Persister moves accepted claims from a template's outbox stream into MySQL, in batches of one
@@ -57,6 +60,9 @@ func NewPersister(db *ent.Client, rdb redis.UniversalClient, expirer *Expirer, s
 	}
 	if cfg.ClaimIdle <= 0 {
 		cfg.ClaimIdle = 30 * time.Second
+	}
+	if cfg.MaxRun <= 0 {
+		cfg.MaxRun = 30 * time.Second
 	}
 	if cfg.Consumer == "" {
 		host, _ := os.Hostname()
@@ -89,9 +95,10 @@ func parseClaim(m redis.XMessage) (claim, error) {
 	return c, nil
 }
 
-// Drain persists the template's outbox until it is empty, first taking over claims a crashed
-// persister left unacknowledged. It returns how many claims it handled.
+// Drain persists the template's outbox until it is empty (or MaxRun has passed), first taking
+// over claims a crashed persister left unacknowledged. It returns how many claims it handled.
 func (p *Persister) Drain(ctx context.Context, templateID int64) (int, error) {
+	deadline := time.Now().Add(p.cfg.MaxRun)
 	key := OutboxKey(templateID)
 	if err := p.rdb.XGroupCreateMkStream(ctx, key, outboxGroup, "0").Err(); err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
 		return 0, fmt.Errorf("create consumer group: %w", err)
@@ -136,6 +143,9 @@ func (p *Persister) Drain(ctx context.Context, templateID int64) (int, error) {
 			return total, err
 		}
 		total += len(msgs)
+		if time.Now().After(deadline) {
+			return total, nil
+		}
 	}
 }
 

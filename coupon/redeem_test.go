@@ -533,3 +533,21 @@ func TestAdministrationDuringAFlashSale(t *testing.T) {
 		t.Fatalf("MySQL: %d coupons + stock %d; want %d coupons and %d in all", rows, stock, accepted.Load(), total)
 	}
 }
+
+func TestDrainStopsAfterMaxRun(t *testing.T) {
+	e := newRedeemEnv(t, "max_run", RedeemConfig{})
+	tpl := e.template(t, 100, 1, nil)
+	users := make([]int64, 20)
+	for i := range users {
+		users[i] = int64(200 + i)
+	}
+	rids := e.claimAll(t, tpl.ID, users...)
+	short := NewPersister(e.db, e.rdb, e.expirer, e.sched, PersistConfig{BatchSize: 7, MaxRun: time.Nanosecond})
+	if n, err := short.Drain(e.ctx, tpl.ID); err != nil || n != 7 {
+		t.Fatalf("bounded drain = %d, %v; want one batch of 7", n, err)
+	}
+	if _, err := e.persister.Drain(e.ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.checkPersistedOnce(t, tpl, users, rids)
+}
