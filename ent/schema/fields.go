@@ -34,6 +34,9 @@ func optionalMoney(name string) ent.Field {
 // one, and coupons may be valid for years). Values are UTC: the DSN sets loc=UTC.
 var datetime = map[string]string{dialect.MySQL: "datetime(3)"}
 
+// timeNow is the default of created_at columns.
+var timeNow = time.Now
+
 // TimeMixin adds created_at and updated_at.
 type TimeMixin struct{ mixin.Schema }
 
