@@ -7,155 +7,203 @@ import (
 	"strings"
 	"time"
 
-	"coupond/coupon"
+	"coupond/coupon/claim"
 )
 
-// config is read from environment variables; every default works on a developer machine.
+// config is read from environment variables (settings); every default works on a developer machine.
 type config struct {
-	Env             string        // COUPON_ENV: dev or prod (prod: no introspection, secrets required)
-	HTTPAddr        string        // COUPON_HTTP_ADDR
-	MySQLDSN        string        // COUPON_MYSQL_DSN (go-sql-driver format; the database is created if missing)
-	MySQLMaxConns   int           // COUPON_MYSQL_MAX_CONNS
-	RedisAddr       string        // COUPON_REDIS_ADDR: cache, stock, outboxes
-	RedisPassword   string        // COUPON_REDIS_PASSWORD
-	RedisDB         int           // COUPON_REDIS_DB
-	QueueRedisAddr  string        // COUPON_QUEUE_REDIS_ADDR: asynq (defaults to COUPON_REDIS_ADDR)
-	QueueRedisDB    int           // COUPON_QUEUE_REDIS_DB
-	JWTSecret       string        // COUPON_JWT_SECRET
-	MonitorUser     string        // COUPON_MONITOR_USER: basic-auth user of /monitoring
-	MonitorPassword string        // COUPON_MONITOR_PASSWORD
-	NodeID          int64         // COUPON_NODE_ID: snowflake node, unique per instance (0…1023)
-	ComplexityLimit int           // COUPON_COMPLEXITY_LIMIT
-	DepthLimit      int           // COUPON_DEPTH_LIMIT
-	Concurrency     int           // COUPON_WORKER_CONCURRENCY: asynq worker goroutines
-	ShutdownTimeout time.Duration // COUPON_SHUTDOWN_TIMEOUT
-	Redeem          coupon.RedeemConfig
-	PersistBatch    int           // COUPON_PERSIST_BATCH
-	DrainEvery      time.Duration // COUPON_DRAIN_EVERY
-	SweepEvery      time.Duration // COUPON_SWEEP_EVERY
+	Env             string
+	HTTPAddr        string
+	MySQLDSN        string
+	MySQLMaxConns   int
+	RedisAddr       string
+	RedisPassword   string
+	RedisDB         int
+	RedisNamespace  string
+	QueueRedisAddr  string
+	QueueRedisDB    int
+	JWTSecret       string
+	MonitorUser     string
+	MonitorPassword string
+	NodeID          int64
+	ComplexityLimit int
+	DepthLimit      int
+	Concurrency     int
+	ShutdownTimeout time.Duration
+	Redeem          claim.Config
+	PersistBatch    int
+	DrainEvery      time.Duration
+	SweepEvery      time.Duration
+	PprofAddr       string
 }
 
 const devSecret = "coupond-dev-secret-change-me"
 
-// configDoc lists the variables with their defaults, for the README and `coupond help`.
-var configDoc = []struct{ name, def, meaning string }{
-	{"COUPON_ENV", "dev", "dev or prod; prod turns introspection off and requires real secrets"},
-	{"COUPON_HTTP_ADDR", ":8080", "HTTP listen address"},
-	{"COUPON_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/coupond", "MySQL/MariaDB DSN (go-sql-driver); database created if missing"},
-	{"COUPON_MYSQL_MAX_CONNS", "50", "connection pool size"},
-	{"COUPON_REDIS_ADDR", "127.0.0.1:6379", "Redis for cache, stock and outboxes (run it with AOF)"},
-	{"COUPON_REDIS_PASSWORD", "", "its password"},
-	{"COUPON_REDIS_DB", "0", "its database number"},
-	{"COUPON_QUEUE_REDIS_ADDR", "= COUPON_REDIS_ADDR", "Redis for asynq jobs"},
-	{"COUPON_QUEUE_REDIS_DB", "1", "its database number"},
-	{"COUPON_JWT_SECRET", devSecret, "HS256 secret of bearer tokens"},
-	{"COUPON_MONITOR_USER", "admin", "basic-auth user of /monitoring (asynqmon)"},
-	{"COUPON_MONITOR_PASSWORD", "admin", "its password"},
-	{"COUPON_NODE_ID", "1", "snowflake node number, unique per instance (0…1023)"},
-	{"COUPON_COMPLEXITY_LIMIT", "500", "GraphQL complexity limit"},
-	{"COUPON_DEPTH_LIMIT", "15", "GraphQL depth limit"},
-	{"COUPON_WORKER_CONCURRENCY", "20", "asynq worker goroutines"},
-	{"COUPON_SHUTDOWN_TIMEOUT", "15s", "graceful shutdown budget"},
-	{"COUPON_REDEEM_MODE", "async", "async: answer PENDING, persist in batches; sync: persist in the request"},
-	{"COUPON_REDEEM_TEMPLATE_RATE", "50000", "claims/s one instance admits per template (token bucket)"},
-	{"COUPON_REDEEM_HOT_TEMPLATES", "", "per-template overrides, e.g. 123=200000,456=80000"},
-	{"COUPON_REDEEM_USER_RATE", "10", "claim attempts per second per user and template (0: off)"},
-	{"COUPON_PERSIST_BATCH", "500", "claims per persister transaction"},
-	{"COUPON_DRAIN_EVERY", "1s", "period of the outbox safety-net drain"},
-	{"COUPON_SWEEP_EVERY", "10m", "period of the expiry sweep"},
-	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: loopback only)"},
+// setting is one environment variable: its name, its default (as the variable would spell it),
+// what it means, and how its value is stored in the config.
+type setting struct {
+	env, def, meaning string
+	set               func(c *config, v string) error
 }
 
+// settings is every variable coupond reads. The config struct, `coupond help` and the README
+// table (TestReadmeConfigTable) all come from it.
+var settings = []setting{
+	{"COUPON_ENV", "dev", "dev or prod; prod turns introspection off and requires real secrets", oneOf(func(c *config) *string { return &c.Env }, "dev", "prod")},
+	{"COUPON_HTTP_ADDR", ":8080", "HTTP listen address", str(func(c *config) *string { return &c.HTTPAddr })},
+	{"COUPON_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/coupond", "MySQL/MariaDB DSN (go-sql-driver); database created if missing", str(func(c *config) *string { return &c.MySQLDSN })},
+	{"COUPON_MYSQL_MAX_CONNS", "50", "connection pool size", num(func(c *config) *int { return &c.MySQLMaxConns })},
+	{"COUPON_REDIS_ADDR", "127.0.0.1:6379", "Redis for cache, stock and outboxes (run it with AOF)", str(func(c *config) *string { return &c.RedisAddr })},
+	{"COUPON_REDIS_PASSWORD", "", "its password", str(func(c *config) *string { return &c.RedisPassword })},
+	{"COUPON_REDIS_DB", "0", "its database number", num(func(c *config) *int { return &c.RedisDB })},
+	{"COUPON_REDIS_NAMESPACE", "", "prefix of every Redis key and asynq queue name coupond uses (deployments sharing one Redis)", str(func(c *config) *string { return &c.RedisNamespace })},
+	{"COUPON_QUEUE_REDIS_ADDR", "", "Redis for asynq jobs (empty: COUPON_REDIS_ADDR)", str(func(c *config) *string { return &c.QueueRedisAddr })},
+	{"COUPON_QUEUE_REDIS_DB", "1", "its database number", num(func(c *config) *int { return &c.QueueRedisDB })},
+	{"COUPON_JWT_SECRET", devSecret, "HS256 secret of bearer tokens", str(func(c *config) *string { return &c.JWTSecret })},
+	{"COUPON_MONITOR_USER", "admin", "basic-auth user of /monitoring (asynqmon)", str(func(c *config) *string { return &c.MonitorUser })},
+	{"COUPON_MONITOR_PASSWORD", "admin", "its password", str(func(c *config) *string { return &c.MonitorPassword })},
+	{"COUPON_NODE_ID", "1", "snowflake node number, unique per instance (0…1023)", num64(func(c *config) *int64 { return &c.NodeID })},
+	{"COUPON_COMPLEXITY_LIMIT", "500", "GraphQL complexity limit", num(func(c *config) *int { return &c.ComplexityLimit })},
+	{"COUPON_DEPTH_LIMIT", "15", "GraphQL depth limit", num(func(c *config) *int { return &c.DepthLimit })},
+	{"COUPON_WORKER_CONCURRENCY", "20", "asynq worker goroutines", num(func(c *config) *int { return &c.Concurrency })},
+	{"COUPON_SHUTDOWN_TIMEOUT", "15s", "graceful shutdown budget", dur(func(c *config) *time.Duration { return &c.ShutdownTimeout })},
+	{"COUPON_REDEEM_MODE", "async", "async: answer PENDING, persist in batches; sync: persist in the request", redeemMode},
+	{"COUPON_REDEEM_TEMPLATE_RATE", "50000", "claims/s one instance admits per template (token bucket)", rate(func(c *config) *float64 { return &c.Redeem.TemplateRate })},
+	{"COUPON_REDEEM_HOT_TEMPLATES", "", "per-template overrides, e.g. 123=200000,456=80000", hotTemplates},
+	{"COUPON_REDEEM_USER_RATE", "10", "claim attempts per second per user and template (0: off)", num(func(c *config) *int { return &c.Redeem.UserRate })},
+	{"COUPON_PERSIST_BATCH", "500", "claims per persister transaction", num(func(c *config) *int { return &c.PersistBatch })},
+	{"COUPON_DRAIN_EVERY", "1s", "period of the outbox safety-net drain", dur(func(c *config) *time.Duration { return &c.DrainEvery })},
+	{"COUPON_SWEEP_EVERY", "10m", "period of the expiry sweep", dur(func(c *config) *time.Duration { return &c.SweepEvery })},
+	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: loopback only)", str(func(c *config) *string { return &c.PprofAddr })},
+}
+
+// loadConfig reads every setting from the environment (an unset or empty variable takes its
+// default) and checks the rules that span settings. Its error names every bad variable.
 func loadConfig() (config, error) {
-	var errs []error
-	str := func(k, def string) string {
-		if v, ok := os.LookupEnv(k); ok && v != "" {
-			return v
+	var c config
+	var errs []string
+	for _, s := range settings {
+		v, ok := os.LookupEnv(s.env)
+		if !ok || v == "" {
+			v = s.def
 		}
-		return def
-	}
-	num := func(k string, def int) int {
-		v := str(k, strconv.Itoa(def))
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q is not a number", k, v))
+		if err := s.set(&c, v); err != nil {
+			errs = append(errs, fmt.Sprintf("%s=%q: %v", s.env, v, err))
 		}
-		return n
 	}
-	c := config{
-		Env:             str("COUPON_ENV", "dev"),
-		HTTPAddr:        str("COUPON_HTTP_ADDR", ":8080"),
-		MySQLDSN:        str("COUPON_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/coupond"),
-		MySQLMaxConns:   num("COUPON_MYSQL_MAX_CONNS", 50),
-		RedisAddr:       str("COUPON_REDIS_ADDR", "127.0.0.1:6379"),
-		RedisPassword:   str("COUPON_REDIS_PASSWORD", ""),
-		RedisDB:         num("COUPON_REDIS_DB", 0),
-		QueueRedisDB:    num("COUPON_QUEUE_REDIS_DB", 1),
-		JWTSecret:       str("COUPON_JWT_SECRET", devSecret),
-		MonitorUser:     str("COUPON_MONITOR_USER", "admin"),
-		MonitorPassword: str("COUPON_MONITOR_PASSWORD", "admin"),
-		NodeID:          int64(num("COUPON_NODE_ID", 1)),
-		ComplexityLimit: num("COUPON_COMPLEXITY_LIMIT", 500),
-		DepthLimit:      num("COUPON_DEPTH_LIMIT", 15),
-		Concurrency:     num("COUPON_WORKER_CONCURRENCY", 20),
+	if c.QueueRedisAddr == "" {
+		c.QueueRedisAddr = c.RedisAddr
 	}
-	c.QueueRedisAddr = str("COUPON_QUEUE_REDIS_ADDR", c.RedisAddr)
-	dur := func(k, def string) time.Duration {
-		d, err := time.ParseDuration(str(k, def))
-		if err != nil || d <= 0 {
-			errs = append(errs, fmt.Errorf("%s: want a positive duration like %s", k, def))
-		}
-		return d
-	}
-	c.ShutdownTimeout = dur("COUPON_SHUTDOWN_TIMEOUT", "15s")
-	c.DrainEvery = dur("COUPON_DRAIN_EVERY", "1s")
-	c.SweepEvery = dur("COUPON_SWEEP_EVERY", "10m")
-	c.PersistBatch = num("COUPON_PERSIST_BATCH", 500)
-	c.Redeem = coupon.RedeemConfig{
-		Mode:         coupon.RedeemMode(str("COUPON_REDEEM_MODE", "async")),
-		TemplateRate: float64(num("COUPON_REDEEM_TEMPLATE_RATE", 50000)),
-		UserRate:     num("COUPON_REDEEM_USER_RATE", 10),
-	}
-	if m := c.Redeem.Mode; m != coupon.RedeemAsync && m != coupon.RedeemSync {
-		errs = append(errs, fmt.Errorf("COUPON_REDEEM_MODE=%q: want async or sync", m))
-	}
-	hot, err := parseHotTemplates(str("COUPON_REDEEM_HOT_TEMPLATES", ""))
-	if err != nil {
-		errs = append(errs, err)
-	}
-	c.Redeem.HotTemplateRates = hot
-	switch c.Env {
-	case "dev":
-	case "prod":
+	if c.Env == "prod" {
 		if c.JWTSecret == devSecret || len(c.JWTSecret) < 32 {
-			errs = append(errs, fmt.Errorf("COUPON_ENV=prod needs COUPON_JWT_SECRET of at least 32 characters"))
+			errs = append(errs, "COUPON_ENV=prod needs COUPON_JWT_SECRET of at least 32 characters")
 		}
 		if c.MonitorPassword == "admin" {
-			errs = append(errs, fmt.Errorf("COUPON_ENV=prod needs COUPON_MONITOR_PASSWORD"))
+			errs = append(errs, "COUPON_ENV=prod needs COUPON_MONITOR_PASSWORD")
 		}
-	default:
-		errs = append(errs, fmt.Errorf("COUPON_ENV=%q: want dev or prod", c.Env))
 	}
 	if len(errs) > 0 {
-		return c, fmt.Errorf("config: %v", errs)
+		return c, fmt.Errorf("config: %s", strings.Join(errs, "; "))
 	}
 	return c, nil
 }
 
-// parseHotTemplates reads "id=rate,id=rate".
-func parseHotTemplates(s string) (map[int64]float64, error) {
-	out := map[int64]float64{}
-	for _, item := range strings.Split(s, ",") {
+// configMarkdown is the settings as the README's table.
+func configMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| variable | default | meaning |\n|---|---|---|\n")
+	for _, s := range settings {
+		def := s.def
+		if def != "" {
+			def = "`" + def + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", s.env, def, s.meaning)
+	}
+	return b.String()
+}
+
+func str(field func(*config) *string) func(*config, string) error {
+	return func(c *config, v string) error { *field(c) = v; return nil }
+}
+
+func oneOf(field func(*config) *string, allowed ...string) func(*config, string) error {
+	return func(c *config, v string) error {
+		*field(c) = v
+		for _, a := range allowed {
+			if v == a {
+				return nil
+			}
+		}
+		return fmt.Errorf("want %s", strings.Join(allowed, " or "))
+	}
+}
+
+func num(field func(*config) *int) func(*config, string) error {
+	return func(c *config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("not a number ≥ 0")
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+func num64(field func(*config) *int64) func(*config, string) error {
+	return func(c *config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("not a number ≥ 0")
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+func rate(field func(*config) *float64) func(*config, string) error {
+	return func(c *config, v string) error {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil || r <= 0 {
+			return fmt.Errorf("not a positive number")
+		}
+		*field(c) = r
+		return nil
+	}
+}
+
+func dur(field func(*config) *time.Duration) func(*config, string) error {
+	return func(c *config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("want a positive duration like 1s or 10m")
+		}
+		*field(c) = d
+		return nil
+	}
+}
+
+func redeemMode(c *config, v string) error {
+	c.Redeem.Mode = claim.Mode(v)
+	if c.Redeem.Mode != claim.ModeAsync && c.Redeem.Mode != claim.ModeSync {
+		return fmt.Errorf("want async or sync")
+	}
+	return nil
+}
+
+// hotTemplates reads "id=rate,id=rate".
+func hotTemplates(c *config, v string) error {
+	c.Redeem.HotTemplateRates = map[int64]float64{}
+	for _, item := range strings.Split(v, ",") {
 		if item = strings.TrimSpace(item); item == "" {
 			continue
 		}
 		idStr, rateStr, ok := strings.Cut(item, "=")
 		id, err1 := strconv.ParseInt(idStr, 10, 64)
-		rate, err2 := strconv.ParseFloat(rateStr, 64)
-		if !ok || err1 != nil || err2 != nil || rate <= 0 {
-			return nil, fmt.Errorf("COUPON_REDEEM_HOT_TEMPLATES: %q is not id=rate", item)
+		r, err2 := strconv.ParseFloat(rateStr, 64)
+		if !ok || err1 != nil || err2 != nil || r <= 0 {
+			return fmt.Errorf("%q is not id=rate", item)
 		}
-		out[id] = rate
+		c.Redeem.HotTemplateRates[id] = r
 	}
-	return out, nil
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"coupond/coupon"
+	"coupond/coupon/template"
 	"coupond/ent/coupontemplate"
 
 	"github.com/shopspring/decimal"
@@ -23,18 +24,18 @@ const demoTemplateName = "Demo: 10.00 off orders from 100.00"
 
 // seedDemo makes sure shop 1001 has an active demo template and prints tokens to try the API.
 func (a *app) seedDemo(ctx context.Context) error {
-	page, err := a.templates.List(ctx, demoMerchant, coupon.TemplateFilter{
+	page, err := a.svc.Templates.List(ctx, demoMerchant, template.Filter{
 		NameContains: ptr(demoTemplateName), Status: ptr(coupon.StatusActive),
 	}, 1, 0)
 	if err != nil {
 		return err
 	}
 	var t *coupon.Template
-	if len(page.Templates) > 0 {
-		t = page.Templates[0]
+	if len(page.Items) > 0 {
+		t = page.Items[0]
 	} else {
 		now := time.Now().UTC()
-		t, err = a.templates.Create(ctx, demoMerchant, coupon.CreateTemplateInput{
+		t, err = a.svc.Templates.Create(ctx, demoMerchant, template.CreateInput{
 			Name: demoTemplateName, Source: coupontemplate.SourceSHOP, Target: coupontemplate.TargetSHOP_WIDE,
 			Type: coupontemplate.TypeTHRESHOLD_OFF, ValidStartTime: now, ValidEndTime: now.AddDate(0, 1, 0),
 			Stock: 1000, LimitPerPerson: 2,

@@ -5,16 +5,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/pprof"
-	"os"
 	"time"
 )
 
-// startPprof serves net/http/pprof (/debug/pprof/...) on the address in COUPON_PPROF_ADDR, in a
-// goroutine, and returns at once; it does nothing when the variable is unset or empty. The
+// startPprof serves net/http/pprof (/debug/pprof/...) on addr (COUPON_PPROF_ADDR), in a
+// goroutine, and returns at once; it does nothing when addr is empty. The
 // profiler has its own listener and mux, never the API's: bind it to a loopback address (e.g.
 // 127.0.0.1:6060), it is unauthenticated. bench/run.sh -pprof uses it to profile the claim path.
-func startPprof() {
-	addr := os.Getenv("COUPON_PPROF_ADDR")
+func startPprof(addr string) {
 	if addr == "" {
 		return
 	}

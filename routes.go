@@ -10,10 +10,8 @@ import (
 
 	"coupond/coupon"
 	"coupond/graph"
-	"coupond/jobs"
 
 	"github.com/99designs/gqlgen/graphql/playground"
-	"github.com/hibiken/asynq"
 	"github.com/hibiken/asynqmon"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -21,7 +19,7 @@ import (
 // routes is the HTTP surface: /query, the playground at /, asynqmon at /monitoring, /metrics,
 // /healthz (the process is up) and /readyz (MySQL and Redis answer).
 func (a *app) routes() http.Handler {
-	gql := graph.NewHandler(&graph.Resolver{Templates: a.templates, Redeemer: a.redeemer}, graph.HandlerConfig{
+	gql := graph.NewHandler(&graph.Resolver{Templates: a.svc.Templates, Redeemer: a.svc.Redeemer, Wallet: a.svc.Wallet}, graph.HandlerConfig{
 		Signer:          a.signer,
 		Introspection:   a.cfg.Env != "prod",
 		ComplexityLimit: a.cfg.ComplexityLimit,
@@ -87,19 +85,3 @@ func (a *app) ready(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(checks)
 }
-
-// jobs returns the worker's task mux.
-func (a *app) jobs() *asynq.ServeMux {
-	mux := asynq.NewServeMux()
-	jobs.Register(mux, jobs.Deps{Persister: a.persister, Expirer: a.expirer, Queue: a.queue})
-	return mux
-}
-
-// slogAsynq routes asynq's logs to slog.
-type slogAsynq struct{}
-
-func (slogAsynq) Debug(args ...any) { slog.Debug("asynq", "msg", args) }
-func (slogAsynq) Info(args ...any)  { slog.Info("asynq", "msg", args) }
-func (slogAsynq) Warn(args ...any)  { slog.Warn("asynq", "msg", args) }
-func (slogAsynq) Error(args ...any) { slog.Error("asynq", "msg", args) }
-func (slogAsynq) Fatal(args ...any) { slog.Error("asynq fatal", "msg", args); panic(args) }

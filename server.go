@@ -9,7 +9,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,14 +21,8 @@ import (
 
 	"coupond/auth"
 	"coupond/coupon"
-	"coupond/ent"
-	"coupond/idgen"
-	"coupond/jobs"
+	"coupond/coupon/claim"
 	"coupond/migrations"
-	"coupond/store"
-
-	"github.com/hibiken/asynq"
-	"github.com/redis/go-redis/v9"
 )
 
 func main() {
@@ -56,6 +49,10 @@ func run(args []string) error {
 	case "token":
 		return printToken(cfg, args[1:])
 	case "help", "-h", "--help":
+		if len(args) > 1 && args[1] == "--markdown" {
+			fmt.Print(configMarkdown()) // the README's configuration table
+			return nil
+		}
 		usage()
 		return nil
 	}
@@ -66,8 +63,8 @@ func run(args []string) error {
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: coupond serve [--mode all|api|worker] [--demo] | migrate | token --role R --sub N [--shop N]")
 	fmt.Fprintln(os.Stderr, "\nenvironment:")
-	for _, v := range configDoc {
-		fmt.Fprintf(os.Stderr, "  %-26s %-36s %s\n", v.name, v.def, v.meaning)
+	for _, v := range settings {
+		fmt.Fprintf(os.Stderr, "  %-26s %-36s %s\n", v.env, v.def, v.meaning)
 	}
 }
 
@@ -92,81 +89,6 @@ func printToken(cfg config, args []string) error {
 	return nil
 }
 
-// app is the wired service.
-type app struct {
-	cfg       config
-	db        *ent.Client
-	sqlDB     *sql.DB
-	rdb       *redis.Client // data: cache, stock, outboxes
-	qrdb      *redis.Client // asynq's Redis, for readiness checks
-	queueOpt  asynq.RedisClientOpt
-	signer    *auth.Signer
-	cache     *coupon.TemplateCache
-	templates *coupon.TemplateAdmin
-	enqueuer  *asynq.Client
-	queue     *jobs.Queue
-	expirer   *coupon.Expirer
-	persister *coupon.Persister
-	redeemer  *coupon.Redeemer
-}
-
-// newApp migrates the database and opens every connection.
-func newApp(ctx context.Context, cfg config) (*app, error) {
-	if err := idgen.SetNode(cfg.NodeID); err != nil {
-		return nil, fmt.Errorf("COUPON_NODE_ID: %w", err)
-	}
-	if err := migrations.EnsureDatabase(cfg.MySQLDSN); err != nil {
-		return nil, err
-	}
-	if err := migrations.Apply(cfg.MySQLDSN); err != nil {
-		return nil, err
-	}
-	db, sqlDB, err := store.OpenMySQL(cfg.MySQLDSN, cfg.MySQLMaxConns)
-	if err != nil {
-		return nil, err
-	}
-	a := &app{
-		cfg: cfg, db: db, sqlDB: sqlDB,
-		rdb:      store.OpenRedis(cfg.RedisAddr, cfg.RedisPassword, cfg.RedisDB),
-		qrdb:     store.OpenRedis(cfg.QueueRedisAddr, cfg.RedisPassword, cfg.QueueRedisDB),
-		queueOpt: asynq.RedisClientOpt{Addr: cfg.QueueRedisAddr, Password: cfg.RedisPassword, DB: cfg.QueueRedisDB},
-		signer:   auth.NewSigner(cfg.JWTSecret),
-	}
-	a.cache = coupon.NewTemplateCache(a.rdb, db, coupon.CacheOptions{})
-	a.templates = coupon.NewTemplateAdmin(db, a.rdb, a.cache)
-	a.enqueuer = asynq.NewClient(a.queueOpt)
-	a.queue = jobs.NewQueue(a.enqueuer)
-	a.expirer = coupon.NewExpirer(db, a.rdb)
-	a.persister = coupon.NewPersister(db, a.rdb, a.expirer, a.queue, coupon.PersistConfig{BatchSize: cfg.PersistBatch})
-	a.redeemer = coupon.NewRedeemer(db, a.rdb, a.cache, a.expirer, a.queue, cfg.Redeem)
-	if err := a.rdb.Ping(ctx).Err(); err != nil {
-		a.close()
-		return nil, fmt.Errorf("redis %s: %w", cfg.RedisAddr, err)
-	}
-	if err := a.cache.EnsureBloom(ctx); err != nil {
-		a.close()
-		return nil, fmt.Errorf("bloom filter: %w", err)
-	}
-	a.warnWithoutAOF(ctx)
-	return a, nil
-}
-
-// warnWithoutAOF logs a warning when the data Redis would lose acknowledged writes on a crash.
-func (a *app) warnWithoutAOF(ctx context.Context) {
-	v, err := a.rdb.ConfigGet(ctx, "appendonly").Result()
-	if err == nil && v["appendonly"] != "yes" {
-		slog.Warn("Redis runs without AOF: accepted claims waiting in outboxes can be lost on a Redis crash; run it with --appendonly yes --appendfsync everysec",
-			"addr", a.cfg.RedisAddr)
-	}
-}
-
-func (a *app) close() {
-	a.db.Close()
-	a.enqueuer.Close()
-	a.rdb.Close()
-	a.qrdb.Close()
-}
-
 // serve implements `coupond serve`.
 func serve(cfg config, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -180,7 +102,7 @@ func serve(cfg config, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	startPprof()
+	startPprof(cfg.PprofAddr)
 	a, err := newApp(ctx, cfg)
 	if err != nil {
 		return err
@@ -203,24 +125,15 @@ func serve(cfg config, args []string) error {
 			}
 		}()
 	}
-	if *mode != "worker" && cfg.Redeem.Mode == coupon.RedeemAsync {
-		go a.redeemer.Run(ctx)
+	if *mode != "worker" && cfg.Redeem.Mode == claim.ModeAsync {
+		go a.svc.Redeemer.Run(ctx)
 	}
-	var worker *asynq.Server
-	var scheduler *asynq.Scheduler
+	var w *worker
 	if *mode != "api" {
-		worker = asynq.NewServer(a.queueOpt, asynq.Config{Concurrency: cfg.Concurrency, Logger: slogAsynq{}})
-		if err := worker.Start(a.jobs()); err != nil {
-			return fmt.Errorf("worker: %w", err)
-		}
-		scheduler = asynq.NewScheduler(a.queueOpt, &asynq.SchedulerOpts{Logger: slogAsynq{}})
-		if err := jobs.RegisterPeriodic(scheduler, cfg.DrainEvery, cfg.SweepEvery); err != nil {
+		if w, err = a.startWorker(); err != nil {
 			return err
 		}
-		if err := scheduler.Start(); err != nil {
-			return fmt.Errorf("scheduler: %w", err)
-		}
-		slog.Info("worker started", "concurrency", cfg.Concurrency, "redeemMode", cfg.Redeem.Mode)
+		defer w.stop()
 	}
 
 	select {
@@ -235,10 +148,6 @@ func serve(cfg config, args []string) error {
 		if err := httpSrv.Shutdown(sctx); err != nil {
 			slog.Error("http shutdown", "err", err)
 		}
-	}
-	if worker != nil {
-		scheduler.Shutdown()
-		worker.Shutdown() // waits for running tasks; unfinished ones go back to the queue
 	}
 	return nil
 }

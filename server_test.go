@@ -12,6 +12,9 @@ import (
 
 	"coupond/auth"
 	"coupond/coupon"
+	"coupond/coupon/claim"
+	"coupond/coupon/keys"
+	"coupond/coupon/template"
 	"coupond/testutil"
 )
 
@@ -24,8 +27,8 @@ func testApp(t *testing.T) (*app, *httptest.Server) {
 	}
 	cfg.MySQLDSN = testutil.FreshDatabase(t, "main")
 	cfg.RedisAddr, cfg.QueueRedisAddr = testutil.RedisAddr(), testutil.RedisAddr()
-	testutil.Redis(t, testutil.RedisDBMain) // empties it
-	cfg.RedisDB, cfg.QueueRedisDB = testutil.RedisDBMain, testutil.RedisDBMain
+	testutil.Redis(t, "main") // empties the namespace
+	cfg.RedisDB, cfg.QueueRedisDB, cfg.RedisNamespace = 0, 0, keys.Namespace()
 	cfg.MonitorUser, cfg.MonitorPassword = "ops", "s3cret"
 	a, err := newApp(context.Background(), cfg)
 	if err != nil {
@@ -115,7 +118,7 @@ func TestDemoSeedIsIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	page, err := a.templates.List(ctx, demoMerchant, coupon.TemplateFilter{}, 10, 0)
+	page, err := a.svc.Templates.List(ctx, demoMerchant, template.Filter{}, 10, 0)
 	if err != nil || page.Total != 1 {
 		t.Fatalf("demo templates = %+v, %v; want exactly 1", page, err)
 	}
@@ -131,15 +134,13 @@ func TestTokenCommand(t *testing.T) {
 	}
 }
 
-func TestReadmeDocumentsEveryVariable(t *testing.T) {
+func TestReadmeConfigTable(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range configDoc {
-		if !strings.Contains(string(readme), "`"+v.name+"`") {
-			t.Errorf("README.md does not document %s", v.name)
-		}
+	if !strings.Contains(string(readme), configMarkdown()) {
+		t.Errorf("README.md's configuration table is not the one config.go's settings make; put this in:\n%s", configMarkdown())
 	}
 }
 
@@ -151,7 +152,7 @@ func TestConfigFromEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Redeem.Mode != coupon.RedeemSync || cfg.Redeem.UserRate != 0 ||
+	if cfg.Redeem.Mode != claim.ModeSync || cfg.Redeem.UserRate != 0 ||
 		cfg.Redeem.HotTemplateRates[123] != 200000 || cfg.Redeem.HotTemplateRates[456] != 80000 {
 		t.Fatalf("redeem config = %+v", cfg.Redeem)
 	}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 )
 
-// Code classifies an Error. Business codes (INVALID_INPUT … FILE_INVALID) are the API's ErrorCode
-// values and reach clients as userErrors; the others become top-level GraphQL errors.
+// Code classifies an Error: one of the API's ErrorCode values. graph/ reports most as userErrors
+// and adds the codes that exist only as top-level GraphQL errors (UNAUTHENTICATED, FORBIDDEN, …).
 type Code string
 
-// Codes of the API's ErrorCode enum (business outcomes, reported as userErrors).
+// Codes of the API's ErrorCode enum (business outcomes).
 const (
 	CodeInvalidInput    Code = "INVALID_INPUT"
 	CodeNotFound        Code = "NOT_FOUND"
@@ -27,16 +27,8 @@ const (
 	CodeFileInvalid     Code = "FILE_INVALID"
 )
 
-// Codes that only appear as top-level GraphQL errors (extensions.code).
-const (
-	CodeUnauthenticated Code = "UNAUTHENTICATED"
-	CodeForbidden       Code = "FORBIDDEN"
-	CodeBadUserInput    Code = "BAD_USER_INPUT"
-	CodeInternal        Code = "INTERNAL"
-)
-
-// Error is a typed failure the caller can act on. Field names the input field at fault, as a
-// path (["input", "stock"]), when there is one.
+// Error is a typed failure the caller can act on. Field names the input field at fault, as a path
+// relative to the operation's input (["stock"], ["items", "0", "goods"]), when there is one.
 type Error struct {
 	Code    Code
 	Field   []string
@@ -52,7 +44,7 @@ func Errorf(code Code, format string, args ...any) *Error {
 
 // FieldError returns an INVALID_INPUT *Error about one input field.
 func FieldError(field string, message string) *Error {
-	return &Error{Code: CodeInvalidInput, Field: []string{"input", field}, Message: message}
+	return &Error{Code: CodeInvalidInput, Field: []string{field}, Message: message}
 }
 
 // ValidationError collects every broken rule of one input, so the client sees them all at once.

@@ -68,9 +68,9 @@ func (t *Template) DiscountRate() *decimal.Decimal { return t.Consume.DiscountRa
 // MaxDiscountAmount caps a PERCENT_OFF discount, when set.
 func (t *Template) MaxDiscountAmount() *decimal.Decimal { return t.Consume.MaxDiscountAmount }
 
-// templateFromEnt converts a database row. Times are UTC and cut to the millisecond, as the
+// TemplateFromRow converts a database row. Times are UTC and cut to the millisecond, as the
 // DATETIME(3) columns keep them, so a template read back equals the one written.
-func templateFromEnt(r *ent.CouponTemplate) *Template {
+func TemplateFromRow(r *ent.CouponTemplate) *Template {
 	return &Template{
 		ID: r.ID, ShopNumber: r.ShopNumber, Name: r.Name, Source: r.Source, Target: r.Target,
 		Goods: r.Goods, Type: r.Type, ValidStart: ms(r.ValidStartTime), ValidEnd: ms(r.ValidEndTime),

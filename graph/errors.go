@@ -14,27 +14,41 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
-// Top-level error codes that are not business outcomes.
+// Codes that only appear as top-level GraphQL errors (extensions.code), never as userErrors.
 const (
-	codeComplexity = "COMPLEXITY_LIMIT_EXCEEDED"
+	CodeUnauthenticated coupon.Code = "UNAUTHENTICATED"
+	CodeForbidden       coupon.Code = "FORBIDDEN"
+	CodeBadUserInput    coupon.Code = "BAD_USER_INPUT"
+	CodeInternal        coupon.Code = "INTERNAL"
+	codeComplexity      coupon.Code = "COMPLEXITY_LIMIT_EXCEEDED"
 )
 
-// payload splits a domain error into the userErrors of a mutation payload (business outcomes)
-// and a top-level error (anything else: the presenter maps it).
+// payload splits a domain error into the userErrors of a mutation payload (business outcomes,
+// their field paths put under the mutation's "input" argument) and a top-level error (anything
+// else: the presenter maps it).
 func payload(err error) ([]*coupon.Error, error) {
 	if err == nil {
 		return []*coupon.Error{}, nil
 	}
-	if errs := coupon.AsErrors(err); errs != nil && isBusiness(errs[0].Code) {
-		return errs, nil
+	errs := coupon.AsErrors(err)
+	if errs == nil || !isBusiness(errs[0].Code) {
+		return nil, err
 	}
-	return nil, err
+	out := make([]*coupon.Error, len(errs))
+	for i, e := range errs {
+		c := *e
+		if len(e.Field) > 0 {
+			c.Field = append([]string{"input"}, e.Field...)
+		}
+		out[i] = &c
+	}
+	return out, nil
 }
 
 // isBusiness reports whether code is one of the API's ErrorCode values (reported as userErrors).
 func isBusiness(code coupon.Code) bool {
 	switch code {
-	case coupon.CodeUnauthenticated, coupon.CodeForbidden, coupon.CodeBadUserInput, coupon.CodeInternal:
+	case CodeUnauthenticated, CodeForbidden, CodeBadUserInput, CodeInternal:
 		return false
 	}
 	return true
@@ -43,10 +57,10 @@ func isBusiness(code coupon.Code) bool {
 // topLevelCode maps a typed error's code to the extensions.code of a top-level GraphQL error.
 func topLevelCode(code coupon.Code) coupon.Code {
 	switch code {
-	case coupon.CodeUnauthenticated, coupon.CodeForbidden, coupon.CodeNotFound, coupon.CodeRateLimited, coupon.CodeInternal:
+	case CodeUnauthenticated, CodeForbidden, coupon.CodeNotFound, coupon.CodeRateLimited, CodeInternal:
 		return code
 	}
-	return coupon.CodeBadUserInput
+	return CodeBadUserInput
 }
 
 // ErrorPresenter is the one place errors become GraphQL errors: typed domain errors keep their
@@ -66,7 +80,7 @@ func ErrorPresenter(ctx context.Context, err error) *gqlerror.Error {
 	}
 	if errors.As(err, &inputErr) {
 		gqlErr.Message = inputErr.Error()
-		setCode(gqlErr, coupon.CodeBadUserInput)
+		setCode(gqlErr, CodeBadUserInput)
 		return gqlErr
 	}
 	if _, ok := gqlErr.Extensions["code"]; ok {
@@ -74,7 +88,7 @@ func ErrorPresenter(ctx context.Context, err error) *gqlerror.Error {
 	}
 	slog.ErrorContext(ctx, "request failed", "path", gqlErr.Path.String(), "err", err)
 	gqlErr.Message = "internal error"
-	setCode(gqlErr, coupon.CodeInternal)
+	setCode(gqlErr, CodeInternal)
 	return gqlErr
 }
 
@@ -88,5 +102,5 @@ func setCode(e *gqlerror.Error, code coupon.Code) {
 // Recover turns a panic in a resolver into an INTERNAL error, logging the stack server-side.
 func Recover(ctx context.Context, p any) error {
 	slog.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-	return &coupon.Error{Code: coupon.CodeInternal, Message: "internal error"}
+	return &coupon.Error{Code: CodeInternal, Message: "internal error"}
 }

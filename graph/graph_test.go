@@ -12,11 +12,10 @@ import (
 
 	"coupond/auth"
 	"coupond/coupon"
+	"coupond/coupon/claim"
 	"coupond/ent"
-	"coupond/jobs"
-	"coupond/testutil"
-
-	"github.com/hibiken/asynq"
+	"coupond/services"
+	"coupond/testutil/stack"
 )
 
 const testSecret = "graph-test-secret"
@@ -30,15 +29,10 @@ type env struct {
 
 func newEnv(t *testing.T, name string) *env {
 	t.Helper()
-	db, _, _ := testutil.MySQL(t, "graph_"+name)
-	rdb := testutil.Redis(t, testutil.RedisDBGraph)
-	cache := coupon.NewTemplateCache(rdb, db, coupon.CacheOptions{})
+	s := stack.New(t, "graph", name, stack.Options{Config: services.Config{Redeem: claim.Config{Mode: claim.ModeSync}}})
+	db := s.DB
 	signer := auth.NewSigner(testSecret)
-	client := asynq.NewClient(asynq.RedisClientOpt{Addr: testutil.RedisAddr(), DB: testutil.RedisDBGraph})
-	t.Cleanup(func() { client.Close() })
-	expirer := coupon.NewExpirer(db, rdb)
-	redeemer := coupon.NewRedeemer(db, rdb, cache, expirer, jobs.NewQueue(client), coupon.RedeemConfig{Mode: coupon.RedeemSync})
-	h := NewHandler(&Resolver{Templates: coupon.NewTemplateAdmin(db, rdb, cache), Redeemer: redeemer}, HandlerConfig{
+	h := NewHandler(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet}, HandlerConfig{
 		Signer: signer, Introspection: true, ComplexityLimit: 500, DepthLimit: 15,
 	})
 	srv := httptest.NewServer(signer.Middleware(h))

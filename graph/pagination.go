@@ -23,14 +23,14 @@ func pageArgs(first *int, after *string) (int, int64, error) {
 		n = *first
 	}
 	if n < 1 || n > maxPageSize {
-		return 0, 0, &coupon.Error{Code: coupon.CodeBadUserInput, Field: []string{"first"}, Message: "first must be between 1 and 100"}
+		return 0, 0, &coupon.Error{Code: CodeBadUserInput, Field: []string{"first"}, Message: "first must be between 1 and 100"}
 	}
 	if after == nil || *after == "" {
 		return n, 0, nil
 	}
 	id, ok := decodeCursor(*after)
 	if !ok {
-		return 0, 0, &coupon.Error{Code: coupon.CodeBadUserInput, Field: []string{"after"}, Message: "after is not a cursor of this connection"}
+		return 0, 0, &coupon.Error{Code: CodeBadUserInput, Field: []string{"after"}, Message: "after is not a cursor of this connection"}
 	}
 	return n, id, nil
 }

@@ -1,9 +1,14 @@
 package graph
 
-import "coupond/coupon"
+import (
+	"coupond/coupon/claim"
+	"coupond/coupon/template"
+	"coupond/coupon/wallet"
+)
 
 // Resolver holds the domain services the resolvers call.
 type Resolver struct {
-	Templates *coupon.TemplateAdmin
-	Redeemer  *coupon.Redeemer
+	Templates *template.Admin
+	Redeemer  *claim.Redeemer
+	Wallet    *wallet.Wallet
 }

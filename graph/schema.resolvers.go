@@ -8,6 +8,8 @@ package graph
 import (
 	"context"
 	"coupond/coupon"
+	"coupond/coupon/claim"
+	"coupond/coupon/template"
 	"coupond/ent/usercoupon"
 	"coupond/graph/generated"
 	"coupond/graph/model"
@@ -20,7 +22,7 @@ func (r *couponTemplateResolver) ShopNumber(ctx context.Context, obj *coupon.Tem
 	return strconv.FormatInt(obj.ShopNumber, 10), nil
 }
 
-func (r *mutationResolver) CreateCouponTemplate(ctx context.Context, input coupon.CreateTemplateInput) (*model.CouponTemplatePayload, error) {
+func (r *mutationResolver) CreateCouponTemplate(ctx context.Context, input template.CreateInput) (*model.CouponTemplatePayload, error) {
 	t, err := r.Templates.Create(ctx, actorOf(ctx), input)
 	return templatePayload(t, err)
 }
@@ -90,14 +92,14 @@ func (r *queryResolver) MyCoupons(ctx context.Context, status *usercoupon.Status
 	if err != nil {
 		return nil, err
 	}
-	page, err := r.Redeemer.MyCoupons(ctx, actorOf(ctx).UserID, status, n, afterID)
+	page, err := r.Wallet.MyCoupons(ctx, actorOf(ctx).UserID, status, n, afterID)
 	if err != nil {
 		return nil, err
 	}
 	return couponConnection(page), nil
 }
 
-func (r *queryResolver) Redemption(ctx context.Context, id string) (*coupon.Redemption, error) {
+func (r *queryResolver) Redemption(ctx context.Context, id string) (*claim.Redemption, error) {
 	red, err := r.Redeemer.Redemption(ctx, actorOf(ctx).UserID, id)
 	if errors.Is(err, coupon.ErrNotFound) {
 		return nil, nil

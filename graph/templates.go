@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"coupond/coupon"
+	"coupond/coupon/template"
 	"coupond/graph/model"
 )
 
@@ -20,15 +21,15 @@ func templatePayload(t *coupon.Template, err error) (*model.CouponTemplatePayloa
 }
 
 // templateFilter converts the GraphQL filter.
-func templateFilter(in *model.CouponTemplateFilter) (coupon.TemplateFilter, error) {
+func templateFilter(in *model.CouponTemplateFilter) (template.Filter, error) {
 	if in == nil {
-		return coupon.TemplateFilter{}, nil
+		return template.Filter{}, nil
 	}
-	f := coupon.TemplateFilter{Status: in.Status, Type: in.Type, Source: in.Source, NameContains: in.NameContains}
+	f := template.Filter{Status: in.Status, Type: in.Type, Source: in.Source, NameContains: in.NameContains}
 	if in.ShopNumber != nil {
 		shop, err := strconv.ParseInt(*in.ShopNumber, 10, 64)
 		if err != nil {
-			return f, &coupon.Error{Code: coupon.CodeBadUserInput, Field: []string{"filter", "shopNumber"}, Message: "shopNumber must be a number"}
+			return f, &coupon.Error{Code: CodeBadUserInput, Field: []string{"filter", "shopNumber"}, Message: "shopNumber must be a number"}
 		}
 		f.ShopNumber = &shop
 	}
@@ -36,8 +37,8 @@ func templateFilter(in *model.CouponTemplateFilter) (coupon.TemplateFilter, erro
 }
 
 // templateConnection builds the Relay connection of a page.
-func templateConnection(p *coupon.TemplatePage) *model.CouponTemplateConnection {
-	edges, info := page(p.Templates, p.HasNext, func(t *coupon.Template) int64 { return t.ID },
+func templateConnection(p coupon.Page[*coupon.Template]) *model.CouponTemplateConnection {
+	edges, info := page(p.Items, p.HasNext, func(t *coupon.Template) int64 { return t.ID },
 		func(cursor string, t *coupon.Template) *model.CouponTemplateEdge {
 			return &model.CouponTemplateEdge{Cursor: cursor, Node: t}
 		})

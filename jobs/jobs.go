@@ -1,7 +1,8 @@
-// Package jobs holds coupond's asynq task types, one file per type (its Type constant, payload,
-// constructor and handler), the Queue that enqueues them for the domain (coupon.Scheduler), and
-// Register, which wires every handler into the worker's mux and every periodic task into the
-// scheduler.
+// Package jobs holds coupond's asynq task types, one file per type named like it
+// (outbox_persist.go ↔ "outbox:persist": its Type constant, payload, constructor, enqueue method
+// and handler), the Queue that enqueues them for the domain, the queues and their weights
+// (queues.go), every periodic task (periodic.go), and how failures are told from domain refusals
+// (failures.go). Handlers are grouped in one struct per capability.
 package jobs
 
 import (
@@ -9,53 +10,50 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
-	"coupond/coupon"
+	"coupond/coupon/claim"
+	"coupond/coupon/expiry"
 
 	"github.com/hibiken/asynq"
 )
 
-// Deps are the domain services the handlers call.
-type Deps struct {
-	Persister *coupon.Persister
-	Expirer   *coupon.Expirer
-	Queue     *Queue
+// ClaimHandlers run the claim path's tasks.
+type ClaimHandlers struct {
+	Persister *claim.Persister
+	Queue     *Queue // the drain queues a persister per non-empty outbox
 }
 
-// Register wires every task handler into mux.
-func Register(mux *asynq.ServeMux, d Deps) {
-	mux.HandleFunc(TypePersistOutbox, d.handlePersistOutbox)
-	mux.HandleFunc(TypeDrainOutboxes, d.handleDrainOutboxes)
-	mux.HandleFunc(TypeExpireBucket, d.handleExpireBucket)
-	mux.HandleFunc(TypeExpireSweep, d.handleExpireSweep)
+// ExpiryHandlers run the expiry tasks.
+type ExpiryHandlers struct {
+	Expirer *expiry.Expirer
 }
 
-// RegisterPeriodic registers the periodic tasks with the scheduler. Every instance may run a
-// scheduler: the tasks carry fixed ids, so only one of each is queued at a time.
-func RegisterPeriodic(s *asynq.Scheduler, drainEvery, sweepEvery time.Duration) error {
-	for _, p := range []struct {
-		every time.Duration
-		task  *asynq.Task
-		id    string
-	}{
-		{drainEvery, NewDrainOutboxesTask(), TypeDrainOutboxes},
-		{sweepEvery, NewExpireSweepTask(), TypeExpireSweep},
-	} {
-		if _, err := s.Register(fmt.Sprintf("@every %s", p.every), p.task, asynq.TaskID(p.id), asynq.MaxRetry(0)); err != nil {
-			return fmt.Errorf("schedule %s: %w", p.id, err)
-		}
-	}
-	return nil
+// Handlers are every capability's task handlers.
+type Handlers struct {
+	Claim  ClaimHandlers
+	Expiry ExpiryHandlers
 }
 
-// Queue enqueues tasks; it implements coupon.Scheduler.
+// NewMux returns the worker's mux with every task type's handler.
+func NewMux(h Handlers) *asynq.ServeMux {
+	mux := asynq.NewServeMux()
+	mux.HandleFunc(TypePersistOutbox, h.Claim.handlePersistOutbox)
+	mux.HandleFunc(TypeDrainOutboxes, h.Claim.handleDrainOutboxes)
+	mux.HandleFunc(TypeExpireBucket, h.Expiry.handleExpireBucket)
+	mux.HandleFunc(TypeExpireSweep, h.Expiry.handleExpireSweep)
+	return mux
+}
+
+// Queue enqueues tasks; it implements each capability's scheduling interface.
 type Queue struct{ client *asynq.Client }
 
 // NewQueue returns a Queue over an asynq client.
 func NewQueue(c *asynq.Client) *Queue { return &Queue{client: c} }
 
-var _ coupon.Scheduler = (*Queue)(nil)
+var (
+	_ claim.Scheduler  = (*Queue)(nil)
+	_ expiry.Scheduler = (*Queue)(nil)
+)
 
 // enqueue enqueues t; a task with the same id already queued or running counts as success.
 func (q *Queue) enqueue(ctx context.Context, t *asynq.Task, opts ...asynq.Option) error {

@@ -45,7 +45,7 @@ var (
 )
 
 // TemplateKeys are the keys of one template that the template scripts use. All of them must carry
-// the template's hash tag {t<id>} (package coupon builds them).
+// the template's hash tag {t<id>} (package coupon/keys builds them).
 type TemplateKeys struct {
 	Hash string // the template cache hash
 	Null string // the null-value key

@@ -12,7 +12,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-var keys = TemplateKeys{Hash: "{t7}:tpl", Null: "{t7}:null", Lock: "{t7}:lock"}
+// ns is this package's Redis key namespace (testutil.Redis(t, "lua") sets and empties it).
+const ns = "t_lua_"
+
+var keys = TemplateKeys{Hash: ns + "{t7}:tpl", Null: ns + "{t7}:null", Lock: ns + "{t7}:lock"}
 
 func fields(stock string) map[string]string {
 	return map[string]string{"stock": stock, "total": "100", "status": "ACTIVE", "ver": "3", "data": "{}"}
@@ -45,7 +48,7 @@ func TestEveryScriptHasHeader(t *testing.T) {
 }
 
 func TestTemplatePutWritesWholeHash(t *testing.T) {
-	ctx, rdb := context.Background(), testutil.Redis(t, testutil.RedisDBLua)
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	rdb.Set(ctx, keys.Null, "1", time.Hour)
 	rdb.HSet(ctx, keys.Hash, "stale", "x") // a leftover field must not survive
 	end := time.Now().Add(time.Hour).Unix()
@@ -73,7 +76,7 @@ func TestTemplatePutWritesWholeHash(t *testing.T) {
 }
 
 func TestTemplatePutOwnerKeepsSmallerStockAndBreaksLock(t *testing.T) {
-	ctx, rdb := context.Background(), testutil.Redis(t, testutil.RedisDBLua)
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	end := time.Now().Add(time.Hour).Unix()
 	mustPut(t, rdb, fields("40"), end, "")
 	rdb.Set(ctx, keys.Lock, "rebuilder", time.Minute)
@@ -100,7 +103,7 @@ func TestTemplatePutOwnerKeepsSmallerStockAndBreaksLock(t *testing.T) {
 }
 
 func TestTemplatePutWithTokenNeedsTheLock(t *testing.T) {
-	ctx, rdb := context.Background(), testutil.Redis(t, testutil.RedisDBLua)
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	end := time.Now().Add(time.Hour).Unix()
 	rdb.Set(ctx, keys.Null, "1", time.Hour)
 
@@ -131,7 +134,7 @@ func TestTemplatePutWithTokenNeedsTheLock(t *testing.T) {
 }
 
 func TestTemplateSetNull(t *testing.T) {
-	ctx, rdb := context.Background(), testutil.Redis(t, testutil.RedisDBLua)
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	if ok, err := TemplateSetNull(ctx, rdb, keys, 60_000, "mine"); err != nil || ok {
 		t.Fatalf("without the lock: %v, %v; want not set", ok, err)
 	}
@@ -148,7 +151,7 @@ func TestTemplateSetNull(t *testing.T) {
 }
 
 func TestTemplateAddStock(t *testing.T) {
-	ctx, rdb := context.Background(), testutil.Redis(t, testutil.RedisDBLua)
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 
 	// D-09: no hash, or a partial one, is never written to.
 	rdb.Set(ctx, keys.Lock, "rebuilder", time.Minute)
@@ -181,7 +184,7 @@ func TestTemplateAddStock(t *testing.T) {
 }
 
 func TestTemplateMarkEnded(t *testing.T) {
-	ctx, rdb := context.Background(), testutil.Redis(t, testutil.RedisDBLua)
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	rdb.Set(ctx, keys.Lock, "rebuilder", time.Minute)
 	if ok, err := TemplateMarkEnded(ctx, rdb, keys); err != nil || ok {
 		t.Fatalf("missing hash: %v, %v; want cached=false", ok, err)
@@ -205,7 +208,7 @@ func TestTemplateMarkEnded(t *testing.T) {
 }
 
 func TestUnlockComparesToken(t *testing.T) {
-	ctx, rdb := context.Background(), testutil.Redis(t, testutil.RedisDBLua)
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	rdb.Set(ctx, keys.Lock, "theirs", time.Minute)
 	if ok, err := Unlock(ctx, rdb, keys.Lock, "mine"); err != nil || ok {
 		t.Fatalf("foreign lock: %v, %v; want not released", ok, err)
@@ -222,7 +225,7 @@ func TestUnlockComparesToken(t *testing.T) {
 }
 
 func TestScriptsSurviveScriptFlush(t *testing.T) {
-	ctx, rdb := context.Background(), testutil.Redis(t, testutil.RedisDBLua)
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	rdb.ScriptFlush(ctx)
 	if _, err := Unlock(ctx, rdb, keys.Lock, "x"); err != nil {
 		t.Fatalf("after SCRIPT FLUSH: %v", err)

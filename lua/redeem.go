@@ -60,8 +60,7 @@ func (c RedeemCode) String() string {
 }
 
 // RedeemKeys are the keys of one claim. All must carry the template's hash tag {t<id>} (package
-// coupon builds them: TemplateKey, ClaimCounterKey, OutboxKey, RequestKey, RedemptionKey,
-// UserRateKey). Template and Claims are required. Request may be "" when the client sent no
+// coupon/keys builds them: Template, ClaimCounter, Outbox, Request, Redemption, UserRate). Template and Claims are required. Request may be "" when the client sent no
 // request id (no replay, nothing stored); Outbox, Redemption and Rate may be "" when RedeemArgs
 // does not use them (Outbox false, RedemptionTTL zero, RateLimit zero).
 type RedeemKeys struct {
@@ -242,7 +241,7 @@ func parseRedeem(res []any) (RedeemResult, error) {
 }
 
 // ReleaseKeys are the keys of one accepted claim (all with the template's hash tag {t<id>};
-// package coupon builds them: TemplateKey, ClaimCounterKey, RequestKey, RedemptionKey).
+// package coupon/keys builds them: Template, ClaimCounter, Request, Redemption).
 type ReleaseKeys struct {
 	Template   string // the template cache hash {t<id>}:tpl; required
 	Claims     string // the user's claim hash {t<id>}:u:<user>; required

@@ -1,5 +1,6 @@
-// Package testutil gives tests their own real MySQL database and Redis database number, so test
-// packages can run in parallel against the same servers. Nothing here is a fake.
+// Package testutil gives each test package its own real MySQL database and its own Redis key
+// namespace (keys and asynq queues), so test packages run in parallel against the same servers,
+// beside a running dev server, without touching each other's data. Nothing here is a fake.
 //
 // Environment: COUPON_TEST_MYSQL (server DSN without database, default root@tcp(127.0.0.1:3306)/)
 // and COUPON_TEST_REDIS (default 127.0.0.1:6379).
@@ -12,23 +13,14 @@ import (
 	"regexp"
 	"testing"
 
+	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/migrations"
 	"coupond/store"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
-)
-
-// Redis database numbers, one per test package (Redis has 16 by default).
-const (
-	RedisDBCoupon     = 1
-	RedisDBGraph      = 2
-	RedisDBLua        = 3
-	RedisDBJobs       = 4
-	RedisDBMain       = 5
-	RedisDBMigrations = 6
-	RedisDBBench      = 7
 )
 
 func env(key, def string) string {
@@ -85,13 +77,38 @@ func MySQL(t testing.TB, name string) (*ent.Client, *sql.DB, string) {
 	return client, db, dsn
 }
 
-// Redis returns a client on database number n, emptied first.
-func Redis(t testing.TB, n int) *redis.Client {
+// Redis returns a client of the test Redis (database 0) and gives this test process the key
+// namespace "t_<pkg>_" (keys.SetNamespace; so also its asynq queue names, jobs.QueueName), after
+// deleting every key of that namespace and of its asynq queues. pkg names the test package; one
+// namespace per package, as packages run in parallel and tests within one do not.
+func Redis(t testing.TB, pkg string) *redis.Client {
 	t.Helper()
-	rdb := store.OpenRedis(RedisAddr(), "", n)
-	if err := rdb.FlushDB(context.Background()).Err(); err != nil {
-		t.Fatalf("testutil: redis db %d: %v (is Redis running? ./scripts/test.sh starts it)", n, err)
+	if !safeName.MatchString(pkg) {
+		t.Fatalf("testutil: namespace %q must match %s", pkg, safeName)
 	}
+	ns := "t_" + pkg + "_"
+	keys.SetNamespace(ns)
+	rdb := store.OpenRedis(RedisAddr(), "", 0)
 	t.Cleanup(func() { rdb.Close() })
+	ctx := context.Background()
+	for _, match := range []string{ns + "*", "asynq:{" + ns + "*"} {
+		iter := rdb.Scan(ctx, 0, match, 1000).Iterator()
+		var batch []string
+		for iter.Next(ctx) {
+			if batch = append(batch, iter.Val()); len(batch) == 1000 {
+				rdb.Unlink(ctx, batch...)
+				batch = batch[:0]
+			}
+		}
+		if err := iter.Err(); err != nil {
+			t.Fatalf("testutil: redis %s: %v (is Redis running? ./scripts/test.sh starts it)", RedisAddr(), err)
+		}
+		if len(batch) > 0 {
+			rdb.Unlink(ctx, batch...)
+		}
+	}
 	return rdb
 }
+
+// QueueOpt is the asynq connection of the test Redis (the namespace's queues live there too).
+func QueueOpt() asynq.RedisClientOpt { return asynq.RedisClientOpt{Addr: RedisAddr()} }

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"coupond/coupon"
+	"coupond/coupon/claim"
+	"coupond/coupon/template"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/usercoupon"
 	"coupond/graph/model"
@@ -86,7 +88,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateCouponTemplate        func(childComplexity int, input coupon.CreateTemplateInput) int
+		CreateCouponTemplate        func(childComplexity int, input template.CreateInput) int
 		IncreaseCouponTemplateStock func(childComplexity int, input model.IncreaseStockInput) int
 		RedeemCoupon                func(childComplexity int, input model.RedeemCouponInput) int
 		TerminateCouponTemplate     func(childComplexity int, input model.TerminateCouponTemplateInput) int
@@ -156,7 +158,7 @@ type CouponTemplateResolver interface {
 	ShopNumber(ctx context.Context, obj *coupon.Template) (string, error)
 }
 type MutationResolver interface {
-	CreateCouponTemplate(ctx context.Context, input coupon.CreateTemplateInput) (*model.CouponTemplatePayload, error)
+	CreateCouponTemplate(ctx context.Context, input template.CreateInput) (*model.CouponTemplatePayload, error)
 	IncreaseCouponTemplateStock(ctx context.Context, input model.IncreaseStockInput) (*model.CouponTemplatePayload, error)
 	TerminateCouponTemplate(ctx context.Context, input model.TerminateCouponTemplateInput) (*model.CouponTemplatePayload, error)
 	RedeemCoupon(ctx context.Context, input model.RedeemCouponInput) (*model.RedeemCouponPayload, error)
@@ -165,7 +167,7 @@ type QueryResolver interface {
 	CouponTemplate(ctx context.Context, id string) (*coupon.Template, error)
 	CouponTemplates(ctx context.Context, first *int, after *string, filter *model.CouponTemplateFilter) (*model.CouponTemplateConnection, error)
 	MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string) (*model.UserCouponConnection, error)
-	Redemption(ctx context.Context, id string) (*coupon.Redemption, error)
+	Redemption(ctx context.Context, id string) (*claim.Redemption, error)
 }
 type UserCouponResolver interface {
 	Template(ctx context.Context, obj *coupon.UserCoupon) (*coupon.Template, error)
@@ -371,7 +373,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.CreateCouponTemplate(childComplexity, args["input"].(coupon.CreateTemplateInput)), true
+		return e.ComplexityRoot.Mutation.CreateCouponTemplate(childComplexity, args["input"].(template.CreateInput)), true
 	case "Mutation.increaseCouponTemplateStock":
 		if e.ComplexityRoot.Mutation.IncreaseCouponTemplateStock == nil {
 			break
@@ -1176,8 +1178,8 @@ func (ec *executionContext) field_Mutation_createCouponTemplate_args(ctx context
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (coupon.CreateTemplateInput, error) {
-			return ec.unmarshalNCreateCouponTemplateInput2coupondᚋcouponᚐCreateTemplateInput(ctx, v)
+		func(ctx context.Context, v any) (template.CreateInput, error) {
+			return ec.unmarshalNCreateCouponTemplateInput2coupondᚋcouponᚋtemplateᚐCreateInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -2103,7 +2105,7 @@ func (ec *executionContext) _Mutation_createCouponTemplate(ctx context.Context, 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().CreateCouponTemplate(ctx, fc.Args["input"].(coupon.CreateTemplateInput))
+			return ec.Resolvers.Mutation().CreateCouponTemplate(ctx, fc.Args["input"].(template.CreateInput))
 		},
 		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
 			directive0 := next
@@ -2573,11 +2575,11 @@ func (ec *executionContext) _Query_redemption(ctx context.Context, field graphql
 			directive1 := func(ctx context.Context) (any, error) {
 				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
 				if err != nil {
-					var zeroVal *coupon.Redemption
+					var zeroVal *claim.Redemption
 					return zeroVal, err
 				}
 				if ec.Directives.HasRole == nil {
-					var zeroVal *coupon.Redemption
+					var zeroVal *claim.Redemption
 					return zeroVal, errors.New("directive hasRole is not implemented")
 				}
 				return ec.Directives.HasRole(ctx, nil, directive0, roles)
@@ -2586,8 +2588,8 @@ func (ec *executionContext) _Query_redemption(ctx context.Context, field graphql
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v *coupon.Redemption) graphql.Marshaler {
-			return ec.marshalORedemption2ᚖcoupondᚋcouponᚐRedemption(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *claim.Redemption) graphql.Marshaler {
+			return ec.marshalORedemption2ᚖcoupondᚋcouponᚋclaimᚐRedemption(ctx, selections, v)
 		},
 		true,
 		false,
@@ -2705,8 +2707,8 @@ func (ec *executionContext) _RedeemCouponPayload_redemption(ctx context.Context,
 			return obj.Redemption, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *coupon.Redemption) graphql.Marshaler {
-			return ec.marshalORedemption2ᚖcoupondᚋcouponᚐRedemption(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *claim.Redemption) graphql.Marshaler {
+			return ec.marshalORedemption2ᚖcoupondᚋcouponᚋclaimᚐRedemption(ctx, selections, v)
 		},
 		true,
 		false,
@@ -2757,7 +2759,7 @@ func (ec *executionContext) fieldContext_RedeemCouponPayload_userErrors(_ contex
 	return fc, nil
 }
 
-func (ec *executionContext) _Redemption_id(ctx context.Context, field graphql.CollectedField, obj *coupon.Redemption) (ret graphql.Marshaler) {
+func (ec *executionContext) _Redemption_id(ctx context.Context, field graphql.CollectedField, obj *claim.Redemption) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2780,7 +2782,7 @@ func (ec *executionContext) fieldContext_Redemption_id(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Redemption", field, false, false, "ID")
 }
 
-func (ec *executionContext) _Redemption_status(ctx context.Context, field graphql.CollectedField, obj *coupon.Redemption) (ret graphql.Marshaler) {
+func (ec *executionContext) _Redemption_status(ctx context.Context, field graphql.CollectedField, obj *claim.Redemption) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2792,8 +2794,8 @@ func (ec *executionContext) _Redemption_status(ctx context.Context, field graphq
 			return obj.Status, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v coupon.RedemptionStatus) graphql.Marshaler {
-			return ec.marshalNRedemptionStatus2coupondᚋcouponᚐRedemptionStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v claim.RedemptionStatus) graphql.Marshaler {
+			return ec.marshalNRedemptionStatus2coupondᚋcouponᚋclaimᚐRedemptionStatus(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2803,7 +2805,7 @@ func (ec *executionContext) fieldContext_Redemption_status(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Redemption", field, false, false, "RedemptionStatus")
 }
 
-func (ec *executionContext) _Redemption_coupon(ctx context.Context, field graphql.CollectedField, obj *coupon.Redemption) (ret graphql.Marshaler) {
+func (ec *executionContext) _Redemption_coupon(ctx context.Context, field graphql.CollectedField, obj *claim.Redemption) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2835,7 +2837,7 @@ func (ec *executionContext) fieldContext_Redemption_coupon(_ context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Redemption_failureReason(ctx context.Context, field graphql.CollectedField, obj *coupon.Redemption) (ret graphql.Marshaler) {
+func (ec *executionContext) _Redemption_failureReason(ctx context.Context, field graphql.CollectedField, obj *claim.Redemption) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -4474,8 +4476,8 @@ func UnmarshalCouponTemplateFilter(ctx context.Context, raw any) (model.CouponTe
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputCreateCouponTemplateInput(ctx context.Context, obj any) (coupon.CreateTemplateInput, error) {
-	var it coupon.CreateTemplateInput
+func (ec *executionContext) unmarshalInputCreateCouponTemplateInput(ctx context.Context, obj any) (template.CreateInput, error) {
+	var it template.CreateInput
 	if obj == nil {
 		return it, nil
 	}
@@ -4615,8 +4617,8 @@ func (ec *executionContext) unmarshalInputCreateCouponTemplateInput(ctx context.
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalCreateCouponTemplateInput(ctx context.Context, raw any) (coupon.CreateTemplateInput, error) {
-	var out coupon.CreateTemplateInput
+func UnmarshalCreateCouponTemplateInput(ctx context.Context, raw any) (template.CreateInput, error) {
+	var out template.CreateInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateCouponTemplateInput", raw, &out)
 	return out, err
 }
@@ -5238,7 +5240,7 @@ func (ec *executionContext) _RedeemCouponPayload(ctx context.Context, sel ast.Se
 
 var redemptionImplementors = []string{"Redemption"}
 
-func (ec *executionContext) _Redemption(ctx context.Context, sel ast.SelectionSet, obj *coupon.Redemption) graphql.Marshaler {
+func (ec *executionContext) _Redemption(ctx context.Context, sel ast.SelectionSet, obj *claim.Redemption) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, redemptionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -5946,7 +5948,7 @@ func (ec *executionContext) marshalNCouponTemplatePayload2ᚖcoupondᚋgraphᚋm
 	return ec._CouponTemplatePayload(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNCreateCouponTemplateInput2coupondᚋcouponᚐCreateTemplateInput(ctx context.Context, v any) (coupon.CreateTemplateInput, error) {
+func (ec *executionContext) unmarshalNCreateCouponTemplateInput2coupondᚋcouponᚋtemplateᚐCreateInput(ctx context.Context, v any) (template.CreateInput, error) {
 	res, err := ec.unmarshalInputCreateCouponTemplateInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
@@ -6064,13 +6066,13 @@ func (ec *executionContext) marshalNRedeemCouponPayload2ᚖcoupondᚋgraphᚋmod
 	return ec._RedeemCouponPayload(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNRedemptionStatus2coupondᚋcouponᚐRedemptionStatus(ctx context.Context, v any) (coupon.RedemptionStatus, error) {
+func (ec *executionContext) unmarshalNRedemptionStatus2coupondᚋcouponᚋclaimᚐRedemptionStatus(ctx context.Context, v any) (claim.RedemptionStatus, error) {
 	tmp, err := graphql.UnmarshalString(v)
-	res := coupon.RedemptionStatus(tmp)
+	res := claim.RedemptionStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNRedemptionStatus2coupondᚋcouponᚐRedemptionStatus(ctx context.Context, sel ast.SelectionSet, v coupon.RedemptionStatus) graphql.Marshaler {
+func (ec *executionContext) marshalNRedemptionStatus2coupondᚋcouponᚋclaimᚐRedemptionStatus(ctx context.Context, sel ast.SelectionSet, v claim.RedemptionStatus) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalString(string(v))
 	if res == graphql.Null {
@@ -6558,7 +6560,7 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
-func (ec *executionContext) marshalORedemption2ᚖcoupondᚋcouponᚐRedemption(ctx context.Context, sel ast.SelectionSet, v *coupon.Redemption) graphql.Marshaler {
+func (ec *executionContext) marshalORedemption2ᚖcoupondᚋcouponᚋclaimᚐRedemption(ctx context.Context, sel ast.SelectionSet, v *claim.Redemption) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -4,6 +4,7 @@ package model
 
 import (
 	"coupond/coupon"
+	"coupond/coupon/claim"
 	"coupond/ent/coupontemplate"
 )
 
@@ -56,8 +57,8 @@ type RedeemCouponInput struct {
 }
 
 type RedeemCouponPayload struct {
-	Redemption *coupon.Redemption `json:"redemption,omitempty"`
-	UserErrors []*coupon.Error    `json:"userErrors"`
+	Redemption *claim.Redemption `json:"redemption,omitempty"`
+	UserErrors []*coupon.Error   `json:"userErrors"`
 }
 
 type TerminateCouponTemplateInput struct {

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"coupond/auth"
+	"coupond/coupon/claim"
+	"coupond/coupon/keys"
+	"coupond/ent"
+	"coupond/idgen"
+	"coupond/jobs"
+	"coupond/migrations"
+	"coupond/services"
+	"coupond/store"
+)
+
+// app is the process: its connections, and the domain services wired over them (services.New,
+// the same wiring the tests use).
+type app struct {
+	cfg      config
+	db       *ent.Client
+	sqlDB    *sql.DB
+	rdb      *redis.Client // data: cache, stock, outboxes
+	qrdb     *redis.Client // asynq's Redis, for readiness checks
+	queueOpt asynq.RedisClientOpt
+	signer   *auth.Signer
+	enqueuer *asynq.Client
+	svc      *services.Services
+}
+
+// newApp migrates the database, opens every connection and wires the services. The Redis key
+// namespace (COUPON_REDIS_NAMESPACE) is set first, for the whole process.
+func newApp(ctx context.Context, cfg config) (*app, error) {
+	keys.SetNamespace(cfg.RedisNamespace)
+	if err := idgen.SetNode(cfg.NodeID); err != nil {
+		return nil, fmt.Errorf("COUPON_NODE_ID: %w", err)
+	}
+	if err := migrations.EnsureDatabase(cfg.MySQLDSN); err != nil {
+		return nil, err
+	}
+	if err := migrations.Apply(cfg.MySQLDSN); err != nil {
+		return nil, err
+	}
+	db, sqlDB, err := store.OpenMySQL(cfg.MySQLDSN, cfg.MySQLMaxConns)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{
+		cfg: cfg, db: db, sqlDB: sqlDB,
+		rdb:      store.OpenRedis(cfg.RedisAddr, cfg.RedisPassword, cfg.RedisDB),
+		qrdb:     store.OpenRedis(cfg.QueueRedisAddr, cfg.RedisPassword, cfg.QueueRedisDB),
+		queueOpt: asynq.RedisClientOpt{Addr: cfg.QueueRedisAddr, Password: cfg.RedisPassword, DB: cfg.QueueRedisDB},
+		signer:   auth.NewSigner(cfg.JWTSecret),
+	}
+	a.enqueuer = asynq.NewClient(a.queueOpt)
+	a.svc = services.New(db, a.rdb, jobs.NewQueue(a.enqueuer), services.Config{
+		Redeem: cfg.Redeem, Persist: claim.PersistConfig{BatchSize: cfg.PersistBatch},
+	})
+	if err := a.rdb.Ping(ctx).Err(); err != nil {
+		a.close()
+		return nil, fmt.Errorf("redis %s: %w", cfg.RedisAddr, err)
+	}
+	if err := a.svc.Cache.EnsureBloom(ctx); err != nil {
+		a.close()
+		return nil, fmt.Errorf("bloom filter: %w", err)
+	}
+	a.warnWithoutAOF(ctx)
+	return a, nil
+}
+
+// warnWithoutAOF logs a warning when the data Redis would lose acknowledged writes on a crash.
+func (a *app) warnWithoutAOF(ctx context.Context) {
+	v, err := a.rdb.ConfigGet(ctx, "appendonly").Result()
+	if err == nil && v["appendonly"] != "yes" {
+		slog.Warn("Redis runs without AOF: accepted claims waiting in outboxes can be lost on a Redis crash; run it with --appendonly yes --appendfsync everysec",
+			"addr", a.cfg.RedisAddr)
+	}
+}
+
+// close closes every connection.
+func (a *app) close() {
+	a.db.Close()
+	a.enqueuer.Close()
+	a.rdb.Close()
+	a.qrdb.Close()
+}

@@ -1,0 +1,55 @@
+package claim
+
+import "time"
+
+// Mode says where a claim is persisted: "async" (default) answers PENDING at once and a
+// persister writes claims to MySQL in batches; "sync" writes each claim in the request and answers
+// ISSUED with the coupon.
+type Mode string
+
+// Redeem modes.
+const (
+	ModeAsync Mode = "async"
+	ModeSync  Mode = "sync"
+)
+
+// Config tunes the claim path.
+type Config struct {
+	Mode Mode
+	// TemplateRate is the per-template claim rate each instance admits (token bucket, in process,
+	// like the seed's Sentinel hot-parameter rule); HotTemplateRates overrides it per template.
+	TemplateRate     float64
+	HotTemplateRates map[int64]float64
+	// UserRate claim attempts per UserWindow per user and template, counted in the claim script;
+	// 0 turns the limit off.
+	UserRate   int
+	UserWindow time.Duration
+	// RequestTTL is how long the answer to a requestId is remembered.
+	RequestTTL time.Duration
+	// MetaTTL is how long template metadata is kept in process between cache reads.
+	MetaTTL time.Duration
+	// KickEvery is how often accepted claims' templates are handed to the persister (async mode).
+	KickEvery time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.Mode == "" {
+		c.Mode = ModeAsync
+	}
+	if c.TemplateRate <= 0 {
+		c.TemplateRate = 50_000
+	}
+	if c.UserWindow <= 0 {
+		c.UserWindow = time.Second
+	}
+	if c.RequestTTL <= 0 {
+		c.RequestTTL = 24 * time.Hour
+	}
+	if c.MetaTTL <= 0 {
+		c.MetaTTL = time.Second
+	}
+	if c.KickEvery <= 0 {
+		c.KickEvery = 20 * time.Millisecond
+	}
+	return c
+}

@@ -1,0 +1,32 @@
+package claim
+
+import (
+	"context"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// What the external tests of this package see of its insides.
+var (
+	ClaimsTotal    = claimsTotal
+	PersistedTotal = persistedTotal
+	DriftTotal     = driftTotal
+)
+
+// OutboxGroup is the persisters' consumer group.
+const OutboxGroup = outboxGroup
+
+// CommitMessages runs the transaction of one batch of outbox entries and nothing after it: a
+// persister that dies right after its commit.
+func (p *Persister) CommitMessages(ctx context.Context, templateID int64, msgs []redis.XMessage) error {
+	claims := make([]claim, 0, len(msgs))
+	for _, m := range msgs {
+		c, err := parseClaim(m)
+		if err != nil {
+			return err
+		}
+		claims = append(claims, c)
+	}
+	_, err := p.commitBatch(ctx, templateID, claims)
+	return err
+}

@@ -1,0 +1,122 @@
+package claim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"coupond/coupon/keys"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// outboxGroup is the consumer group of the persisters on every outbox stream.
+const outboxGroup = "persist"
+
+// claim is one outbox entry.
+type claim struct {
+	streamID     string
+	redemptionID string
+	userID       int64
+	receiveCount int
+	at           time.Time
+}
+
+func parseClaim(m redis.XMessage) (claim, error) {
+	c := claim{streamID: m.ID}
+	str := func(k string) string { s, _ := m.Values[k].(string); return s }
+	var err1, err2, err3 error
+	c.redemptionID = str("rid")
+	c.userID, err1 = strconv.ParseInt(str("user"), 10, 64)
+	c.receiveCount, err2 = strconv.Atoi(str("rc"))
+	ms, err3 := strconv.ParseInt(str("ts"), 10, 64)
+	c.at = time.UnixMilli(ms).UTC()
+	if err := errors.Join(err1, err2, err3); err != nil || c.redemptionID == "" {
+		return c, fmt.Errorf("outbox entry %s is malformed: %v", m.ID, m.Values)
+	}
+	return c, nil
+}
+
+// outboxReader hands out the batches of one outbox: first the entries a crashed persister left
+// delivered but unacknowledged for ClaimIdle (XAUTOCLAIM, the pending list walked once), then
+// new ones (XREADGROUP).
+type outboxReader struct {
+	p     *Persister
+	key   string
+	start string // XAUTOCLAIM cursor; "" once the pending list has been walked
+}
+
+// openOutbox makes sure the outbox's consumer group exists and returns its reader.
+func (p *Persister) openOutbox(ctx context.Context, templateID int64) (*outboxReader, error) {
+	key := keys.Outbox(templateID)
+	if err := p.rdb.XGroupCreateMkStream(ctx, key, outboxGroup, "0").Err(); err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+		return nil, fmt.Errorf("create consumer group: %w", err)
+	}
+	return &outboxReader{p: p, key: key, start: "0-0"}, nil
+}
+
+// next returns the next batch, or none when the outbox has nothing left for this consumer.
+func (o *outboxReader) next(ctx context.Context) ([]redis.XMessage, error) {
+	for o.start != "" {
+		msgs, start, err := o.p.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+			Stream: o.key, Group: outboxGroup, MinIdle: o.p.cfg.ClaimIdle, Start: o.start,
+			Count: int64(o.p.cfg.BatchSize), Consumer: o.p.cfg.Consumer,
+		}).Result()
+		if err != nil {
+			return nil, fmt.Errorf("read outbox: %w", err)
+		}
+		if o.start = start; start == "0-0" {
+			o.start = "" // the pending list has been walked once
+		}
+		if len(msgs) > 0 {
+			return msgs, nil
+		}
+	}
+	streams, err := o.p.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+		Group: outboxGroup, Consumer: o.p.cfg.Consumer, Streams: []string{o.key, ">"},
+		Count: int64(o.p.cfg.BatchSize), Block: -1,
+	}).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read outbox: %w", err)
+	case len(streams) == 0:
+		return nil, nil
+	}
+	return streams[0].Messages, nil
+}
+
+// NonEmptyOutboxes returns the templates whose outbox holds claims (pending or unread), from the
+// outbox index, dropping templates from the index whose cache is gone and outbox is empty (ended).
+func (p *Persister) NonEmptyOutboxes(ctx context.Context) ([]int64, error) {
+	members, err := p.rdb.SMembers(ctx, keys.OutboxIndex()).Result()
+	if err != nil {
+		return nil, err
+	}
+	pipe := p.rdb.Pipeline()
+	lens := make([]*redis.IntCmd, len(members))
+	exists := make([]*redis.IntCmd, len(members))
+	ids := make([]int64, len(members))
+	for i, m := range members {
+		ids[i], _ = strconv.ParseInt(m, 10, 64)
+		lens[i] = pipe.XLen(ctx, keys.Outbox(ids[i]))
+		exists[i] = pipe.Exists(ctx, keys.Template(ids[i]))
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	var out []int64
+	for i, id := range ids {
+		switch {
+		case lens[i].Val() > 0:
+			out = append(out, id)
+		case exists[i].Val() == 0:
+			p.rdb.SRem(ctx, keys.OutboxIndex(), members[i])
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,192 @@
+package claim_test
+
+import (
+	"testing"
+	"time"
+
+	"coupond/coupon"
+	"coupond/coupon/claim"
+	"coupond/coupon/keys"
+	"coupond/coupon/template"
+	"coupond/ent/coupontemplatelog"
+
+	promtest "github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/redis/go-redis/v9"
+)
+
+// claimAll makes each user claim once and returns the accepted redemption ids.
+func (e *redeemEnv) claimAll(t *testing.T, tplID int64, users ...int64) []string {
+	t.Helper()
+	var rids []string
+	for _, u := range users {
+		red, err := e.redeemer.Redeem(e.Ctx, u, tplID, "")
+		if err != nil {
+			t.Fatalf("user %d: %v", u, err)
+		}
+		rids = append(rids, red.ID)
+	}
+	return rids
+}
+
+func (e *redeemEnv) checkPersistedOnce(t *testing.T, tpl *coupon.Template, users []int64, rids []string) {
+	t.Helper()
+	coupons := e.coupons(t, tpl.ID)
+	if len(coupons) != len(rids) {
+		t.Fatalf("%d coupons, want %d", len(coupons), len(rids))
+	}
+	if got := e.dbStock(t, tpl.ID); got != tpl.Stock-len(rids) {
+		t.Fatalf("DB stock = %d, want %d", got, tpl.Stock-len(rids))
+	}
+	for i, rid := range rids {
+		red, err := e.redeemer.Redemption(e.Ctx, users[i], rid)
+		if err != nil || red.Status != claim.RedemptionIssued || red.Coupon.UserID != users[i] {
+			t.Fatalf("redemption %s = %+v, %v; want ISSUED for user %d", rid, red, err, users[i])
+		}
+		member := keys.BagMember(tpl.ID, red.Coupon.ID)
+		if _, err := e.Redis.ZScore(e.Ctx, keys.CardBag(users[i]), member).Result(); err != nil {
+			t.Fatalf("card bag of user %d lacks %s: %v", users[i], member, err)
+		}
+	}
+	if n, _ := e.Redis.XLen(e.Ctx, keys.Outbox(tpl.ID)).Result(); n != 0 {
+		t.Fatalf("outbox still holds %d entries", n)
+	}
+	pending, err := e.Redis.XPending(e.Ctx, keys.Outbox(tpl.ID), claim.OutboxGroup).Result()
+	if err != nil || pending.Count != 0 {
+		t.Fatalf("pending entries = %+v, %v", pending, err)
+	}
+}
+
+func TestPersisterCrashBeforeCommitIsReclaimed(t *testing.T) {
+	e := newRedeemEnv(t, "crash_before", claim.Config{})
+	tpl := e.Template(t, 100, 1, nil)
+	users := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	rids := e.claimAll(t, tpl.ID, users...)
+	// A persister reads the claims and dies before its transaction: they stay pending under it.
+	if err := e.Redis.XGroupCreateMkStream(e.Ctx, keys.Outbox(tpl.ID), claim.OutboxGroup, "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Redis.XReadGroup(e.Ctx, &redis.XReadGroupArgs{Group: claim.OutboxGroup, Consumer: "crashed",
+		Streams: []string{keys.Outbox(tpl.ID), ">"}, Count: 100, Block: -1}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // longer than ClaimIdle: the crashed persister's claims are up for grabs
+	n, err := e.persister.Drain(e.Ctx, tpl.ID)
+	if err != nil || n != len(rids) {
+		t.Fatalf("drain = %d, %v; want %d reclaimed", n, err, len(rids))
+	}
+	e.checkPersistedOnce(t, tpl, users, rids)
+}
+
+func TestPersisterCrashAfterCommitBeforeAckPersistsOnce(t *testing.T) {
+	e := newRedeemEnv(t, "crash_after", claim.Config{})
+	tpl := e.Template(t, 100, 1, nil)
+	users := []int64{11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22}
+	rids := e.claimAll(t, tpl.ID, users...)
+	// A persister reads the claims, commits them, and dies before card bags and XACK.
+	if err := e.Redis.XGroupCreateMkStream(e.Ctx, keys.Outbox(tpl.ID), claim.OutboxGroup, "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	streams, err := e.Redis.XReadGroup(e.Ctx, &redis.XReadGroupArgs{Group: claim.OutboxGroup, Consumer: "crashed",
+		Streams: []string{keys.Outbox(tpl.ID), ">"}, Count: 100, Block: -1}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.persister.CommitMessages(e.Ctx, tpl.ID, streams[0].Messages); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(e.coupons(t, tpl.ID)); got != len(rids) {
+		t.Fatalf("after the crashed commit: %d coupons", got)
+	}
+	// The restarted persister takes the pending entries over and replays them.
+	time.Sleep(5 * time.Millisecond)
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.checkPersistedOnce(t, tpl, users, rids)
+	// Entries delivered twice (a second XADD of the same claims) are also recognised.
+	for _, m := range streams[0].Messages[:3] {
+		e.Redis.XAdd(e.Ctx, &redis.XAddArgs{Stream: keys.Outbox(tpl.ID), Values: m.Values})
+	}
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.checkPersistedOnce(t, tpl, users, rids)
+}
+
+func TestDriftFailsTheSurplusAndGivesCountersBack(t *testing.T) {
+	e := newRedeemEnv(t, "drift", claim.Config{})
+	tpl := e.Template(t, 10, 1, nil)
+	users := []int64{31, 32, 33, 34, 35, 36, 37, 38, 39, 40}
+	driftBefore, persistedBefore := promtest.ToFloat64(claim.DriftTotal), promtest.ToFloat64(claim.PersistedTotal)
+	okBefore := promtest.ToFloat64(claim.ClaimsTotal.WithLabelValues("OK"))
+	rids := e.claimAll(t, tpl.ID, users...)
+	// The database lost 4 units somewhere (manual edit, another writer): only 6 remain.
+	if err := e.DB.CouponTemplate.UpdateOneID(tpl.ID).SetStock(6).Exec(e.Ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.dbStock(t, tpl.ID); got != 0 {
+		t.Fatalf("DB stock = %d, want 0", got)
+	}
+	var issued, failed int
+	for i, rid := range rids {
+		red, err := e.redeemer.Redemption(e.Ctx, users[i], rid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := e.Redis.HGet(e.Ctx, keys.ClaimCounter(tpl.ID, users[i]), "n").Int()
+		switch red.Status {
+		case claim.RedemptionIssued:
+			issued++
+			if n != 1 {
+				t.Fatalf("issued user %d counter = %d, want 1", users[i], n)
+			}
+		case claim.RedemptionFailed:
+			failed++
+			if red.FailureReason == nil || *red.FailureReason != claim.ReasonStockDrift || n != 0 {
+				t.Fatalf("failed redemption %+v, counter %d; want the drift reason and the counter given back", red, n)
+			}
+		default:
+			t.Fatalf("redemption %s is %s", rid, red.Status)
+		}
+	}
+	if issued != 6 || failed != 4 || len(e.coupons(t, tpl.ID)) != 6 {
+		t.Fatalf("issued %d, failed %d; want 6 and 4", issued, failed)
+	}
+	if d, p, ok := promtest.ToFloat64(claim.DriftTotal)-driftBefore, promtest.ToFloat64(claim.PersistedTotal)-persistedBefore,
+		promtest.ToFloat64(claim.ClaimsTotal.WithLabelValues("OK"))-okBefore; d != 4 || p != 6 || ok != 10 {
+		t.Fatalf("metrics: drift +%v, persisted +%v, claims OK +%v; want 4, 6, 10", d, p, ok)
+	}
+	logs, err := e.DB.CouponTemplateLog.Query().Where(coupontemplatelog.TemplateID(tpl.ID), coupontemplatelog.Action(template.ActionStockDrift)).All(e.Ctx)
+	var recorded float64
+	for _, l := range logs {
+		recorded += l.After["failedClaims"].(float64)
+	}
+	if err != nil || recorded != 4 {
+		t.Fatalf("drift records = %+v, %v; want 4 failed claims recorded", logs, err)
+	}
+	// A failed user may claim again (counter given back), and is refused only by stock.
+	if _, err := e.redeemer.Redeem(e.Ctx, users[9], tpl.ID, ""); codeOf(err) != coupon.CodeOutOfStock {
+		t.Fatalf("retry after drift: %v, want OUT_OF_STOCK (Redis has no stock either)", err)
+	}
+}
+
+func TestDrainStopsAfterMaxRun(t *testing.T) {
+	e := newRedeemEnv(t, "max_run", claim.Config{})
+	tpl := e.Template(t, 100, 1, nil)
+	users := make([]int64, 20)
+	for i := range users {
+		users[i] = int64(200 + i)
+	}
+	rids := e.claimAll(t, tpl.ID, users...)
+	short := claim.NewPersister(e.DB, e.Redis, e.Issuer, claim.PersistConfig{BatchSize: 7, MaxRun: time.Nanosecond})
+	if n, err := short.Drain(e.Ctx, tpl.ID); err != nil || n != 7 {
+		t.Fatalf("bounded drain = %d, %v; want one batch of 7", n, err)
+	}
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.checkPersistedOnce(t, tpl, users, rids)
+}

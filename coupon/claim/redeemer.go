@@ -1,0 +1,198 @@
+package claim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"coupond/coupon"
+	"coupond/coupon/issue"
+	"coupond/coupon/keys"
+	"coupond/coupon/template"
+	"coupond/ent"
+	"coupond/idgen"
+	"coupond/lua"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/time/rate"
+)
+
+// redemptionTTL is how long a redemption id is remembered in Redis: long enough for the persister
+// to record its outcome; the outcome itself lives in MySQL.
+const redemptionTTL = 7 * 24 * time.Hour
+
+// Scheduler queues the persister of a template's outbox; jobs.Queue implements it. Asking twice
+// is harmless (one task per template at a time).
+type Scheduler interface {
+	PersistOutbox(ctx context.Context, templateID int64) error
+}
+
+// Redeemer is the flash-sale claim path.
+type Redeemer struct {
+	db     *ent.Client
+	rdb    redis.UniversalClient
+	cache  *template.Cache
+	issuer *issue.Issuer
+	sched  Scheduler
+	claims *claimBatcher
+	cfg    Config
+	now    func() time.Time
+
+	meta     sync.Map // template id → *metaEntry
+	limiters sync.Map // template id → *rate.Limiter
+	dirtyMu  sync.Mutex
+	dirty    map[int64]struct{} // templates with claims not yet handed to the persister
+}
+
+type metaEntry struct {
+	t     *coupon.Template
+	until time.Time
+}
+
+// NewRedeemer returns a Redeemer. In async mode, Run must be running to hand claims to the
+// persister promptly (the periodic drain is the safety net).
+func NewRedeemer(db *ent.Client, rdb redis.UniversalClient, cache *template.Cache, issuer *issue.Issuer, sched Scheduler, cfg Config) *Redeemer {
+	return &Redeemer{db: db, rdb: rdb, cache: cache, issuer: issuer, sched: sched, claims: newClaimBatcher(rdb),
+		cfg: cfg.withDefaults(), now: time.Now, dirty: map[int64]struct{}{}}
+}
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+// Redeem claims one coupon of the template for the user. A requestId makes the call idempotent:
+// the same (user, template, requestId) always gets the first answer the claim script gave.
+// Refusals are *coupon.Error values with codes NOT_FOUND, NOT_STARTED, ENDED, RATE_LIMITED,
+// OUT_OF_STOCK or LIMIT_REACHED; nothing is deducted for them.
+func (r *Redeemer) Redeem(ctx context.Context, userID, templateID int64, requestID string) (*Redemption, error) {
+	red, err := r.redeem(ctx, userID, templateID, requestID)
+	result := "OK"
+	if errs := coupon.AsErrors(err); errs != nil {
+		result = string(errs[0].Code)
+	} else if err != nil {
+		result = "ERROR"
+	}
+	claimsTotal.WithLabelValues(result).Inc()
+	return red, err
+}
+
+func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, requestID string) (*Redemption, error) {
+	if requestID != "" && !requestIDPattern.MatchString(requestID) {
+		return nil, &coupon.Error{Code: coupon.CodeInvalidInput, Field: []string{"input", "requestId"},
+			Message: "requestId must be 1 to 64 letters, digits or . _ : -"}
+	}
+	t, err := r.template(ctx, templateID)
+	if err != nil {
+		return nil, err
+	}
+	now := r.now()
+	switch t.StatusAt(now) {
+	case coupon.StatusNotStarted:
+		return nil, coupon.Errorf(coupon.CodeNotStarted, "the claim window opens at %s", t.ValidStart.Format(time.RFC3339))
+	case coupon.StatusEnded:
+		return nil, coupon.Errorf(coupon.CodeEnded, "this coupon can no longer be claimed")
+	}
+	if !r.limiter(templateID).Allow() {
+		return nil, coupon.Errorf(coupon.CodeRateLimited, "too many claims right now; try again in a moment")
+	}
+	res, err := r.runScript(ctx, userID, templateID, requestID, now)
+	if err == nil && res.Code == lua.RedeemCacheMissing {
+		// The hash expired or was evicted: rebuild it through the lookup chain, then retry once.
+		r.meta.Delete(templateID)
+		if _, err = r.cache.Get(ctx, templateID); err == nil {
+			res, err = r.runScript(ctx, userID, templateID, requestID, now)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("claim script: %w", err)
+	}
+	if err := refusal(res.Code); err != nil {
+		return nil, err
+	}
+	if r.cfg.Mode == ModeSync {
+		if res.Replayed {
+			return r.Redemption(ctx, userID, res.RedemptionID)
+		}
+		return r.persistNow(ctx, t, userID, requestID, res, now)
+	}
+	if !res.Replayed {
+		r.markDirty(templateID)
+	}
+	return &Redemption{ID: res.RedemptionID, Status: RedemptionPending}, nil
+}
+
+// runScript runs the claim script: one Redis round trip, shared with concurrent claims.
+func (r *Redeemer) runScript(ctx context.Context, userID, templateID int64, requestID string, now time.Time) (lua.RedeemResult, error) {
+	rid := strconv.FormatInt(templateID, 10) + "-" + strconv.FormatInt(idgen.Next(), 10)
+	k := lua.RedeemKeys{
+		Template: keys.Template(templateID), Claims: keys.ClaimCounter(templateID, userID),
+		Outbox: keys.Outbox(templateID), Redemption: keys.Redemption(templateID, rid),
+		Rate: keys.UserRate(templateID, userID),
+	}
+	if requestID != "" {
+		k.Request = keys.Request(templateID, userID, requestID)
+	}
+	return r.claims.redeem(ctx, k, lua.RedeemArgs{
+		UserID: userID, RedemptionID: rid, Now: now, RequestTTL: r.cfg.RequestTTL,
+		RateLimit: r.cfg.UserRate, RateWindow: r.cfg.UserWindow,
+		Outbox: r.cfg.Mode == ModeAsync, RedemptionTTL: redemptionTTL,
+	})
+}
+
+// refusal maps a script refusal to its typed error (nil for OK).
+func refusal(c lua.RedeemCode) error {
+	switch c {
+	case lua.RedeemOK:
+		return nil
+	case lua.RedeemOutOfStock:
+		return coupon.Errorf(coupon.CodeOutOfStock, "this coupon is out of stock")
+	case lua.RedeemLimitReached:
+		return coupon.Errorf(coupon.CodeLimitReached, "you already hold as many of these coupons as allowed")
+	case lua.RedeemNotStarted:
+		return coupon.Errorf(coupon.CodeNotStarted, "the claim window has not opened yet")
+	case lua.RedeemEnded:
+		return coupon.Errorf(coupon.CodeEnded, "this coupon can no longer be claimed")
+	case lua.RedeemRateLimited:
+		return coupon.Errorf(coupon.CodeRateLimited, "too many attempts; try again in a moment")
+	}
+	return fmt.Errorf("claim script answered %s", c)
+}
+
+// template returns the template's metadata, from process memory when read less than MetaTTL ago.
+// The script re-checks status, window and stock from Redis, so a copy a second old is safe.
+func (r *Redeemer) template(ctx context.Context, id int64) (*coupon.Template, error) {
+	now := r.now()
+	if e, ok := r.meta.Load(id); ok && now.Before(e.(*metaEntry).until) {
+		return e.(*metaEntry).t, nil
+	}
+	t, err := r.cache.Get(ctx, id)
+	if errors.Is(err, coupon.ErrNotFound) {
+		return nil, coupon.Errorf(coupon.CodeNotFound, "no such coupon")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.cfg.Mode == ModeAsync {
+		// Keep the template in the index the periodic drain reads (once per MetaTTL, not per claim).
+		if err := r.rdb.SAdd(ctx, keys.OutboxIndex(), id).Err(); err != nil {
+			return nil, fmt.Errorf("index outbox: %w", err)
+		}
+	}
+	r.meta.Store(id, &metaEntry{t: t, until: now.Add(r.cfg.MetaTTL)})
+	return t, nil
+}
+
+// limiter returns the template's token bucket.
+func (r *Redeemer) limiter(id int64) *rate.Limiter {
+	if l, ok := r.limiters.Load(id); ok {
+		return l.(*rate.Limiter)
+	}
+	perSec := r.cfg.TemplateRate
+	if hot, ok := r.cfg.HotTemplateRates[id]; ok {
+		perSec = hot
+	}
+	l, _ := r.limiters.LoadOrStore(id, rate.NewLimiter(rate.Limit(perSec), max(int(perSec/10), 1)))
+	return l.(*rate.Limiter)
+}

@@ -1,0 +1,56 @@
+package issue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"coupond/coupon/expiry"
+	"coupond/coupon/keys"
+	"coupond/ent"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Issuer does the Redis side of coupons whose rows are committed. Every step is idempotent, so a
+// caller that crashed after its commit replays AfterCommit for the same coupons safely.
+type Issuer struct {
+	rdb     redis.UniversalClient
+	buckets *expiry.BucketScheduler
+	now     func() time.Time
+}
+
+// NewIssuer returns an Issuer writing to rdb and scheduling expiry through s.
+func NewIssuer(rdb redis.UniversalClient, s expiry.Scheduler) *Issuer {
+	return &Issuer{rdb: rdb, buckets: expiry.NewBucketScheduler(s), now: time.Now}
+}
+
+// AfterCommit puts the committed coupons of one template into their users' card bags (keyed by
+// the coupon's user, never a request's, D-01) and their expiry buckets in one pipeline, adds fresh
+// (how many of them are new, not replays) to today's "issued" counter, and then schedules each
+// bucket's expiry task.
+func (is *Issuer) AfterCommit(ctx context.Context, templateID int64, coupons []*ent.UserCoupon, fresh int) error {
+	if len(coupons) == 0 {
+		return nil
+	}
+	now := is.now()
+	pipe := is.rdb.Pipeline()
+	minutes := map[time.Time]bool{}
+	for _, uc := range coupons {
+		pipe.ZAdd(ctx, keys.CardBag(uc.UserID), redis.Z{Score: float64(uc.CreatedAt.UnixMilli()), Member: keys.BagMember(templateID, uc.ID)})
+		expiry.AddToBucket(ctx, pipe, templateID, uc.UserID, uc.ID, uc.ValidEndTime, now)
+		minutes[expiry.BucketMinute(uc.ValidEndTime)] = true
+	}
+	if fresh > 0 {
+		pipe.HIncrBy(ctx, keys.DailyStats(templateID, now.UTC().Format(time.DateOnly)), "issued", int64(fresh))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("card bags and expiry buckets: %w", err)
+	}
+	for m := range minutes {
+		if err := is.buckets.Schedule(ctx, templateID, m); err != nil {
+			return fmt.Errorf("schedule expiry: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+// Package issue is "a coupon now exists": it builds user_coupon rows the same way for every path
+// that hands out coupons (flash-sale claims, sync claims, and next distribution), and does the
+// work that follows their commit (card bag, expiry bucket, realtime stats, expiry scheduling).
+package issue
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"time"
+
+	"coupond/ent"
+	"coupond/ent/usercoupon"
+	"coupond/idgen"
+)
+
+// Coupon is what a new user_coupon row needs to know.
+type Coupon struct {
+	UserID       int64
+	TemplateID   int64
+	RedemptionID string // unique: a replayed claim or distribution row is recognised by it
+	ReceiveCount int    // the nth coupon of this template for this user (1-based)
+	Source       usercoupon.Source
+	At           time.Time // when it was claimed or distributed: valid from then
+	End          time.Time // when it stops being valid (see End)
+}
+
+// Create returns the builder of c's row in tx, with a fresh id and an unguessable code.
+func Create(tx *ent.Tx, c Coupon) *ent.UserCouponCreate {
+	return tx.UserCoupon.Create().
+		SetID(idgen.Next()).SetUserID(c.UserID).SetTemplateID(c.TemplateID).
+		SetRedemptionID(c.RedemptionID).SetCode(NewCode()).SetReceiveCount(c.ReceiveCount).
+		SetSource(c.Source).SetValidStartTime(c.At).SetValidEndTime(c.End).SetCreatedAt(c.At)
+}
+
+// End is when a coupon handed out at at ends: validityHours after it when the template sets a
+// relative validity, else at the template's end.
+func End(validityHours *int, templateEnd, at time.Time) time.Time {
+	if validityHours != nil {
+		return at.Add(time.Duration(*validityHours) * time.Hour)
+	}
+	return templateEnd
+}
+
+var codeEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// NewCode returns an unguessable 16-character coupon code (80 random bits).
+func NewCode() string {
+	b := make([]byte, 10)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return codeEncoding.EncodeToString(b)
+}

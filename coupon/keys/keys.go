@@ -1,0 +1,116 @@
+// Package keys builds every Redis key and set/stream member format coupond uses; nothing else
+// does (the seed's D-05 was a second, wrongly formatted builder).
+//
+// The hash-tag rule: every key of one template carries the tag {t<id>}, so the keys one script
+// touches live in one Redis Cluster slot. Keys not tied to one template (card bags, the Bloom
+// filter, the outbox index) carry no tag and are never passed to a script together with a
+// template's keys.
+//
+// Every key starts with the namespace (SetNamespace; empty by default), so several deployments or
+// test packages can share one Redis server without seeing each other's keys.
+package keys
+
+import (
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+var namespace atomic.Pointer[string]
+
+// SetNamespace makes every key built afterwards start with ns (e.g. "test_claim:"). Call it once,
+// before any key is built: keys built earlier keep the old namespace.
+func SetNamespace(ns string) { namespace.Store(&ns) }
+
+// Namespace is the current key prefix ("" by default).
+func Namespace() string {
+	if p := namespace.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// Tag is the hash tag of a template's keys: "{t<id>}".
+func Tag(templateID int64) string { return "{t" + strconv.FormatInt(templateID, 10) + "}" }
+
+func tagged(templateID int64, suffix string) string {
+	return Namespace() + Tag(templateID) + suffix
+}
+
+func id(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Template is the template cache hash.
+func Template(templateID int64) string { return tagged(templateID, ":tpl") }
+
+// TemplateNull marks an id known not to exist (null-value cache).
+func TemplateNull(templateID int64) string { return tagged(templateID, ":null") }
+
+// TemplateLock is the cache rebuild lock.
+func TemplateLock(templateID int64) string { return tagged(templateID, ":lock") }
+
+// ClaimCounter is a user's claim hash for one template: field "n" counts the coupons the user
+// holds against limitPerPerson (given back when a claim fails), field "seq" hands out
+// receive_count values and never goes down. Expires at the template's end.
+func ClaimCounter(templateID, userID int64) string { return tagged(templateID, ":u:"+id(userID)) }
+
+// Outbox is the template's outbox stream of accepted claims, drained by the persister.
+func Outbox(templateID int64) string { return tagged(templateID, ":outbox") }
+
+// Request remembers the answer to a user's claim with one client requestId.
+func Request(templateID, userID int64, requestID string) string {
+	return tagged(templateID, ":req:"+id(userID)+":"+requestID)
+}
+
+// Redemption maps a redemption id to its user while the claim may still be pending.
+func Redemption(templateID int64, redemptionID string) string {
+	return tagged(templateID, ":rd:"+redemptionID)
+}
+
+// UserRate counts a user's claim attempts on one template in the current rate window.
+func UserRate(templateID, userID int64) string { return tagged(templateID, ":rl:"+id(userID)) }
+
+// ExpiryBucket is the set of coupons of one template ending within one minute (members
+// BucketMember), drained by that bucket's expiry task. minuteUnix is the minute's start.
+func ExpiryBucket(templateID, minuteUnix int64) string {
+	return tagged(templateID, ":exp:"+id(minuteUnix))
+}
+
+// DailyStats is the template's realtime counters of one UTC day (fields issued, used, expired).
+func DailyStats(templateID int64, day string) string { return tagged(templateID, ":stats:"+day) }
+
+// CardBag is a user's card bag: members BagMember, score the claim time (ms).
+func CardBag(userID int64) string { return Namespace() + "coupond:bag:" + id(userID) }
+
+// Bloom is the Bloom filter bitmap of existing template ids, shared by all instances.
+func Bloom() string { return Namespace() + "coupond:bloom:templates" }
+
+// OutboxIndex is the set of template ids whose outbox may hold claims; the periodic drain looks
+// there instead of scanning the keyspace.
+func OutboxIndex() string { return Namespace() + "coupond:outboxes" }
+
+// BagMember is a card-bag member: "<template>_<coupon>".
+func BagMember(templateID, couponID int64) string { return id(templateID) + "_" + id(couponID) }
+
+// ParseBagMember reads a BagMember.
+func ParseBagMember(m string) (templateID, couponID int64, ok bool) {
+	return parsePair(m, "_")
+}
+
+// BucketMember is an expiry bucket member: "<user>:<coupon>".
+func BucketMember(userID, couponID int64) string { return id(userID) + ":" + id(couponID) }
+
+// ParseBucketMember reads a BucketMember; ok is false unless both numbers are positive.
+func ParseBucketMember(m string) (userID, couponID int64, ok bool) { return parsePair(m, ":") }
+
+func parsePair(m, sep string) (int64, int64, bool) {
+	a, b, found := strings.Cut(m, sep)
+	if !found {
+		return 0, 0, false
+	}
+	x, err1 := strconv.ParseInt(a, 10, 64)
+	y, err2 := strconv.ParseInt(b, 10, 64)
+	if err1 != nil || err2 != nil || x <= 0 || y <= 0 {
+		return 0, 0, false
+	}
+	return x, y, true
+}

@@ -1,0 +1,64 @@
+package keys
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every per-template key carries the template's hash tag once, after the namespace, so a script's
+// keys share one Cluster slot; keys of different templates differ.
+func TestPerTemplateKeysCarryTheTag(t *testing.T) {
+	SetNamespace("ns:")
+	defer SetNamespace("")
+	const tpl, other = 42, 43
+	build := map[string]func(int64) string{
+		"Template":     Template,
+		"TemplateNull": TemplateNull,
+		"TemplateLock": TemplateLock,
+		"ClaimCounter": func(t int64) string { return ClaimCounter(t, 7) },
+		"Outbox":       Outbox,
+		"Request":      func(t int64) string { return Request(t, 7, "r-1") },
+		"Redemption":   func(t int64) string { return Redemption(t, "42-99") },
+		"UserRate":     func(t int64) string { return UserRate(t, 7) },
+		"ExpiryBucket": func(t int64) string { return ExpiryBucket(t, 1_700_000_000) },
+		"DailyStats":   func(t int64) string { return DailyStats(t, "2026-12-01") },
+	}
+	seen := map[string]string{}
+	for name, f := range build {
+		k := f(tpl)
+		if !strings.HasPrefix(k, "ns:{t42}:") || strings.Count(k, "{") != 1 || strings.Count(k, "}") != 1 {
+			t.Errorf("%s = %q: want the namespace, then exactly one tag {t42}", name, k)
+		}
+		if f(other) == k {
+			t.Errorf("%s: templates 42 and 43 share key %q", name, k)
+		}
+		if prev, dup := seen[k]; dup {
+			t.Errorf("%s and %s are the same key %q", name, prev, k)
+		}
+		seen[k] = name
+	}
+	for name, k := range map[string]string{"CardBag": CardBag(7), "Bloom": Bloom(), "OutboxIndex": OutboxIndex()} {
+		if !strings.HasPrefix(k, "ns:") || strings.Contains(k, "{") {
+			t.Errorf("%s = %q: want the namespace and no hash tag", name, k)
+		}
+	}
+}
+
+func TestMemberFormatsRoundTrip(t *testing.T) {
+	for _, c := range [][2]int64{{1, 1}, {42, 1 << 62}, {1<<63 - 1, 5}} {
+		if a, b, ok := ParseBagMember(BagMember(c[0], c[1])); !ok || a != c[0] || b != c[1] {
+			t.Errorf("bag member %v: got %d %d %v", c, a, b, ok)
+		}
+		if a, b, ok := ParseBucketMember(BucketMember(c[0], c[1])); !ok || a != c[0] || b != c[1] {
+			t.Errorf("bucket member %v: got %d %d %v", c, a, b, ok)
+		}
+	}
+	for _, bad := range []string{"", "1", "1:", ":1", "a:1", "1:b", "0:1", "1:-2", "1_2"} {
+		if _, _, ok := ParseBucketMember(bad); ok {
+			t.Errorf("bucket member %q parsed", bad)
+		}
+	}
+	if _, _, ok := ParseBagMember("1:2"); ok {
+		t.Error(`bag member "1:2" parsed`)
+	}
+}

@@ -1,0 +1,206 @@
+package template
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"coupond/coupon"
+	"coupond/ent"
+	"coupond/ent/coupontemplate"
+	"coupond/ent/schematype"
+	"coupond/idgen"
+	"coupond/store"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Admin creates, changes, finds and lists templates on behalf of merchants and the
+// platform. A merchant only ever sees its own shop: another shop's template is NOT_FOUND.
+type Admin struct {
+	db    *ent.Client
+	rdb   redis.UniversalClient
+	cache *Cache
+	now   func() time.Time
+}
+
+// NewAdmin returns a Admin over the database and the template cache.
+func NewAdmin(db *ent.Client, rdb redis.UniversalClient, cache *Cache) *Admin {
+	return &Admin{db: db, rdb: rdb, cache: cache, now: time.Now}
+}
+
+// Create validates the input and creates the template, all or nothing (D-18): the id is added to
+// the Bloom filter first (a spare Bloom bit is harmless, a missing one would hide the template),
+// then the row and its audit entry are written in one transaction; the cache is warmed after
+// commit and rebuilt on demand if that fails.
+func (a *Admin) Create(ctx context.Context, actor coupon.Actor, in CreateInput) (*coupon.Template, error) {
+	if err := in.Validate(a.now()); err != nil {
+		return nil, err
+	}
+	wantSource := coupontemplate.SourceSHOP
+	if actor.Role == coupon.RolePlatform {
+		wantSource = coupontemplate.SourcePLATFORM
+	}
+	if in.Source != wantSource {
+		return nil, coupon.ValidationError{coupon.FieldError("source", fmt.Sprintf("a %s may only create %s coupons", actor.Role, wantSource))}
+	}
+	id := idgen.Next()
+	if err := a.cache.BloomAdd(ctx, id); err != nil {
+		return nil, fmt.Errorf("create template: bloom: %w", err)
+	}
+	var t *coupon.Template
+	err := store.WithTx(ctx, a.db, func(tx *ent.Tx) error {
+		c := tx.CouponTemplate.Create().
+			SetID(id).SetShopNumber(actor.Shop).SetName(strings.TrimSpace(in.Name)).
+			SetSource(in.Source).SetTarget(in.Target).SetType(in.Type).
+			SetValidStartTime(in.ValidStartTime.UTC()).SetValidEndTime(in.ValidEndTime.UTC()).
+			SetTotalStock(in.Stock).SetStock(in.Stock).SetCreatedBy(actor.UserID).
+			SetReceiveRule(schematype.ReceiveRule{LimitPerPerson: in.LimitPerPerson, UsageInstructions: deref(in.UsageInstructions)}).
+			SetConsumeRule(schematype.ConsumeRule{
+				ThresholdAmount: in.ThresholdAmount, DiscountAmount: in.DiscountAmount,
+				DiscountRate: in.DiscountRate, MaxDiscountAmount: in.MaxDiscountAmount,
+				ValidityHours: in.ValidityHours,
+			})
+		if in.Target == coupontemplate.TargetPRODUCT {
+			c.SetGoods(strings.TrimSpace(*in.Goods))
+		}
+		if in.RefundPolicy != nil {
+			c.SetRefundPolicy(*in.RefundPolicy)
+		}
+		row, err := c.Save(ctx)
+		if err != nil {
+			return fmt.Errorf("insert template: %w", err)
+		}
+		t = coupon.TemplateFromRow(row)
+		return audit(ctx, tx, actor, row.ShopNumber, row.ID, ActionCreate, nil, t)
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.cache.Put(ctx, t); err != nil {
+		slog.WarnContext(ctx, "template cache warm-up failed; it is rebuilt on the first lookup", "template", t.ID, "err", err)
+	}
+	return t, nil
+}
+
+// IncreaseStock adds amount to the template's total and remaining stock, in the database and in
+// the cache as one change: the row is locked, the cached hash is incremented (only if it exists
+// whole, D-09) while the lock is held, then the transaction commits. Concurrent increases
+// therefore sum exactly in both. If the commit fails the cache increment is undone.
+func (a *Admin) IncreaseStock(ctx context.Context, actor coupon.Actor, id int64, amount int) (*coupon.Template, error) {
+	if amount < 1 || amount > MaxTemplateStock {
+		return nil, coupon.ValidationError{coupon.FieldError("amount", "amount must be between 1 and 10000000")}
+	}
+	var cached bool
+	err := store.WithTx(ctx, a.db, func(tx *ent.Tx) error {
+		row, err := a.lockOwned(ctx, tx, actor, id)
+		if err != nil {
+			return err
+		}
+		before := coupon.TemplateFromRow(row)
+		if before.StatusAt(a.now()) == coupon.StatusEnded {
+			return coupon.Errorf(coupon.CodeEnded, "the template has ended; its stock can no longer change")
+		}
+		if row.TotalStock+amount > MaxTemplateStock {
+			return coupon.ValidationError{coupon.FieldError("amount", "total stock would exceed 10000000")}
+		}
+		row, err = row.Update().AddStock(amount).AddTotalStock(amount).AddVersion(1).Save(ctx)
+		if err != nil {
+			return fmt.Errorf("increase stock: %w", err)
+		}
+		if err := audit(ctx, tx, actor, row.ShopNumber, id, ActionIncreaseStock, before, coupon.TemplateFromRow(row)); err != nil {
+			return err
+		}
+		if cached, err = a.cache.AddStock(ctx, id, amount); err != nil {
+			return fmt.Errorf("increase cached stock: %w", err)
+		}
+		return nil
+	}, func() {
+		if cached {
+			a.undo(ctx, id, func() error { _, err := a.cache.AddStock(ctx, id, -amount); return err })
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a.cache.Get(ctx, id)
+}
+
+// Terminate ends the template now: no claim succeeds afterwards. Terminating an ended template
+// changes nothing and returns it.
+func (a *Admin) Terminate(ctx context.Context, actor coupon.Actor, id int64) (*coupon.Template, error) {
+	err := store.WithTx(ctx, a.db, func(tx *ent.Tx) error {
+		row, err := a.lockOwned(ctx, tx, actor, id)
+		if err != nil {
+			return err
+		}
+		if row.Status == coupontemplate.StatusENDED {
+			return nil
+		}
+		before := coupon.TemplateFromRow(row)
+		row, err = row.Update().SetStatus(coupontemplate.StatusENDED).AddVersion(1).Save(ctx)
+		if err != nil {
+			return fmt.Errorf("terminate: %w", err)
+		}
+		if err := audit(ctx, tx, actor, row.ShopNumber, id, ActionTerminate, before, coupon.TemplateFromRow(row)); err != nil {
+			return err
+		}
+		if _, err := a.cache.MarkEnded(ctx, id); err != nil {
+			return fmt.Errorf("mark cached template ended: %w", err)
+		}
+		return nil
+	}, func() {
+		// The cache says ENDED but the row does not: drop the hash so it is rebuilt from the row.
+		a.undo(ctx, id, func() error { return a.cache.Invalidate(ctx, id) })
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a.cache.Get(ctx, id)
+}
+
+// undo runs a compensation of a cache change whose transaction did not commit, logging failure.
+func (a *Admin) undo(ctx context.Context, id int64, fn func() error) {
+	if err := fn(); err != nil {
+		slog.ErrorContext(ctx, "template cache compensation failed", "template", id, "err", err)
+	}
+}
+
+// Get returns the template as the actor may see it: anonymous callers and users see any template,
+// a merchant only its own shop's, the platform all. It returns coupon.ErrNotFound otherwise.
+func (a *Admin) Get(ctx context.Context, actor *coupon.Actor, id int64) (*coupon.Template, error) {
+	t, err := a.cache.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if actor != nil && actor.Role != coupon.RoleUser && !actor.CanSeeShop(t.ShopNumber) {
+		return nil, coupon.ErrNotFound
+	}
+	return t, nil
+}
+
+// lockOwned loads the template row FOR UPDATE, restricted to the actor's shop (coupon.ErrNotFound for
+// another shop's template, so ids do not leak).
+func (a *Admin) lockOwned(ctx context.Context, tx *ent.Tx, actor coupon.Actor, id int64) (*ent.CouponTemplate, error) {
+	q := tx.CouponTemplate.Query().Where(coupontemplate.ID(id))
+	if actor.Role != coupon.RolePlatform {
+		q = q.Where(coupontemplate.ShopNumber(actor.Shop))
+	}
+	row, err := q.ForUpdate().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, coupon.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load template: %w", err)
+	}
+	return row, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

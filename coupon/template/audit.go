@@ -1,0 +1,63 @@
+package template
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"coupond/coupon"
+	"coupond/ent"
+)
+
+// Audit actions recorded in coupon_template_log.
+const (
+	ActionCreate        = "CREATE"
+	ActionIncreaseStock = "INCREASE_STOCK"
+	ActionTerminate     = "TERMINATE"
+	ActionStockDrift    = "STOCK_DRIFT"
+)
+
+// audit writes the coupon_template_log row of an actor's change from before to after (nil: none).
+func audit(ctx context.Context, tx *ent.Tx, actor coupon.Actor, shop, templateID int64, action string, before, after *coupon.Template) error {
+	e := AuditEntry{Shop: shop, TemplateID: templateID, ActorID: actor.UserID, ActorRole: string(actor.Role), Action: action}
+	if before != nil {
+		e.Before = snapshot(before)
+	}
+	if after != nil {
+		e.After = snapshot(after)
+	}
+	return WriteAudit(ctx, tx, e)
+}
+
+// AuditEntry is one coupon_template_log row.
+type AuditEntry struct {
+	Shop, TemplateID int64
+	ActorID          int64  // 0 for the system
+	ActorRole        string // a Role, or "SYSTEM"
+	Action           string // one of the Action constants
+	Before, After    map[string]any
+}
+
+// WriteAudit writes e in tx.
+func WriteAudit(ctx context.Context, tx *ent.Tx, e AuditEntry) error {
+	c := tx.CouponTemplateLog.Create().SetShopNumber(e.Shop).SetTemplateID(e.TemplateID).
+		SetActorID(e.ActorID).SetActorRole(e.ActorRole).SetAction(e.Action)
+	if e.Before != nil {
+		c.SetBefore(e.Before)
+	}
+	if e.After != nil {
+		c.SetAfter(e.After)
+	}
+	if err := c.Exec(ctx); err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	return nil
+}
+
+// snapshot is the template as a JSON object, for the audit log.
+func snapshot(t *coupon.Template) map[string]any {
+	b, _ := json.Marshal(t)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}

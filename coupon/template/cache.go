@@ -1,0 +1,227 @@
+package template
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"coupond/coupon"
+	"coupond/coupon/keys"
+	"coupond/ent"
+	"coupond/ent/coupontemplate"
+	"coupond/lua"
+
+	"entgo.io/ent/dialect/sql"
+	"github.com/bits-and-blooms/bloom/v3"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/singleflight"
+)
+
+// CacheOptions tunes the template cache. Zero fields take the defaults in their comments.
+type CacheOptions struct {
+	NullTTL       time.Duration // how long an id is remembered as absent; default 30m
+	LockTTL       time.Duration // rebuild lock lifetime; default 5s
+	LockWait      time.Duration // how long a lookup waits for another rebuilder before failing; default 3s
+	BloomExpected uint          // ids the Bloom filter is sized for; default 1_000_000 (≤ ~290M at 0.001: 2^32-bit bitmap)
+	BloomFPRate   float64       // false-positive rate at BloomExpected; default 0.001
+	EndedTTL      time.Duration // cache lifetime of a template already past its end; default 10m
+}
+
+func (o CacheOptions) withDefaults() CacheOptions {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.NullTTL, 30*time.Minute)
+	def(&o.LockTTL, 5*time.Second)
+	def(&o.LockWait, 3*time.Second)
+	def(&o.EndedTTL, 10*time.Minute)
+	if o.BloomExpected == 0 {
+		o.BloomExpected = 1_000_000
+	}
+	if o.BloomFPRate <= 0 || o.BloomFPRate >= 1 {
+		o.BloomFPRate = 0.001
+	}
+	return o
+}
+
+// Cache is the Redis side of coupon templates, shared by all instances through Redis: the
+// template hash (TTL at the template's end), the null-value key of absent ids, the Bloom filter
+// of existing ids and the rebuild lock. Get is the lookup chain of seed 000. Safe for concurrent
+// use.
+//
+// The hash has the fields stock (live remaining stock), total, status (stored status, ACTIVE or
+// ENDED), start and end (claim window, unix milliseconds), limit (per person), shop, ver (version)
+// and data (JSON of the whole coupon.Template). Lua scripts read the plain fields; a hash is complete
+// only when it has data, and no writer ever creates an incomplete one (D-09).
+type Cache struct {
+	rdb   redis.UniversalClient
+	db    *ent.Client
+	opts  CacheOptions
+	group singleflight.Group
+	// load reads a template from the database (loadTemplate; tests wrap it to count calls).
+	load func(ctx context.Context, id int64) (*coupon.Template, error)
+	// Bloom filter geometry: bits 0…bloomM-1 hold the filter, bit bloomM says it is complete.
+	bloomM uint64
+	bloomK uint
+}
+
+// NewCache returns the template cache over rdb. It reads db to load a template by id on a
+// cache miss, and to list template ids when EnsureBloom rebuilds the filter.
+func NewCache(rdb redis.UniversalClient, db *ent.Client, opts CacheOptions) *Cache {
+	opts = opts.withDefaults()
+	m, k := bloom.EstimateParameters(opts.BloomExpected, opts.BloomFPRate)
+	c := &Cache{rdb: rdb, db: db, opts: opts, bloomM: uint64(m), bloomK: k}
+	c.load = c.loadTemplate
+	return c
+}
+
+// loadTemplate reads one template row by id, or returns coupon.ErrNotFound. It reads with a shared lock
+// (LOCK IN SHARE MODE, which MySQL 8 and MariaDB both accept), so a rebuild waits for an
+// administrative transaction that holds the row FOR UPDATE and never caches the row as it was
+// before a change whose cache update already ran; the lock ends with the statement.
+func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, error) {
+	row, err := c.db.CouponTemplate.Query().
+		Where(coupontemplate.ID(id)).
+		ForShare(sql.WithLockClause("LOCK IN SHARE MODE")).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, coupon.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return coupon.TemplateFromRow(row), nil
+}
+
+func templateKeys(id int64) lua.TemplateKeys {
+	return lua.TemplateKeys{Hash: keys.Template(id), Null: keys.TemplateNull(id), Lock: keys.TemplateLock(id)}
+}
+
+// Put writes the complete hash of t in one Lua script (DEL, HSET, EXPIREAT) and deletes its
+// null-value key. The hash expires at the template's end, or EndedTTL from now when that end has
+// passed. Put is the data owner's write: call it after the row is committed, also on create, so a
+// null-value mark that a lookup wrote between BloomAdd and the commit is cleared. It cancels a
+// rebuild in progress (whose database read may be older) by deleting the rebuild lock.
+//
+// When a complete hash already exists, the cached stock is kept if it is smaller than t.Stock:
+// claims deducted in Redis may not have reached the database yet (D-38). Raise stock with AddStock.
+func (c *Cache) Put(ctx context.Context, t *coupon.Template) error {
+	if err := c.put(ctx, t, ""); err != nil {
+		return fmt.Errorf("template cache: put %d: %w", t.ID, err)
+	}
+	return nil
+}
+
+// put runs template_put.lua; with a lockToken it writes only while the rebuild lock holds that
+// token, and returns errLockLost when it did not write.
+func (c *Cache) put(ctx context.Context, t *coupon.Template, lockToken string) error {
+	fields, err := hashFields(t)
+	if err != nil {
+		return err
+	}
+	written, err := lua.TemplatePut(ctx, c.rdb, templateKeys(t.ID), fields, c.expireAt(t, time.Now()), lockToken)
+	if err != nil {
+		return err
+	}
+	if !written {
+		return errLockLost
+	}
+	return nil
+}
+
+// expireAt is when the hash of t expires, unix seconds: its end rounded up to a whole second, or
+// EndedTTL from now for a template already past its end (EXPIREAT in the past would delete it).
+func (c *Cache) expireAt(t *coupon.Template, now time.Time) int64 {
+	if t.ValidEnd.After(now) {
+		return t.ValidEnd.Add(time.Second - time.Nanosecond).Unix()
+	}
+	return now.Add(c.opts.EndedTTL).Unix()
+}
+
+// AddStock adds n (negative to undo an addition) to the cached stock and total of template id, in
+// one script, only when its complete hash exists (D-09); cached is false when there was none, and
+// then no hash field is written (the next Get rebuilds from the database). Call it inside the
+// transaction that changed the row, while that transaction holds the row FOR UPDATE: a rebuild
+// racing with the change is then either cancelled (the script deletes its lock) or reads the row
+// only after the commit, so the addition is counted exactly once. Undo with -n when the
+// transaction does not commit.
+func (c *Cache) AddStock(ctx context.Context, id int64, n int) (cached bool, err error) {
+	cached, err = lua.TemplateAddStock(ctx, c.rdb, templateKeys(id), int64(n))
+	if err != nil {
+		return false, fmt.Errorf("template cache: add stock %d: %w", id, err)
+	}
+	return cached, nil
+}
+
+// MarkEnded sets the cached status of template id to ENDED, in one script, only when its complete
+// hash exists; cached is false when there was none, and then no hash field is written. It is
+// idempotent; call it like AddStock, inside the transaction that ends the row.
+func (c *Cache) MarkEnded(ctx context.Context, id int64) (cached bool, err error) {
+	cached, err = lua.TemplateMarkEnded(ctx, c.rdb, templateKeys(id))
+	if err != nil {
+		return false, fmt.Errorf("template cache: mark ended %d: %w", id, err)
+	}
+	return cached, nil
+}
+
+// Invalidate drops the hash of template id and cancels a rebuild in progress (its rebuild lock),
+// so the next Get rebuilds from the database.
+func (c *Cache) Invalidate(ctx context.Context, id int64) error {
+	k := templateKeys(id)
+	if err := c.rdb.Del(ctx, k.Hash, k.Lock).Err(); err != nil {
+		return fmt.Errorf("template cache: invalidate %d: %w", id, err)
+	}
+	return nil
+}
+
+// hashFields is the hash of t as template_put.lua writes it.
+func hashFields(t *coupon.Template) (map[string]string, error) {
+	data, err := json.Marshal(t)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{
+		"stock":  strconv.Itoa(t.Stock),
+		"total":  strconv.Itoa(t.TotalStock),
+		"status": string(t.Stored),
+		"start":  strconv.FormatInt(t.ValidStart.UnixMilli(), 10),
+		"end":    strconv.FormatInt(t.ValidEnd.UnixMilli(), 10),
+		"limit":  strconv.Itoa(t.Receive.LimitPerPerson),
+		"shop":   strconv.FormatInt(t.ShopNumber, 10),
+		"ver":    strconv.Itoa(t.Version),
+		"data":   string(data),
+	}, nil
+}
+
+// decodeHash returns the template in hash h, or nil when h is not a complete hash (missing, or
+// without data). Stock, total, status and version come from their own fields, which scripts
+// change; the rest from data.
+func decodeHash(h map[string]string) (*coupon.Template, error) {
+	data, ok := h["data"]
+	if !ok {
+		return nil, nil
+	}
+	var t coupon.Template
+	if err := json.Unmarshal([]byte(data), &t); err != nil {
+		return nil, fmt.Errorf("template cache: corrupt data: %w", err)
+	}
+	var err error
+	if t.Stock, err = strconv.Atoi(h["stock"]); err != nil {
+		return nil, fmt.Errorf("template cache %d: corrupt stock: %w", t.ID, err)
+	}
+	if t.TotalStock, err = strconv.Atoi(h["total"]); err != nil {
+		return nil, fmt.Errorf("template cache %d: corrupt total: %w", t.ID, err)
+	}
+	if t.Version, err = strconv.Atoi(h["ver"]); err != nil {
+		return nil, fmt.Errorf("template cache %d: corrupt ver: %w", t.ID, err)
+	}
+	t.Stored = coupontemplate.Status(h["status"])
+	if err := coupontemplate.StatusValidator(t.Stored); err != nil {
+		return nil, fmt.Errorf("template cache %d: %w", t.ID, err)
+	}
+	return &t, nil
+}

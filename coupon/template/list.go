@@ -1,0 +1,101 @@
+package template
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"coupond/coupon"
+	"coupond/coupon/keys"
+	"coupond/ent/coupontemplate"
+	"coupond/ent/predicate"
+
+	"entgo.io/ent/dialect/sql"
+	"github.com/redis/go-redis/v9"
+)
+
+// Filter narrows a template listing.
+type Filter struct {
+	Status       *coupon.TemplateStatus
+	Type         *coupontemplate.Type
+	Source       *coupontemplate.Source
+	NameContains *string
+	ShopNumber   *int64 // platform only; merchants always see their own shop
+}
+
+// List returns up to first templates with id < afterID (0: from the newest) that the actor may
+// see and that match f, with the live stock of those cached, and the total count of matches.
+func (a *Admin) List(ctx context.Context, actor coupon.Actor, f Filter, first int, afterID int64) (coupon.Page[*coupon.Template], error) {
+	var where []predicate.CouponTemplate
+	switch {
+	case actor.Role == coupon.RoleMerchant:
+		where = append(where, coupontemplate.ShopNumber(actor.Shop))
+	case f.ShopNumber != nil:
+		where = append(where, coupontemplate.ShopNumber(*f.ShopNumber))
+	}
+	if f.Type != nil {
+		where = append(where, coupontemplate.TypeEQ(*f.Type))
+	}
+	if f.Source != nil {
+		where = append(where, coupontemplate.SourceEQ(*f.Source))
+	}
+	if f.NameContains != nil && *f.NameContains != "" {
+		where = append(where, coupontemplate.NameContainsFold(*f.NameContains))
+	}
+	if f.Status != nil {
+		where = append(where, statusPredicate(*f.Status, a.now()))
+	}
+	total, err := a.db.CouponTemplate.Query().Where(where...).Count(ctx)
+	if err != nil {
+		return coupon.Page[*coupon.Template]{}, fmt.Errorf("count templates: %w", err)
+	}
+	q := a.db.CouponTemplate.Query().Where(where...)
+	if afterID > 0 {
+		q = q.Where(coupontemplate.IDLT(afterID))
+	}
+	rows, err := q.Order(coupontemplate.ByID(sql.OrderDesc())).Limit(first + 1).All(ctx)
+	if err != nil {
+		return coupon.Page[*coupon.Template]{}, fmt.Errorf("list templates: %w", err)
+	}
+	page := coupon.NewPage(rows, first, total, coupon.TemplateFromRow)
+	if err := a.liveStocks(ctx, page.Items); err != nil {
+		return coupon.Page[*coupon.Template]{}, err
+	}
+	return page, nil
+}
+
+// liveStocks replaces the database stock of each cached template by the live cached figure,
+// in one pipelined round trip.
+func (a *Admin) liveStocks(ctx context.Context, ts []*coupon.Template) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	pipe := a.rdb.Pipeline()
+	cmds := make([]*redis.StringCmd, len(ts))
+	for i, t := range ts {
+		cmds[i] = pipe.HGet(ctx, keys.Template(t.ID), "stock")
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("live stocks: %w", err)
+	}
+	for i, c := range cmds {
+		if n, err := c.Int(); err == nil {
+			ts[i].Stock = n
+		}
+	}
+	return nil
+}
+
+// statusPredicate selects templates whose client-facing status at now is s.
+func statusPredicate(s coupon.TemplateStatus, now time.Time) predicate.CouponTemplate {
+	switch s {
+	case coupon.StatusNotStarted:
+		return coupontemplate.And(coupontemplate.StatusEQ(coupontemplate.StatusACTIVE), coupontemplate.ValidStartTimeGT(now))
+	case coupon.StatusActive:
+		return coupontemplate.And(coupontemplate.StatusEQ(coupontemplate.StatusACTIVE),
+			coupontemplate.ValidStartTimeLTE(now), coupontemplate.ValidEndTimeGT(now))
+	default:
+		return coupontemplate.Or(coupontemplate.StatusEQ(coupontemplate.StatusENDED), coupontemplate.ValidEndTimeLTE(now))
+	}
+}

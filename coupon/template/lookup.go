@@ -1,0 +1,157 @@
+package template
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"strconv"
+	"time"
+
+	"coupond/coupon"
+	"coupond/coupon/keys"
+	"coupond/lua"
+)
+
+// errLockLost means a rebuild's write was refused because its lock expired or a writer deleted it
+// (the database read may be stale); the rebuild starts over.
+var errLockLost = errors.New("template cache: rebuild lock lost")
+
+// Get returns template id through the lookup chain of seed 000:
+//
+//  1. the template hash (one HGETALL; almost all traffic ends here);
+//  2. the Bloom filter says the id is absent → coupon.ErrNotFound (the filter is never changed here, D-12);
+//  3. the null-value key exists → coupon.ErrNotFound;
+//  4. one rebuild per id in this process (singleflight), under the Redis rebuild lock shared by all
+//     instances: check the null-value key and the hash again, then read the database; a row is
+//     cached by one script (TTL at the template's end), an absent id gets the null-value key for
+//     NullTTL. While another instance holds the lock, Get polls for its result and takes the lock
+//     when it is free, for up to LockWait; then it fails with an error.
+//
+// It returns coupon.ErrNotFound only when the template does not exist; a Redis or database failure is
+// returned as an error. Each caller gets its own copy of the template. Callers that share one
+// rebuild share its context: when the first caller's context ends, they all fail.
+func (c *Cache) Get(ctx context.Context, id int64) (*coupon.Template, error) {
+	k := templateKeys(id)
+	h, err := c.rdb.HGetAll(ctx, k.Hash).Result()
+	if err != nil {
+		return nil, fmt.Errorf("template cache: get %d: %w", id, err)
+	}
+	if t, err := decodeHash(h); t != nil || err != nil {
+		return t, err
+	}
+	maybe, err := c.bloomMayContain(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !maybe {
+		return nil, coupon.ErrNotFound
+	}
+	null, err := c.rdb.Exists(ctx, k.Null).Result()
+	if err != nil {
+		return nil, fmt.Errorf("template cache: get %d: %w", id, err)
+	}
+	if null == 1 {
+		return nil, coupon.ErrNotFound
+	}
+	v, err, _ := c.group.Do(strconv.FormatInt(id, 10), func() (any, error) { return c.rebuild(ctx, id) })
+	if err != nil {
+		return nil, err
+	}
+	t := *v.(*coupon.Template)
+	return &t, nil
+}
+
+// rebuild is step 4 of Get: it returns the template once this instance or another has cached it
+// (or coupon.ErrNotFound once the id is marked absent), taking the rebuild lock when it is free.
+func (c *Cache) rebuild(ctx context.Context, id int64) (*coupon.Template, error) {
+	k := templateKeys(id)
+	token := rand.Text()
+	deadline := time.Now().Add(c.opts.LockWait)
+	for {
+		locked, err := c.rdb.SetNX(ctx, k.Lock, token, c.opts.LockTTL).Result()
+		if err != nil {
+			return nil, fmt.Errorf("template cache: lock %d: %w", id, err)
+		}
+		if locked {
+			t, err := c.rebuildLocked(ctx, id, token)
+			if !errors.Is(err, errLockLost) {
+				return t, err
+			}
+		}
+		if !time.Now().Before(deadline) {
+			return nil, fmt.Errorf("template cache: template %d is being rebuilt elsewhere for more than %v", id, c.opts.LockWait)
+		}
+		wait := time.NewTimer(10*time.Millisecond + mrand.N(10*time.Millisecond))
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return nil, ctx.Err()
+		case <-wait.C:
+		}
+		if t, err := c.peek(ctx, id); t != nil || err != nil {
+			return t, err
+		}
+	}
+}
+
+// rebuildLocked runs while this caller holds the rebuild lock with token: double check, database
+// read, cache write. It returns errLockLost when the lock was lost before the write.
+func (c *Cache) rebuildLocked(ctx context.Context, id int64, token string) (*coupon.Template, error) {
+	k := templateKeys(id)
+	// Release even when ctx has ended; a lock left behind expires after LockTTL anyway.
+	defer func() { _, _ = lua.Unlock(context.WithoutCancel(ctx), c.rdb, k.Lock, token) }()
+
+	if t, err := c.peek(ctx, id); t != nil || err != nil {
+		return t, err
+	}
+	// Claims accepted by Redis but not yet persisted have taken stock the database row still shows
+	// (D-38). Count them BEFORE reading the row: a batch persisted in between is then subtracted
+	// twice (stock shown low for a moment), never not at all (which would oversell).
+	pending, err := c.rdb.XLen(ctx, keys.Outbox(id)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("template cache: outbox of %d: %w", id, err)
+	}
+	t, err := c.load(ctx, id)
+	if err == nil {
+		t.Stock = max(0, t.Stock-int(pending))
+	}
+	if errors.Is(err, coupon.ErrNotFound) {
+		set, err := lua.TemplateSetNull(ctx, c.rdb, k, c.opts.NullTTL.Milliseconds(), token)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("template cache: mark %d absent: %w", id, err)
+		case !set:
+			return nil, errLockLost
+		}
+		return nil, coupon.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("template cache: load %d: %w", id, err)
+	}
+	if err := c.put(ctx, t, token); err != nil {
+		if errors.Is(err, errLockLost) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("template cache: put %d: %w", id, err)
+	}
+	return t, nil
+}
+
+// peek looks at the hash and the null-value key of id in one round trip: the template when its
+// complete hash exists, else coupon.ErrNotFound when the id is marked absent, else nil and nil.
+func (c *Cache) peek(ctx context.Context, id int64) (*coupon.Template, error) {
+	k := templateKeys(id)
+	pipe := c.rdb.Pipeline()
+	null := pipe.Exists(ctx, k.Null)
+	hash := pipe.HGetAll(ctx, k.Hash)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("template cache: get %d: %w", id, err)
+	}
+	t, err := decodeHash(hash.Val())
+	if t == nil && err == nil && null.Val() == 1 {
+		return nil, coupon.ErrNotFound
+	}
+	return t, err
+}

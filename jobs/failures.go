@@ -1,0 +1,33 @@
+package jobs
+
+import (
+	"context"
+	"log/slog"
+
+	"coupond/coupon"
+
+	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+var taskFailures = promauto.NewCounterVec(prometheus.CounterOpts{
+	Name: "coupond_task_failures_total",
+	Help: "Task runs that failed (domain refusals not counted), by task type.",
+}, []string{"type"})
+
+// IsFailure tells asynq which errors count as failures of a task (asynq.Config.IsFailure): a
+// typed domain refusal (coupon.Error) is an answer, not a failure, so it does not count against
+// the task's retries or the queue's error rate.
+func IsFailure(err error) bool { return coupon.AsErrors(err) == nil }
+
+// ErrorHandler counts and logs a failed task run (asynq.Config.ErrorHandler).
+var ErrorHandler = asynq.ErrorHandlerFunc(func(ctx context.Context, t *asynq.Task, err error) {
+	if !IsFailure(err) {
+		return
+	}
+	taskFailures.WithLabelValues(t.Type()).Inc()
+	retried, _ := asynq.GetRetryCount(ctx)
+	maxRetry, _ := asynq.GetMaxRetry(ctx)
+	slog.WarnContext(ctx, "task failed", "type", t.Type(), "retried", retried, "maxRetry", maxRetry, "err", err)
+})

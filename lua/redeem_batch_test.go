@@ -1,0 +1,117 @@
+package lua
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"coupond/testutil"
+)
+
+func TestRedeemArgumentErrors(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	putTemplate(t, rdb, 19, activeTpl(10, 2))
+	good := redeemKeys(19, 1, "req", "rd")
+	bad := []struct {
+		name string
+		k    RedeemKeys
+		a    func(*RedeemArgs)
+	}{
+		{"no redemption id", good, func(a *RedeemArgs) { a.RedemptionID = "" }},
+		{"request key without TTL", good, func(a *RedeemArgs) { a.RequestTTL = 0 }},
+		{"rate limit without window", good, func(a *RedeemArgs) { a.RateLimit = 3 }},
+		{"negative rate limit", good, func(a *RedeemArgs) { a.RateLimit = -1 }},
+		{"async without redemption TTL", good, func(a *RedeemArgs) { a.RedemptionTTL = 0 }},
+		{"async without outbox key", RedeemKeys{Template: good.Template, Claims: good.Claims, Redemption: good.Redemption}, func(*RedeemArgs) {}},
+		{"no claims key", RedeemKeys{Template: good.Template}, func(*RedeemArgs) {}},
+	}
+	for _, c := range bad {
+		a := asyncArgs(1, "rd")
+		c.a(&a)
+		if _, err := Redeem(ctx, rdb, c.k, a); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+	if s := hgetInt(t, rdb, good.Template, "stock"); s != 10 {
+		t.Errorf("stock = %d after refused calls, want 10", s)
+	}
+}
+
+func TestRedeemScriptSourceAndSHA(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	sum := sha1.Sum([]byte(RedeemScriptSource()))
+	if hex.EncodeToString(sum[:]) != RedeemScriptSHA() {
+		t.Fatal("RedeemScriptSHA is not the SHA-1 of RedeemScriptSource")
+	}
+	sha, err := rdb.ScriptLoad(ctx, RedeemScriptSource()).Result()
+	if err != nil || sha != RedeemScriptSHA() {
+		t.Fatalf("SCRIPT LOAD = %s, %v", sha, err)
+	}
+	// The raw call the benchmark makes: EVALSHA with 6 keys and 8 arguments.
+	putTemplate(t, rdb, 20, activeTpl(1, 1))
+	k := redeemKeys(20, 1, "r", "rd")
+	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	got, err := rdb.EvalSha(ctx, sha, []string{k.Template, k.Claims, k.Outbox, k.Request, k.Redemption, k.Rate},
+		"1", "rd", now, "60", "0", "0", "1", "60").Slice()
+	if err != nil || fmt.Sprint(got) != "[0 1 rd 0]" {
+		t.Errorf("EVALSHA = %v, %v; want [0 1 rd 0]", got, err)
+	}
+}
+
+func TestRedeemCodeString(t *testing.T) {
+	want := []string{"OK", "OUT_OF_STOCK", "LIMIT_REACHED", "NOT_STARTED", "ENDED", "RATE_LIMITED", "CACHE_MISSING"}
+	for i, w := range want {
+		if got := RedeemCode(i).String(); got != w {
+			t.Errorf("RedeemCode(%d) = %q, want %q", i, got, w)
+		}
+	}
+	if got := RedeemCode(9).String(); got != "RedeemCode(9)" {
+		t.Errorf("RedeemCode(9) = %q", got)
+	}
+}
+
+func TestRedeemBatchRunsEachClaimAsRedeemWould(t *testing.T) {
+	rdb := testutil.Redis(t, "lua")
+	ctx := context.Background()
+	const tid = 77
+	putTemplate(t, rdb, tid, activeTpl(30, 1))
+	// Redis forgot the script: the batch loads it and sends the refused calls again.
+	if err := rdb.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var calls []RedeemCall
+	for u := int64(1); u <= 40; u++ {
+		rid := "rd-" + strconv.FormatInt(u, 10)
+		calls = append(calls, RedeemCall{Keys: redeemKeys(tid, u, "", rid), Args: asyncArgs(u, rid)})
+	}
+	calls = append(calls, RedeemCall{Keys: redeemKeys(tid, 1, "", "rd-again"), Args: asyncArgs(1, "rd-again")})
+	calls = append(calls, RedeemCall{Keys: redeemKeys(tid, 99, "", ""), Args: RedeemArgs{UserID: 99}}) // invalid
+	results, errs := RedeemBatch(ctx, rdb, calls)
+	var ok, outOfStock, limited int
+	for i, res := range results[:41] {
+		if errs[i] != nil {
+			t.Fatalf("call %d: %v", i, errs[i])
+		}
+		switch res.Code {
+		case RedeemOK:
+			ok++
+		case RedeemOutOfStock:
+			outOfStock++
+		case RedeemLimitReached:
+			limited++
+		}
+	}
+	if ok != 30 || outOfStock+limited != 11 || errs[41] == nil {
+		t.Fatalf("ok %d, out of stock %d, limited %d, invalid call error %v; want 30, 11 refused, an error", ok, outOfStock, limited, errs[41])
+	}
+	if got := hgetInt(t, rdb, redeemKeys(tid, 0, "", "").Template, "stock"); got != 0 {
+		t.Fatalf("stock = %d, want 0", got)
+	}
+	if n, _ := rdb.XLen(ctx, redeemKeys(tid, 0, "", "").Outbox).Result(); n != 30 {
+		t.Fatalf("outbox length = %d, want 30", n)
+	}
+}

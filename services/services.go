@@ -1,0 +1,56 @@
+// Package services wires coupond's domain services over their stores. It is the one wiring: the
+// server (app.go, for serve and demo) and the tests (testutil/stack) build the same graph.
+package services
+
+import (
+	"coupond/coupon/claim"
+	"coupond/coupon/expiry"
+	"coupond/coupon/issue"
+	"coupond/coupon/template"
+	"coupond/coupon/wallet"
+	"coupond/ent"
+	"coupond/jobs"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+)
+
+// Config tunes the services; zero fields take each service's defaults.
+type Config struct {
+	Redeem  claim.Config
+	Persist claim.PersistConfig
+	Cache   template.CacheOptions
+}
+
+// Services are the domain services of one process.
+type Services struct {
+	Cache     *template.Cache
+	Templates *template.Admin
+	Issuer    *issue.Issuer
+	Expirer   *expiry.Expirer
+	Persister *claim.Persister
+	Redeemer  *claim.Redeemer
+	Wallet    *wallet.Wallet
+	Queue     *jobs.Queue
+}
+
+// New wires the services over the database, the data Redis and the task queue.
+func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Config) *Services {
+	s := &Services{Queue: queue}
+	s.Cache = template.NewCache(rdb, db, cfg.Cache)
+	s.Templates = template.NewAdmin(db, rdb, s.Cache)
+	s.Issuer = issue.NewIssuer(rdb, queue)
+	s.Expirer = expiry.NewExpirer(db, rdb)
+	s.Persister = claim.NewPersister(db, rdb, s.Issuer, cfg.Persist)
+	s.Redeemer = claim.NewRedeemer(db, rdb, s.Cache, s.Issuer, queue, cfg.Redeem)
+	s.Wallet = wallet.New(db)
+	return s
+}
+
+// Mux is the asynq worker's mux over these services.
+func (s *Services) Mux() *asynq.ServeMux {
+	return jobs.NewMux(jobs.Handlers{
+		Claim:  jobs.ClaimHandlers{Persister: s.Persister, Queue: s.Queue},
+		Expiry: jobs.ExpiryHandlers{Expirer: s.Expirer},
+	})
+}

@@ -1,0 +1,100 @@
+// Package stack builds the whole service graph for tests, on real MySQL, Redis and asynq, with
+// the wiring the server uses (services.New). It is separate from testutil because it imports the
+// domain packages, whose own internal tests use testutil.
+package stack
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"coupond/coupon"
+	"coupond/coupon/template"
+	"coupond/ent"
+	"coupond/ent/coupontemplate"
+	"coupond/jobs"
+	"coupond/services"
+	"coupond/testutil"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+	"github.com/shopspring/decimal"
+)
+
+// Options choose what runs beside the services.
+type Options struct {
+	Config services.Config
+	Worker bool // run an asynq worker (all queues, 4 goroutines) over the services' task handlers
+	Kick   bool // run the redeemer's kicker, which hands new claims to the persister
+}
+
+// Stack is the services of one test with their stores.
+type Stack struct {
+	*services.Services
+	Ctx   context.Context
+	DB    *ent.Client
+	Redis *redis.Client
+}
+
+// Merchant is the merchant (shop 1001) that Template creates templates for.
+var Merchant = coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}
+
+// New builds the services on a fresh database coupond_t_<pkg>_<name> and the Redis namespace of
+// pkg (testutil.Redis), and starts what o asks for; all of it stops when the test ends.
+func New(t *testing.T, pkg, name string, o Options) *Stack {
+	t.Helper()
+	db, _, _ := testutil.MySQL(t, pkg+"_"+name)
+	rdb := testutil.Redis(t, pkg)
+	client := asynq.NewClient(testutil.QueueOpt())
+	t.Cleanup(func() { client.Close() })
+	if o.Config.Redeem.TemplateRate == 0 {
+		o.Config.Redeem.TemplateRate = 1e9 // tests measure the books, not the token bucket
+	}
+	s := &Stack{Services: services.New(db, rdb, jobs.NewQueue(client), o.Config), Ctx: context.Background(), DB: db, Redis: rdb}
+	if o.Worker {
+		srv := asynq.NewServer(testutil.QueueOpt(), asynq.Config{
+			Concurrency: 4, Queues: jobs.Queues(), Logger: quiet{}, LogLevel: asynq.FatalLevel,
+			IsFailure: jobs.IsFailure, ShutdownTimeout: 5 * time.Second,
+		})
+		if err := srv.Start(s.Mux()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(srv.Shutdown)
+	}
+	if o.Kick {
+		ctx, cancel := context.WithCancel(s.Ctx)
+		t.Cleanup(cancel)
+		go s.Redeemer.Run(ctx)
+	}
+	return s
+}
+
+// Template creates an open FIXED_OFF template of Merchant's shop (claimable from a minute ago for
+// an hour) with the given stock and per-person limit; mutate, when not nil, changes the input first.
+func (s *Stack) Template(t *testing.T, stock, limit int, mutate func(*template.CreateInput)) *coupon.Template {
+	t.Helper()
+	now := time.Now()
+	five := decimal.NewFromInt(5)
+	in := template.CreateInput{
+		Name: "flash", Source: coupontemplate.SourceSHOP, Target: coupontemplate.TargetSHOP_WIDE,
+		Type: coupontemplate.TypeFIXED_OFF, ValidStartTime: now.Add(-time.Minute), ValidEndTime: now.Add(time.Hour),
+		Stock: stock, LimitPerPerson: limit, DiscountAmount: &five,
+	}
+	if mutate != nil {
+		mutate(&in)
+	}
+	tpl, err := s.Templates.Create(s.Ctx, Merchant, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tpl
+}
+
+// quiet drops asynq's logs.
+type quiet struct{}
+
+func (quiet) Debug(...any) {}
+func (quiet) Info(...any)  {}
+func (quiet) Warn(...any)  {}
+func (quiet) Error(...any) {}
+func (quiet) Fatal(...any) {}
