@@ -21,7 +21,6 @@ import (
 
 	"coupond/auth"
 	"coupond/coupon"
-	"coupond/coupon/claim"
 	"coupond/migrations"
 )
 
@@ -125,8 +124,8 @@ func serve(cfg config, args []string) error {
 			}
 		}()
 	}
-	if *mode != "worker" && cfg.Redeem.Mode == claim.ModeAsync {
-		go a.svc.Redeemer.Run(ctx)
+	if *mode != "worker" {
+		go a.svc.Redeemer.Run(ctx) // hands accepted claims to the persister (sync: the unfinished ones)
 	}
 	var w *worker
 	if *mode != "api" {

@@ -16,13 +16,14 @@ type worker struct {
 }
 
 // startWorker starts the asynq server on the weighted queues (jobs.Queues), with domain refusals
-// not counted as failures (jobs.IsFailure) and failures counted and logged (jobs.ErrorHandler),
-// and the scheduler of the periodic tasks.
+// not counted as failures (jobs.IsFailure), failures counted and logged (jobs.ErrorHandler),
+// short retries of persist tasks (jobs.RetryDelay), and the scheduler of the periodic tasks.
 func (a *app) startWorker() (*worker, error) {
 	w := &worker{
 		srv: asynq.NewServer(a.queueOpt, asynq.Config{
 			Concurrency: a.cfg.Concurrency, Queues: jobs.Queues(), Logger: slogAsynq{},
-			IsFailure: jobs.IsFailure, ErrorHandler: jobs.ErrorHandler,
+			IsFailure: jobs.IsFailure, ErrorHandler: jobs.ErrorHandler, RetryDelayFunc: jobs.RetryDelay,
+			DelayedTaskCheckInterval: jobs.DelayedTaskCheck,
 		}),
 		sched: asynq.NewScheduler(a.queueOpt, &asynq.SchedulerOpts{Logger: slogAsynq{}}),
 	}

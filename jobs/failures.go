@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"coupond/coupon"
 
@@ -31,3 +32,18 @@ var ErrorHandler = asynq.ErrorHandlerFunc(func(ctx context.Context, t *asynq.Tas
 	maxRetry, _ := asynq.GetMaxRetry(ctx)
 	slog.WarnContext(ctx, "task failed", "type", t.Type(), "retried", retried, "maxRetry", maxRetry, "err", err)
 })
+
+// DelayedTaskCheck is how often the worker moves due retries and scheduled tasks to their queues
+// (asynq.Config.DelayedTaskCheckInterval; asynq's default, 5 s, would make RetryDelay's short
+// retries of persist tasks wait that long).
+const DelayedTaskCheck = 250 * time.Millisecond
+
+// RetryDelay is the worker's retry schedule (asynq.Config.RetryDelayFunc): a persist task retries
+// after 250 ms, 500 ms, 1 s (claims wait; the periodic drain also queues a fresh task every period),
+// every other task on asynq's default schedule.
+func RetryDelay(n int, err error, t *asynq.Task) time.Duration {
+	if t.Type() == TypePersistOutbox {
+		return min(250*time.Millisecond<<min(n, 3), 2*time.Second)
+	}
+	return asynq.DefaultRetryDelayFunc(n, err, t)
+}

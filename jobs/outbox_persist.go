@@ -3,7 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"strconv"
+	"time"
 
 	"github.com/hibiken/asynq"
 )
@@ -15,12 +15,18 @@ type persistOutboxPayload struct {
 	TemplateID int64 `json:"templateId,string"` // a string: asynqmon shows numbers above 2^53 rounded
 }
 
-// NewPersistOutboxTask returns the task for one template. Its id is deterministic, so at most one
-// is queued per template at a time.
+// persistUnique is how long one template's persist task keeps further ones out (asynq.Unique)
+// unless it finishes first. Uniqueness only spares duplicates: it never outlives this, so a task
+// stuck in retry, archived or deleted in asynqmon delays the template's persistence by at most
+// this long (the next kick or periodic drain queues a fresh task, with a fresh id), and the
+// persister's lease, not the task, decides who drains.
+const persistUnique = time.Second
+
+// NewPersistOutboxTask returns the task for one template: on the critical queue, unique for
+// persistUnique, retried a few times at short intervals (RetryDelay).
 func NewPersistOutboxTask(templateID int64) (*asynq.Task, []asynq.Option) {
 	return asynq.NewTask(TypePersistOutbox, payload(persistOutboxPayload{TemplateID: templateID})),
-		[]asynq.Option{asynq.TaskID("persist:" + strconv.FormatInt(templateID, 10)), asynq.MaxRetry(25),
-			asynq.Queue(QueueName(QueueCritical))}
+		[]asynq.Option{asynq.Unique(persistUnique), asynq.MaxRetry(3), asynq.Queue(QueueName(QueueCritical))}
 }
 
 // PersistOutbox implements claim.Scheduler.

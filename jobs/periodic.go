@@ -14,7 +14,9 @@ type Periods struct {
 }
 
 // RegisterPeriodic registers every periodic task with the scheduler. Every instance may run a
-// scheduler: the tasks carry fixed ids, so only one of each is queued at a time.
+// scheduler: each task is unique for its period (asynq.Unique, at least 1 s), so one of each is
+// queued per period. No task carries a fixed id: one that failed and was archived (or was deleted in
+// asynqmon) can never keep the next period's from being queued.
 func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 	for _, e := range []struct {
 		every time.Duration
@@ -24,11 +26,10 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 		{p.Drain, NewDrainOutboxesTask(), QueueCritical},
 		{p.Sweep, NewExpireSweepTask(), QueueDefault},
 	} {
-		id := e.task.Type()
 		_, err := s.Register(fmt.Sprintf("@every %s", e.every), e.task,
-			asynq.TaskID(id), asynq.MaxRetry(0), asynq.Queue(QueueName(e.queue)))
+			asynq.Unique(max(e.every, time.Second)), asynq.MaxRetry(0), asynq.Queue(QueueName(e.queue)))
 		if err != nil {
-			return fmt.Errorf("schedule %s: %w", id, err)
+			return fmt.Errorf("schedule %s: %w", e.task.Type(), err)
 		}
 	}
 	return nil

@@ -238,3 +238,21 @@ func mustPut(t *testing.T, rdb *redis.Client, f map[string]string, expireAt int6
 		t.Fatalf("TemplatePut = %v, %v", ok, err)
 	}
 }
+
+func TestLeaseRenew(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	key := ns + "{t9}:persist"
+	if ok, err := LeaseRenew(ctx, rdb, key, "me", time.Second); err != nil || ok {
+		t.Fatalf("renew of a free lease = %v, %v; want false", ok, err)
+	}
+	rdb.Set(ctx, key, "me", 100*time.Millisecond)
+	if ok, err := LeaseRenew(ctx, rdb, key, "me", 10*time.Second); err != nil || !ok {
+		t.Fatalf("renew of my lease = %v, %v; want true", ok, err)
+	}
+	if ttl := rdb.PTTL(ctx, key).Val(); ttl < 9*time.Second {
+		t.Fatalf("ttl after renew = %v, want about 10s", ttl)
+	}
+	if ok, _ := LeaseRenew(ctx, rdb, key, "other", time.Minute); ok || rdb.PTTL(ctx, key).Val() > 10*time.Second {
+		t.Fatal("another token renewed my lease")
+	}
+}

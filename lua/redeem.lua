@@ -12,16 +12,17 @@
 -- ARGV[4]  request-key TTL in seconds; 0 = the call has no request id (no replay, nothing stored)
 -- ARGV[5]  per-user rate limit: attempts allowed per window; 0 = off
 -- ARGV[6]  rate window in milliseconds (> 0 when ARGV[5] > 0)
--- ARGV[7]  "1": XADD the accepted claim to the outbox (async mode); "0": don't (sync mode, the
---          caller persists the claim in its own transaction)
+-- ARGV[7]  "1": XADD the accepted claim to the outbox (the server always journals); "0": don't
 -- ARGV[8]  redemption-key TTL in seconds; 0 = don't set the redemption key
 --
--- Returns an array {code, receive_count, redemption_id, replayed}; never a bit-packed number (D-07).
+-- Returns an array {code, receive_count, redemption_id, replayed, entry_id}; never a bit-packed
+-- number (D-07).
 --   code: 0 OK, 1 OUT_OF_STOCK, 2 LIMIT_REACHED, 3 NOT_STARTED, 4 ENDED, 5 RATE_LIMITED,
 --         6 CACHE_MISSING
 --   receive_count: the user's 1-based claim number for this template (0 when refused)
 --   redemption_id: ARGV[2] when accepted ("" when refused)
 --   replayed: 1 when the answer is the stored answer of an earlier call with the same request key
+--   entry_id: the outbox entry's stream id when this call XADDed the claim, else ""
 --
 -- Steps, in order:
 --  1. KEYS[4] exists: return its stored answer (the first answer that reached this script), replayed.
@@ -44,7 +45,7 @@ if reqTTL > 0 then
   if stored then
     local code, rc, rid = string.match(stored, '^(%d+):(%d+):(.*)$')
     if code then
-      return {tonumber(code), tonumber(rc), rid, 1}
+      return {tonumber(code), tonumber(rc), rid, 1, ''}
     end
   end
 end
@@ -52,7 +53,7 @@ end
 local tpl = redis.call('HMGET', KEYS[1], 'data', 'stock', 'status', 'start', 'end', 'limit')
 local stock, startMs, endMs, limit = tonumber(tpl[2]), tonumber(tpl[4]), tonumber(tpl[5]), tonumber(tpl[6])
 if not tpl[1] or not stock or not startMs or not endMs or not limit then
-  return {6, 0, '', 0}
+  return {6, 0, '', 0, ''}
 end
 
 local rateLimit = tonumber(ARGV[5])
@@ -62,15 +63,15 @@ if rateLimit > 0 then
     redis.call('PEXPIRE', KEYS[6], ARGV[6])
   end
   if attempts > rateLimit then
-    return {5, 0, '', 0}
+    return {5, 0, '', 0, ''}
   end
 end
 
-local function answer(code, rc, rid)
+local function answer(code, rc, rid, entry)
   if reqTTL > 0 then
     redis.call('SET', KEYS[4], code .. ':' .. rc .. ':' .. rid, 'EX', ARGV[4])
   end
-  return {code, rc, rid, 0}
+  return {code, rc, rid, 0, entry or ''}
 end
 
 local now = tonumber(ARGV[3])
@@ -93,10 +94,11 @@ redis.call('HINCRBY', KEYS[1], 'stock', -1)
 redis.call('HINCRBY', KEYS[2], 'n', 1)
 local rc = redis.call('HINCRBY', KEYS[2], 'seq', 1)
 redis.call('EXPIREAT', KEYS[2], string.format('%d', math.ceil(endMs / 1000)))
+local entry = ''
 if ARGV[7] == '1' then
-  redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3])
+  entry = redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3])
 end
 if tonumber(ARGV[8]) > 0 then
   redis.call('SET', KEYS[5], ARGV[1], 'EX', ARGV[8])
 end
-return answer(0, rc, rid)
+return answer(0, rc, rid, entry)

@@ -95,7 +95,11 @@ func TestRedeemAccept(t *testing.T) {
 	a.RateLimit, a.RateWindow = 5, time.Minute
 
 	res := mustRedeem(t, rdb, k, a)
-	if want := (RedeemResult{Code: RedeemOK, ReceiveCount: 1, RedemptionID: "rd-1"}); res != want {
+	entries := rdb.XRange(ctx, k.Outbox, "-", "+").Val()
+	if len(entries) != 1 || res.EntryID != entries[0].ID {
+		t.Fatalf("entry id %q, outbox %v: want the id of the one entry", res.EntryID, entries)
+	}
+	if want := (RedeemResult{Code: RedeemOK, ReceiveCount: 1, RedemptionID: "rd-1", EntryID: entries[0].ID}); res != want {
 		t.Fatalf("Redeem = %+v, want %+v", res, want)
 	}
 	if s := hgetInt(t, rdb, k.Template, "stock"); s != 9 {

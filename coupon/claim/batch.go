@@ -3,6 +3,7 @@ package claim
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"coupond/coupon/issue"
 	"coupond/ent"
@@ -16,40 +17,45 @@ import (
 type batchResult struct {
 	issued   []*ent.UserCoupon // new and previously persisted coupons of the batch
 	inserted int               // of which new
-	drifted  int               // claims newly recorded as failed
-	failed   []claim           // claims the database had no stock for (new and previously recorded)
+	drifted  int               // claims newly failed for want of stock
+	failed   []failedClaim     // claims MySQL refused (new and previously recorded)
+	atLimit  map[int64]int     // users refused for the per-person limit → coupons they hold
+	end      time.Time         // the template's end
 }
 
-// commitBatch is the transaction: skip claims already persisted or failed, take the stock for
-// the rest from the template row (trimmed to what the database has), insert their coupons in one
-// multi-row INSERT and record the claims it could not honour as failed.
+// commitBatch is the transaction. It skips claims already persisted or failed (a replayed batch),
+// gives every new claim a free slot 1…limitPerPerson as its receive_count (the unique key
+// (user_id, template_id, receive_count) makes MySQL enforce the limit even when Redis lost the
+// user's counter; a claim with no free slot fails LIMIT_REACHED), takes the stock for the rest from
+// the template row (trimmed to what the database has: the surplus fails as drift), inserts their
+// coupons in one multi-row INSERT and records the failures.
 func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []claim) (batchResult, error) {
 	var res batchResult
 	err := store.WithTx(ctx, p.db, func(tx *ent.Tx) error {
-		res = batchResult{}
+		res = batchResult{atLimit: map[int64]int{}}
 		tpl, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(templateID)).ForUpdate().Only(ctx)
 		if err != nil {
 			return fmt.Errorf("lock template %d: %w", templateID, err)
 		}
+		res.end = tpl.ValidEndTime
 		seen, err := loadSeen(ctx, tx, templateID, claims)
 		if err != nil {
 			return err
 		}
 		fresh := seen.split(claims, &res)
-		k := min(len(fresh), tpl.Stock)
+		slotted, refused := seen.assignSlots(fresh, tpl.ReceiveRule.LimitPerPerson, &res)
+		k := min(len(slotted), tpl.Stock)
 		if k > 0 {
-			if err := seen.insert(ctx, tx, tpl, fresh[:k], &res); err != nil {
+			if err := insertCoupons(ctx, tx, tpl, slotted[:k], &res); err != nil {
 				return err
 			}
 		}
-		if drift := fresh[k:]; len(drift) > 0 {
-			if err := recordDrift(ctx, tx, tpl, drift); err != nil {
-				return err
-			}
-			res.failed = append(res.failed, drift...)
-			res.drifted = len(drift)
+		for _, c := range slotted[k:] {
+			refused = append(refused, failedClaim{c, ReasonStockDrift})
 		}
-		return nil
+		res.drifted = len(slotted) - k
+		res.failed = append(res.failed, refused...)
+		return recordFailures(ctx, tx, tpl, refused)
 	}, nil)
 	return res, err
 }
@@ -57,8 +63,8 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 // seenClaims is what the database already holds of a batch's users and claims.
 type seenClaims struct {
 	held   []*ent.UserCoupon // the batch's users' coupons of this template
-	failed map[string]bool   // redemption ids of the batch already recorded as failed
-	maxRC  map[int64]int     // user → highest receive_count held
+	failed map[string]string // redemption id → reason, for the batch's claims already failed
+	count  map[int64]int     // user → coupons held
 	taken  map[[2]int64]bool // (user, receive_count) pairs in use
 	done   map[string]bool   // redemption ids persisted or failed
 }
@@ -79,20 +85,20 @@ func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, claims []claim)
 	}
 	failedBefore, err := tx.RedemptionFailure.Query().
 		Where(redemptionfailure.UserIDIn(users...), redemptionfailure.RedemptionIDIn(rids...)).
-		Select(redemptionfailure.FieldRedemptionID).Strings(ctx)
+		Select(redemptionfailure.FieldRedemptionID, redemptionfailure.FieldReason).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load failed claims: %w", err)
 	}
-	s := &seenClaims{held: held, failed: map[string]bool{}, maxRC: map[int64]int{},
+	s := &seenClaims{held: held, failed: map[string]string{}, count: map[int64]int{},
 		taken: map[[2]int64]bool{}, done: map[string]bool{}}
 	for _, uc := range held {
 		s.done[uc.RedemptionID] = true
-		s.maxRC[uc.UserID] = max(s.maxRC[uc.UserID], uc.ReceiveCount)
+		s.count[uc.UserID]++
 		s.taken[[2]int64{uc.UserID, int64(uc.ReceiveCount)}] = true
 	}
-	for _, rid := range failedBefore {
-		s.failed[rid] = true
-		s.done[rid] = true
+	for _, f := range failedBefore {
+		s.failed[f.RedemptionID] = f.Reason
+		s.done[f.RedemptionID] = true
 	}
 	return s, nil
 }
@@ -104,12 +110,13 @@ func (s *seenClaims) split(claims []claim, res *batchResult) []claim {
 	var fresh []claim
 	for _, c := range claims {
 		inBatch[c.redemptionID] = true
+		reason, failed := s.failed[c.redemptionID]
 		switch {
 		case !s.done[c.redemptionID]:
 			fresh = append(fresh, c)
 			s.done[c.redemptionID] = true // a claim twice in one batch counts once
-		case s.failed[c.redemptionID]:
-			res.failed = append(res.failed, c)
+		case failed:
+			res.failed = append(res.failed, failedClaim{c, reason})
 		}
 	}
 	for _, uc := range s.held {
@@ -120,24 +127,43 @@ func (s *seenClaims) split(claims []claim, res *batchResult) []claim {
 	return fresh
 }
 
-// insert takes len(claims) from the template's stock and inserts their coupons in one multi-row
-// INSERT, recording them in res.
-func (s *seenClaims) insert(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate, claims []claim, res *batchResult) error {
+// assignSlots gives each claim a free receive_count in 1…limit for its user: its own when free and
+// within the limit, else the lowest free one. Claims with no free slot are refused
+// (LIMIT_REACHED), and their users' holdings noted in res.atLimit.
+func (s *seenClaims) assignSlots(claims []claim, limit int, res *batchResult) (slotted []claim, refused []failedClaim) {
+	for _, c := range claims {
+		rc := c.receiveCount
+		if rc < 1 || rc > limit || s.taken[[2]int64{c.userID, int64(rc)}] {
+			rc = 0
+			for slot := 1; slot <= limit && rc == 0; slot++ {
+				if !s.taken[[2]int64{c.userID, int64(slot)}] {
+					rc = slot
+				}
+			}
+		}
+		if rc == 0 {
+			refused = append(refused, failedClaim{c, ReasonLimitReached})
+			res.atLimit[c.userID] = s.count[c.userID]
+			continue
+		}
+		s.taken[[2]int64{c.userID, int64(rc)}] = true
+		s.count[c.userID]++
+		c.receiveCount = rc
+		slotted = append(slotted, c)
+	}
+	return slotted, refused
+}
+
+// insertCoupons takes len(claims) from the template's stock and inserts their coupons in one
+// multi-row INSERT, recording them in res.
+func insertCoupons(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate, claims []claim, res *batchResult) error {
 	if err := tx.CouponTemplate.UpdateOneID(tpl.ID).AddStock(-len(claims)).Exec(ctx); err != nil {
 		return fmt.Errorf("take stock: %w", err)
 	}
 	builders := make([]*ent.UserCouponCreate, 0, len(claims))
 	for _, c := range claims {
-		rc := c.receiveCount
-		// A receive_count already used (Redis lost the user's counter) moves past the user's
-		// highest, so the unique key never refuses a legitimate claim.
-		if s.taken[[2]int64{c.userID, int64(rc)}] {
-			rc = s.maxRC[c.userID] + 1
-		}
-		s.taken[[2]int64{c.userID, int64(rc)}] = true
-		s.maxRC[c.userID] = max(s.maxRC[c.userID], rc)
 		builders = append(builders, issue.Create(tx, issue.Coupon{
-			UserID: c.userID, TemplateID: tpl.ID, RedemptionID: c.redemptionID, ReceiveCount: rc,
+			UserID: c.userID, TemplateID: tpl.ID, RedemptionID: c.redemptionID, ReceiveCount: c.receiveCount,
 			Source: usercoupon.SourceCLAIM, At: c.at, End: issue.End(tpl.ConsumeRule.ValidityHours, tpl.ValidEndTime, c.at),
 		}))
 	}

@@ -2,9 +2,10 @@ package claim
 
 import "time"
 
-// Mode says where a claim is persisted: "async" (default) answers PENDING at once and a
-// persister writes claims to MySQL in batches; "sync" writes each claim in the request and answers
-// ISSUED with the coupon.
+// Mode says where a claim is persisted. Either way the claim script journals the claim in the
+// template's outbox first. "async" (default) answers PENDING at once and a persister writes claims
+// to MySQL in batches; "sync" writes each claim in the request (the same batch logic, for one
+// claim) and answers ISSUED with the coupon, leaving to the persister what it could not finish.
 type Mode string
 
 // Redeem modes.

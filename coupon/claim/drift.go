@@ -5,32 +5,64 @@ import (
 	"fmt"
 	"log/slog"
 
+	"coupond/coupon"
 	"coupond/coupon/template"
 	"coupond/ent"
 )
 
-// ReasonStockDrift is the failure reason of a claim Redis accepted but the database had no stock for.
-const ReasonStockDrift = "the coupon ran out of stock before your claim was recorded"
+// Failure reasons of claims Redis accepted and MySQL refused (redemption_failure.reason).
+const (
+	// ReasonStockDrift: the database had no stock left for the claim.
+	ReasonStockDrift = "the coupon ran out of stock before your claim was recorded"
+	// ReasonLimitReached: the user already held limitPerPerson coupons of the template in the
+	// database (Redis had lost their counter).
+	ReasonLimitReached = "you already hold as many of these coupons as allowed"
+)
 
-// recordDrift marks claims the database had no stock for as failed and writes an audit entry for
-// the reconciliation report (the seed told such users "claimed" and gave them nothing, D-04).
-func recordDrift(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate, drift []claim) error {
-	builders := make([]*ent.RedemptionFailureCreate, len(drift))
-	for i, c := range drift {
-		builders[i] = tx.RedemptionFailure.Create().SetUserID(c.userID).SetTemplateID(tpl.ID).
-			SetRedemptionID(c.redemptionID).SetReason(ReasonStockDrift)
+// failedClaim is a claim MySQL refused, with the reason.
+type failedClaim struct {
+	claim
+	reason string
+}
+
+// failureError is the refusal a sync request answers for a claim that ended FAILED with reason.
+func failureError(reason string) error {
+	if reason == ReasonLimitReached {
+		return coupon.Errorf(coupon.CodeLimitReached, "%s", reason)
+	}
+	return coupon.Errorf(coupon.CodeOutOfStock, "%s", reason)
+}
+
+// recordFailures marks claims MySQL refused as failed with their reasons, and writes an audit
+// entry for stock drift, for the reconciliation report (the seed told such users "claimed" and
+// gave them nothing, D-04).
+func recordFailures(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate, failed []failedClaim) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	builders := make([]*ent.RedemptionFailureCreate, len(failed))
+	drift := 0
+	for i, f := range failed {
+		builders[i] = tx.RedemptionFailure.Create().SetUserID(f.userID).SetTemplateID(tpl.ID).
+			SetRedemptionID(f.redemptionID).SetReason(f.reason)
+		if f.reason == ReasonStockDrift {
+			drift++
+		}
 	}
 	if err := tx.RedemptionFailure.CreateBulk(builders...).Exec(ctx); err != nil {
 		return fmt.Errorf("record failed claims: %w", err)
 	}
+	if drift == 0 {
+		return nil
+	}
 	err := template.WriteAudit(ctx, tx, template.AuditEntry{
 		Shop: tpl.ShopNumber, TemplateID: tpl.ID, ActorRole: "SYSTEM", Action: template.ActionStockDrift,
-		Before: map[string]any{"databaseStock": tpl.Stock}, After: map[string]any{"failedClaims": len(drift)},
+		Before: map[string]any{"databaseStock": tpl.Stock}, After: map[string]any{"failedClaims": drift},
 	})
 	if err != nil {
 		return fmt.Errorf("record drift: %w", err)
 	}
 	slog.WarnContext(ctx, "stock drift: Redis accepted claims the database has no stock for",
-		"template", tpl.ID, "failed", len(drift))
+		"template", tpl.ID, "failed", drift)
 	return nil
 }

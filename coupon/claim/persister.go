@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"coupond/coupon"
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/ent"
@@ -18,9 +19,16 @@ import (
 
 // PersistConfig tunes the persister.
 type PersistConfig struct {
-	BatchSize int           // claims per transaction, default 500
-	ClaimIdle time.Duration // a claim delivered this long ago and not acknowledged is taken over, default 30s
-	Consumer  string        // this worker's consumer name, default host-pid
+	BatchSize int // claims per transaction, default 500
+	// ClaimIdle: a claim delivered this long ago and not acknowledged is taken over by the
+	// persister holding the lease. Default 0: the lease holder is the only persister of the
+	// outbox, so whatever is pending was left by one that died or lost its lease (and a replay is
+	// harmless).
+	ClaimIdle time.Duration
+	// LeaseTTL is how long the lease of a persister that stopped renewing it (killed, stalled)
+	// keeps others away from the template's outbox; it is renewed every LeaseTTL/3. Default 3s.
+	LeaseTTL time.Duration
+	Consumer string // this worker's consumer name, default host-pid
 	// MaxRun bounds one Drain, so a persister task under a sale that never pauses still ends
 	// (and is queued again by the next claims or the periodic drain); default 30s.
 	MaxRun time.Duration
@@ -42,8 +50,8 @@ func NewPersister(db *ent.Client, rdb redis.UniversalClient, issuer *issue.Issue
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 500
 	}
-	if cfg.ClaimIdle <= 0 {
-		cfg.ClaimIdle = 30 * time.Second
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = 3 * time.Second
 	}
 	if cfg.MaxRun <= 0 {
 		cfg.MaxRun = 30 * time.Second
@@ -57,7 +65,14 @@ func NewPersister(db *ent.Client, rdb redis.UniversalClient, issuer *issue.Issue
 
 // Drain persists the template's outbox until it is empty (or MaxRun has passed), first taking
 // over claims a crashed persister left unacknowledged. It returns how many claims it handled.
+// One persister drains a template at a time, the holder of its lease; a Drain that finds the
+// lease taken returns 0 at once (the holder is on it), and one that loses its lease stops.
 func (p *Persister) Drain(ctx context.Context, templateID int64) (int, error) {
+	ctx, held, err := p.lease(ctx, templateID)
+	if held == nil || err != nil {
+		return 0, err
+	}
+	defer held.release()
 	deadline := time.Now().Add(p.cfg.MaxRun)
 	out, err := p.openOutbox(ctx, templateID)
 	if err != nil {
@@ -79,9 +94,8 @@ func (p *Persister) Drain(ctx context.Context, templateID int64) (int, error) {
 	}
 }
 
-// persistBatch persists one batch in one transaction, then does the Redis follow-ups (card bags,
-// expiry buckets, stats, give-backs) and acknowledges the entries. Every step is idempotent, so
-// a crash anywhere is healed by replaying the batch.
+// persistBatch persists one batch of outbox entries (see persist); malformed entries are logged
+// and acknowledged, never retried.
 func (p *Persister) persistBatch(ctx context.Context, templateID int64, msgs []redis.XMessage) error {
 	claims := make([]claim, 0, len(msgs))
 	ids := make([]string, 0, len(msgs))
@@ -94,40 +108,89 @@ func (p *Persister) persistBatch(ctx context.Context, templateID int64, msgs []r
 		}
 		claims = append(claims, c)
 	}
+	_, err := p.persist(ctx, templateID, claims, ids)
+	return err
+}
+
+// persist persists claims in one transaction, then does the Redis follow-ups (card bags, expiry
+// buckets, stats, give-backs) and acknowledges the entries ids. Every step is idempotent, so a
+// crash anywhere is healed by replaying the batch.
+func (p *Persister) persist(ctx context.Context, templateID int64, claims []claim, ids []string) (batchResult, error) {
 	var res batchResult
 	if len(claims) > 0 {
 		var err error
 		if res, err = p.commitBatch(ctx, templateID, claims); err != nil {
-			return err
+			return res, err
 		}
 		persistBatch.Observe(float64(len(claims)))
 		persistedTotal.Add(float64(res.inserted))
 		driftTotal.Add(float64(res.drifted))
 		if err := p.followUp(ctx, templateID, res); err != nil {
-			return err
+			return res, err
 		}
 	}
 	pipe := p.rdb.Pipeline()
 	pipe.XAck(ctx, keys.Outbox(templateID), outboxGroup, ids...)
 	pipe.XDel(ctx, keys.Outbox(templateID), ids...)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return fmt.Errorf("acknowledge outbox entries: %w", err)
+		return res, fmt.Errorf("acknowledge outbox entries: %w", err)
 	}
-	return nil
+	return res, nil
 }
 
-// followUp does the Redis side of a committed batch: card-bag entries keyed by the claim's user
-// (never a request context, D-01), expiry buckets, realtime stats and the give-back of failed
-// claims (idempotent through the redemption key). Then it schedules the expiry buckets.
+// finish persists one claim now (sync mode) and tells how it ended: ISSUED with its coupon, or
+// FAILED with the reason.
+func (p *Persister) finish(ctx context.Context, templateID int64, c claim) (*Redemption, error) {
+	res, err := p.persist(ctx, templateID, []claim{c}, []string{c.streamID})
+	if err != nil {
+		return nil, err
+	}
+	for _, uc := range res.issued {
+		if uc.RedemptionID == c.redemptionID {
+			return &Redemption{ID: c.redemptionID, Status: RedemptionIssued, Coupon: &coupon.UserCoupon{UserCoupon: uc}}, nil
+		}
+	}
+	for _, f := range res.failed {
+		if f.redemptionID == c.redemptionID {
+			return &Redemption{ID: c.redemptionID, Status: RedemptionFailed, FailureReason: &f.reason}, nil
+		}
+	}
+	return nil, fmt.Errorf("claim %s: the batch neither issued nor failed it", c.redemptionID)
+}
+
+// followUp does the Redis side of a committed batch: the give-back of failed claims (idempotent
+// through the redemption key; the stock too for claims refused by the per-person limit, which took
+// no database stock), the correction of the counters of users MySQL found at their limit, then the
+// after-commit work of the issued coupons (issue.Issuer).
 func (p *Persister) followUp(ctx context.Context, templateID int64, res batchResult) error {
-	for _, c := range res.failed {
+	for _, f := range res.failed {
 		_, err := lua.RedeemRelease(ctx, p.rdb, lua.ReleaseKeys{
-			Template: keys.Template(templateID), Claims: keys.ClaimCounter(templateID, c.userID),
-			Redemption: keys.Redemption(templateID, c.redemptionID),
-		}, false)
+			Template: keys.Template(templateID), Claims: keys.ClaimCounter(templateID, f.userID),
+			Redemption: keys.Redemption(templateID, f.redemptionID),
+		}, f.reason == ReasonLimitReached)
 		if err != nil {
 			return fmt.Errorf("give back failed claim: %w", err)
 		}
 	}
+	if err := p.correctCounters(ctx, templateID, res); err != nil {
+		return err
+	}
 	return p.issuer.AfterCommit(ctx, templateID, res.issued, res.inserted)
+}
+
+// correctCounters sets the claim counter of each user MySQL found at the per-person limit to the
+// coupons they hold (Redis had lost it), so Redis refuses their next claim itself.
+func (p *Persister) correctCounters(ctx context.Context, templateID int64, res batchResult) error {
+	if len(res.atLimit) == 0 {
+		return nil
+	}
+	pipe := p.rdb.Pipeline()
+	for user, n := range res.atLimit {
+		pipe.HSet(ctx, keys.ClaimCounter(templateID, user), "n", n)
+		pipe.ExpireAt(ctx, keys.ClaimCounter(templateID, user), res.end) // as the claim script does
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("correct claim counters: %w", err)
+	}
+	return nil
 }

@@ -131,7 +131,7 @@ func TestRedeemRefusalsDeductNothing(t *testing.T) {
 	}
 	// A named hot template gets its own, higher rate.
 	hotOne := hot.Template(t, 50, 50, nil)
-	r := claim.NewRedeemer(hot.DB, hot.Redis, hot.Cache, hot.Issuer, hot.Queue,
+	r := claim.NewRedeemer(hot.DB, hot.Redis, hot.Cache, hot.Persister, hot.Queue,
 		claim.Config{TemplateRate: 1, HotTemplateRates: map[int64]float64{hotOne.ID: 1000}})
 	for i := range 5 {
 		if _, err := r.Redeem(hot.Ctx, int64(100+i), hotOne.ID, ""); err != nil {

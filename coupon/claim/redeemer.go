@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"coupond/coupon"
-	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
 	"coupond/ent"
@@ -33,14 +32,14 @@ type Scheduler interface {
 
 // Redeemer is the flash-sale claim path.
 type Redeemer struct {
-	db     *ent.Client
-	rdb    redis.UniversalClient
-	cache  *template.Cache
-	issuer *issue.Issuer
-	sched  Scheduler
-	claims *claimBatcher
-	cfg    Config
-	now    func() time.Time
+	db        *ent.Client
+	rdb       redis.UniversalClient
+	cache     *template.Cache
+	persister *Persister // sync mode finishes its claims with it
+	sched     Scheduler
+	claims    *claimBatcher
+	cfg       Config
+	now       func() time.Time
 
 	meta     sync.Map // template id → *metaEntry
 	limiters sync.Map // template id → *rate.Limiter
@@ -53,10 +52,10 @@ type metaEntry struct {
 	until time.Time
 }
 
-// NewRedeemer returns a Redeemer. In async mode, Run must be running to hand claims to the
-// persister promptly (the periodic drain is the safety net).
-func NewRedeemer(db *ent.Client, rdb redis.UniversalClient, cache *template.Cache, issuer *issue.Issuer, sched Scheduler, cfg Config) *Redeemer {
-	return &Redeemer{db: db, rdb: rdb, cache: cache, issuer: issuer, sched: sched, claims: newClaimBatcher(rdb),
+// NewRedeemer returns a Redeemer. Run must be running to hand claims to the persister promptly
+// (in sync mode, the claims a request could not finish; the periodic drain is the safety net).
+func NewRedeemer(db *ent.Client, rdb redis.UniversalClient, cache *template.Cache, persister *Persister, sched Scheduler, cfg Config) *Redeemer {
+	return &Redeemer{db: db, rdb: rdb, cache: cache, persister: persister, sched: sched, claims: newClaimBatcher(rdb),
 		cfg: cfg.withDefaults(), now: time.Now, dirty: map[int64]struct{}{}}
 }
 
@@ -80,8 +79,7 @@ func (r *Redeemer) Redeem(ctx context.Context, userID, templateID int64, request
 
 func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, requestID string) (*Redemption, error) {
 	if requestID != "" && !requestIDPattern.MatchString(requestID) {
-		return nil, &coupon.Error{Code: coupon.CodeInvalidInput, Field: []string{"input", "requestId"},
-			Message: "requestId must be 1 to 64 letters, digits or . _ : -"}
+		return nil, coupon.FieldError("requestId", "requestId must be 1 to 64 letters, digits or . _ : -")
 	}
 	t, err := r.template(ctx, templateID)
 	if err != nil {
@@ -106,20 +104,23 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 		}
 	}
 	if err != nil {
+		// The script may have run and journaled a claim before the answer was lost (a client that
+		// went away while its claim waited in the batcher, a timeout): the persister finishes it.
+		r.markDirty(templateID)
 		return nil, fmt.Errorf("claim script: %w", err)
 	}
 	if err := refusal(res.Code); err != nil {
 		return nil, err
 	}
-	if r.cfg.Mode == ModeSync {
-		if res.Replayed {
-			return r.Redemption(ctx, userID, res.RedemptionID)
-		}
-		return r.persistNow(ctx, t, userID, requestID, res, now)
+	switch {
+	case res.Replayed && r.cfg.Mode == ModeSync:
+		return r.Redemption(ctx, userID, res.RedemptionID)
+	case res.Replayed:
+		return &Redemption{ID: res.RedemptionID, Status: RedemptionPending}, nil
+	case r.cfg.Mode == ModeSync:
+		return r.finishNow(ctx, templateID, userID, res, now)
 	}
-	if !res.Replayed {
-		r.markDirty(templateID)
-	}
+	r.markDirty(templateID)
 	return &Redemption{ID: res.RedemptionID, Status: RedemptionPending}, nil
 }
 
@@ -137,7 +138,7 @@ func (r *Redeemer) runScript(ctx context.Context, userID, templateID int64, requ
 	return r.claims.redeem(ctx, k, lua.RedeemArgs{
 		UserID: userID, RedemptionID: rid, Now: now, RequestTTL: r.cfg.RequestTTL,
 		RateLimit: r.cfg.UserRate, RateWindow: r.cfg.UserWindow,
-		Outbox: r.cfg.Mode == ModeAsync, RedemptionTTL: redemptionTTL,
+		Outbox: true, RedemptionTTL: redemptionTTL,
 	})
 }
 
@@ -174,11 +175,9 @@ func (r *Redeemer) template(ctx context.Context, id int64) (*coupon.Template, er
 	if err != nil {
 		return nil, err
 	}
-	if r.cfg.Mode == ModeAsync {
-		// Keep the template in the index the periodic drain reads (once per MetaTTL, not per claim).
-		if err := r.rdb.SAdd(ctx, keys.OutboxIndex(), id).Err(); err != nil {
-			return nil, fmt.Errorf("index outbox: %w", err)
-		}
+	// Keep the template in the index the periodic drain reads (once per MetaTTL, not per claim).
+	if err := r.rdb.SAdd(ctx, keys.OutboxIndex(), id).Err(); err != nil {
+		return nil, fmt.Errorf("index outbox: %w", err)
 	}
 	r.meta.Store(id, &metaEntry{t: t, until: now.Add(r.cfg.MetaTTL)})
 	return t, nil

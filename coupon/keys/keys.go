@@ -56,6 +56,9 @@ func ClaimCounter(templateID, userID int64) string { return tagged(templateID, "
 // Outbox is the template's outbox stream of accepted claims, drained by the persister.
 func Outbox(templateID int64) string { return tagged(templateID, ":outbox") }
 
+// PersistLease is held by the one persister draining the template's outbox at a time.
+func PersistLease(templateID int64) string { return tagged(templateID, ":persist") }
+
 // Request remembers the answer to a user's claim with one client requestId.
 func Request(templateID, userID int64, requestID string) string {
 	return tagged(templateID, ":req:"+id(userID)+":"+requestID)

@@ -17,6 +17,7 @@ func TestPerTemplateKeysCarryTheTag(t *testing.T) {
 		"TemplateLock": TemplateLock,
 		"ClaimCounter": func(t int64) string { return ClaimCounter(t, 7) },
 		"Outbox":       Outbox,
+		"PersistLease": PersistLease,
 		"Request":      func(t int64) string { return Request(t, 7, "r-1") },
 		"Redemption":   func(t int64) string { return Redemption(t, "42-99") },
 		"UserRate":     func(t int64) string { return UserRate(t, 7) },

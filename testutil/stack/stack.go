@@ -52,14 +52,7 @@ func New(t *testing.T, pkg, name string, o Options) *Stack {
 	}
 	s := &Stack{Services: services.New(db, rdb, jobs.NewQueue(client), o.Config), Ctx: context.Background(), DB: db, Redis: rdb}
 	if o.Worker {
-		srv := asynq.NewServer(testutil.QueueOpt(), asynq.Config{
-			Concurrency: 4, Queues: jobs.Queues(), Logger: quiet{}, LogLevel: asynq.FatalLevel,
-			IsFailure: jobs.IsFailure, ShutdownTimeout: 5 * time.Second,
-		})
-		if err := srv.Start(s.Mux()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(srv.Shutdown)
+		s.StartWorker(t)
 	}
 	if o.Kick {
 		ctx, cancel := context.WithCancel(s.Ctx)
@@ -67,6 +60,21 @@ func New(t *testing.T, pkg, name string, o Options) *Stack {
 		go s.Redeemer.Run(ctx)
 	}
 	return s
+}
+
+// StartWorker runs an asynq worker (all queues, 4 goroutines) over the services' task handlers,
+// configured as the server's (jobs.IsFailure, jobs.RetryDelay), until the test ends.
+func (s *Stack) StartWorker(t *testing.T) {
+	t.Helper()
+	srv := asynq.NewServer(testutil.QueueOpt(), asynq.Config{
+		Concurrency: 4, Queues: jobs.Queues(), Logger: quiet{}, LogLevel: asynq.FatalLevel,
+		IsFailure: jobs.IsFailure, RetryDelayFunc: jobs.RetryDelay, ShutdownTimeout: 5 * time.Second,
+		DelayedTaskCheckInterval: jobs.DelayedTaskCheck,
+	})
+	if err := srv.Start(s.Mux()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
 }
 
 // Template creates an open FIXED_OFF template of Merchant's shop (claimable from a minute ago for

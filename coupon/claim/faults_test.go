@@ -1,0 +1,141 @@
+package claim_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"coupond/coupon"
+	"coupond/coupon/claim"
+	"coupond/coupon/keys"
+	"coupond/ent/usercoupon"
+	"coupond/services"
+	"coupond/testutil/stack"
+)
+
+// booksAfterSettling waits until the template's outbox is empty, then checks that every unit is
+// accounted for in both stores and that no user's limit leaked: DB stock + coupons = total, Redis
+// stock = DB stock, and each user's Redis counter equals the coupons MySQL has for them.
+func booksAfterSettling(t *testing.T, s *stack.Stack, tpl *coupon.Template, users []int64) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for s.Redis.XLen(s.Ctx, keys.Outbox(tpl.ID)).Val() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("outbox still holds %d claims after 20 s", s.Redis.XLen(s.Ctx, keys.Outbox(tpl.ID)).Val())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	rows, err := s.DB.UserCoupon.Query().Where(usercoupon.TemplateID(tpl.ID)).All(s.Ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := s.DB.CouponTemplate.Get(s.Ctx, tpl.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	redisStock, _ := s.Redis.HGet(s.Ctx, keys.Template(tpl.ID), "stock").Int()
+	if row.Stock+len(rows) != row.TotalStock || redisStock != row.Stock {
+		t.Fatalf("books: DB stock %d + %d coupons vs total %d; Redis stock %d", row.Stock, len(rows), row.TotalStock, redisStock)
+	}
+	held := map[int64]int{}
+	for _, r := range rows {
+		held[r.UserID]++
+	}
+	for _, u := range users {
+		n, _ := s.Redis.HGet(s.Ctx, keys.ClaimCounter(tpl.ID, u), "n").Int()
+		if n != held[u] {
+			t.Fatalf("user %d: Redis counts %d coupons, MySQL has %d (a leaked limit)", u, n, held[u])
+		}
+		if held[u] > tpl.LimitPerPerson() {
+			t.Fatalf("user %d holds %d coupons, limit %d", u, held[u], tpl.LimitPerPerson())
+		}
+	}
+}
+
+// Sync mode, clients that give up after a few milliseconds: every claim the script accepted is
+// finished (by the request or, when it went away, by the persister), never leaked: no unit of
+// stock and no user's limit is lost, whatever moment the client left at.
+func TestSyncClaimsSurviveClientTimeouts(t *testing.T) {
+	s := stack.New(t, "claim", "sync_timeouts", stack.Options{
+		Config: services.Config{Redeem: claim.Config{Mode: claim.ModeSync, KickEvery: 10 * time.Millisecond}},
+		Worker: true, Kick: true,
+	})
+	tpl := s.Template(t, 200, 1, nil)
+	users := make([]int64, 150)
+	var wg sync.WaitGroup
+	var timedOut, answered int64
+	var mu sync.Mutex
+	for i := range users {
+		users[i] = int64(5000 + i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(s.Ctx, time.Duration(rand.IntN(30))*time.Millisecond)
+			defer cancel()
+			_, err := s.Redeemer.Redeem(ctx, users[i], tpl.ID, "")
+			mu.Lock()
+			defer mu.Unlock()
+			if errors.Is(err, context.DeadlineExceeded) {
+				timedOut++
+			} else {
+				answered++
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d claims timed out on the client, %d answered", timedOut, answered)
+	booksAfterSettling(t, s, tpl, users)
+}
+
+// When Redis loses a user's counter (eviction, failover, a power loss), MySQL still enforces the
+// per-person limit: the repeated claim ends FAILED LIMIT_REACHED, its stock goes back to Redis, and
+// the counter is corrected so Redis refuses the next one itself.
+func TestLimitHoldsWhenRedisLosesTheCounter(t *testing.T) {
+	for _, mode := range []claim.Mode{claim.ModeAsync, claim.ModeSync} {
+		t.Run(string(mode), func(t *testing.T) {
+			e := newRedeemEnv(t, "limit_lost_"+string(mode), claim.Config{Mode: mode})
+			tpl := e.Template(t, 10, 1, nil)
+			first, err := e.redeemer.Redeem(e.Ctx, 77, tpl.ID, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+				t.Fatal(err)
+			}
+			e.Redis.Del(e.Ctx, keys.ClaimCounter(tpl.ID, 77)) // Redis forgets the user's claim
+			second, err := e.redeemer.Redeem(e.Ctx, 77, tpl.ID, "")
+			switch mode {
+			case claim.ModeSync:
+				if codeOf(err) != coupon.CodeLimitReached {
+					t.Fatalf("second sync claim: %+v, %v; want LIMIT_REACHED", second, err)
+				}
+			default:
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+					t.Fatal(err)
+				}
+				red, err := e.redeemer.Redemption(e.Ctx, 77, second.ID)
+				if err != nil || red.Status != claim.RedemptionFailed || *red.FailureReason != claim.ReasonLimitReached {
+					t.Fatalf("second redemption = %+v, %v; want FAILED (limit)", red, err)
+				}
+			}
+			if n := len(e.coupons(t, tpl.ID)); n != 1 {
+				t.Fatalf("user holds %d coupons, limit 1", n)
+			}
+			if got := e.redisStock(t, tpl.ID); got != 9 || e.dbStock(t, tpl.ID) != 9 {
+				t.Fatalf("stock: Redis %d, DB %d; want 9 and 9", got, e.dbStock(t, tpl.ID))
+			}
+			if _, err := e.redeemer.Redeem(e.Ctx, 77, tpl.ID, ""); codeOf(err) != coupon.CodeLimitReached {
+				t.Fatalf("third claim: %v; want LIMIT_REACHED from Redis (counter corrected)", err)
+			}
+			if red, err := e.redeemer.Redemption(e.Ctx, 77, first.ID); err != nil || red.Status != claim.RedemptionIssued {
+				t.Fatalf("first redemption = %+v, %v", red, err)
+			}
+		})
+	}
+}
