@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"coupond/coupon/keys"
+	"coupond/ent/coupontemplate"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -91,7 +92,8 @@ func (o *outboxReader) next(ctx context.Context) ([]redis.XMessage, error) {
 }
 
 // NonEmptyOutboxes returns the templates whose outbox holds claims (pending or unread), from the
-// outbox index, dropping templates from the index whose cache is gone and outbox is empty (ended).
+// outbox index. A template leaves the index only once its outbox is empty and the database says
+// it can take no more claims (terminated, or its end is past): an evicted cache hash says nothing.
 func (p *Persister) NonEmptyOutboxes(ctx context.Context) ([]int64, error) {
 	members, err := p.rdb.SMembers(ctx, keys.OutboxIndex()).Result()
 	if err != nil {
@@ -99,24 +101,48 @@ func (p *Persister) NonEmptyOutboxes(ctx context.Context) ([]int64, error) {
 	}
 	pipe := p.rdb.Pipeline()
 	lens := make([]*redis.IntCmd, len(members))
-	exists := make([]*redis.IntCmd, len(members))
 	ids := make([]int64, len(members))
 	for i, m := range members {
 		ids[i], _ = strconv.ParseInt(m, 10, 64)
 		lens[i] = pipe.XLen(ctx, keys.Outbox(ids[i]))
-		exists[i] = pipe.Exists(ctx, keys.Template(ids[i]))
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, err
 	}
-	var out []int64
+	var out, empty []int64
 	for i, id := range ids {
-		switch {
-		case lens[i].Val() > 0:
+		if lens[i].Val() > 0 {
 			out = append(out, id)
-		case exists[i].Val() == 0:
-			p.rdb.SRem(ctx, keys.OutboxIndex(), members[i])
+		} else {
+			empty = append(empty, id)
 		}
 	}
-	return out, nil
+	return out, p.dropEnded(ctx, empty)
+}
+
+// dropEnded removes from the outbox index those of the given templates (with empty outboxes) that
+// can take no more claims, or no longer exist.
+func (p *Persister) dropEnded(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	open, err := p.db.CouponTemplate.Query().Where(coupontemplate.IDIn(ids...),
+		coupontemplate.StatusEQ(coupontemplate.StatusACTIVE), coupontemplate.ValidEndTimeGT(p.now())).IDs(ctx)
+	if err != nil {
+		return fmt.Errorf("find ended templates: %w", err)
+	}
+	keep := map[int64]bool{}
+	for _, id := range open {
+		keep[id] = true
+	}
+	var drop []any
+	for _, id := range ids {
+		if !keep[id] {
+			drop = append(drop, id)
+		}
+	}
+	if len(drop) > 0 {
+		return p.rdb.SRem(ctx, keys.OutboxIndex(), drop...).Err()
+	}
+	return nil
 }

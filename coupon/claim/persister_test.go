@@ -9,6 +9,7 @@ import (
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
 	"coupond/ent/coupontemplatelog"
+	"coupond/testutil/stack"
 
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
@@ -189,4 +190,32 @@ func TestDrainStopsAfterMaxRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.checkPersistedOnce(t, tpl, users, rids)
+}
+
+// The drain index keeps a template whose cache hash was evicted mid-sale (its claims may still
+// arrive), and lets go of one that ended.
+func TestDrainIndexKeepsOpenTemplates(t *testing.T) {
+	e := newRedeemEnv(t, "index", claim.Config{})
+	open, ended := e.Template(t, 10, 1, nil), e.Template(t, 10, 1, nil)
+	for _, id := range []int64{open.ID, ended.ID} {
+		e.claimAll(t, id, 1)
+		if _, err := e.persister.Drain(e.Ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Cache.Invalidate(e.Ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.Templates.Terminate(e.Ctx, stack.Merchant, ended.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.persister.NonEmptyOutboxes(e.Ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !e.Redis.SIsMember(e.Ctx, keys.OutboxIndex(), open.ID).Val() {
+		t.Fatal("an open template whose hash was evicted left the drain index")
+	}
+	if e.Redis.SIsMember(e.Ctx, keys.OutboxIndex(), ended.ID).Val() {
+		t.Fatal("an ended template with an empty outbox stayed in the drain index")
+	}
 }

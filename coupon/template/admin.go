@@ -2,6 +2,7 @@ package template
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -93,6 +94,8 @@ func (a *Admin) IncreaseStock(ctx context.Context, actor coupon.Actor, id int64,
 	if amount < 1 || amount > MaxTemplateStock {
 		return nil, coupon.ValidationError{coupon.FieldError("amount", "amount must be between 1 and 10000000")}
 	}
+	ctx, cancel := detached(ctx)
+	defer cancel()
 	var cached bool
 	err := store.WithTx(ctx, a.db, func(tx *ent.Tx) error {
 		row, err := a.lockOwned(ctx, tx, actor, id)
@@ -131,6 +134,8 @@ func (a *Admin) IncreaseStock(ctx context.Context, actor coupon.Actor, id int64,
 // Terminate ends the template now: no claim succeeds afterwards. Terminating an ended template
 // changes nothing and returns it.
 func (a *Admin) Terminate(ctx context.Context, actor coupon.Actor, id int64) (*coupon.Template, error) {
+	ctx, cancel := detached(ctx)
+	defer cancel()
 	err := store.WithTx(ctx, a.db, func(tx *ent.Tx) error {
 		row, err := a.lockOwned(ctx, tx, actor, id)
 		if err != nil {
@@ -161,10 +166,23 @@ func (a *Admin) Terminate(ctx context.Context, actor coupon.Actor, id int64) (*c
 	return a.cache.Get(ctx, id)
 }
 
-// undo runs a compensation of a cache change whose transaction did not commit, logging failure.
+// changeTimeout bounds a stock change or termination, which runs to its end once begun.
+const changeTimeout = 10 * time.Second
+
+// detached is ctx without its cancellation (a client that disconnects cannot stop a change between
+// its cache write and its commit, or skip the undo of a failed commit), bounded by changeTimeout.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), changeTimeout)
+}
+
+// undo runs a compensation of a cache change whose transaction did not commit. When it fails, the
+// cached hash is dropped, so the next lookup rebuilds it from the database; failing that too, it
+// is logged.
 func (a *Admin) undo(ctx context.Context, id int64, fn func() error) {
 	if err := fn(); err != nil {
-		slog.ErrorContext(ctx, "template cache compensation failed", "template", id, "err", err)
+		if ierr := a.cache.Invalidate(ctx, id); ierr != nil {
+			slog.ErrorContext(ctx, "template cache compensation failed", "template", id, "err", errors.Join(err, ierr))
+		}
 	}
 }
 

@@ -253,3 +253,35 @@ func TestGetAndListAreScopedToTheShop(t *testing.T) {
 		t.Fatalf("a merchant's shop filter must be ignored: total = %d", p.Total)
 	}
 }
+
+// A client that disconnects at any moment of a stock increase or a termination leaves the database
+// and the cache agreeing: the change runs to its end (or is undone whole) once begun.
+func TestAdministrationSurvivesClientDisconnects(t *testing.T) {
+	a, db, rdb := newAdmin(t, "disconnects")
+	bg := context.Background()
+	tpl := createTemplate(t, a, merchantA, func(in *CreateInput) { in.Stock = 10 })
+	for i := range 40 {
+		ctx, cancel := context.WithTimeout(bg, time.Duration(i%8)*250*time.Microsecond)
+		_, _ = a.IncreaseStock(ctx, merchantA, tpl.ID, 5)
+		cancel()
+		row, err := db.CouponTemplate.Get(bg, tpl.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cached, err := rdb.HGet(bg, keys.Template(tpl.ID), "stock").Int()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			t.Fatal(err)
+		}
+		if err == nil && cached != row.Stock {
+			t.Fatalf("after increase %d: cache stock %d, database %d", i, cached, row.Stock)
+		}
+	}
+	ctx, cancel := context.WithTimeout(bg, 300*time.Microsecond)
+	_, _ = a.Terminate(ctx, merchantA, tpl.ID)
+	cancel()
+	row, _ := db.CouponTemplate.Get(bg, tpl.ID)
+	got, err := a.cache.Get(bg, tpl.ID)
+	if err != nil || got.Stored != row.Status {
+		t.Fatalf("after terminate: cache %+v (%v), database %s", got, err, row.Status)
+	}
+}

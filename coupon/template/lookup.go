@@ -31,7 +31,7 @@ var errLockLost = errors.New("template cache: rebuild lock lost")
 //
 // It returns coupon.ErrNotFound only when the template does not exist; a Redis or database failure is
 // returned as an error. Each caller gets its own copy of the template. Callers that share one
-// rebuild share its context: when the first caller's context ends, they all fail.
+// rebuild share its work, which no caller's cancellation stops (it is bounded by LockWait+LockTTL).
 func (c *Cache) Get(ctx context.Context, id int64) (*coupon.Template, error) {
 	k := templateKeys(id)
 	h, err := c.rdb.HGetAll(ctx, k.Hash).Result()
@@ -55,7 +55,12 @@ func (c *Cache) Get(ctx context.Context, id int64) (*coupon.Template, error) {
 	if null == 1 {
 		return nil, coupon.ErrNotFound
 	}
-	v, err, _ := c.group.Do(strconv.FormatInt(id, 10), func() (any, error) { return c.rebuild(ctx, id) })
+	v, err, _ := c.group.Do(strconv.FormatInt(id, 10), func() (any, error) {
+		// Shared by every caller waiting for this id: no one caller's cancellation may end it.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.LockWait+c.opts.LockTTL)
+		defer cancel()
+		return c.rebuild(ctx, id)
+	})
 	if err != nil {
 		return nil, err
 	}

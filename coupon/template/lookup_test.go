@@ -370,3 +370,30 @@ func TestStampedeOfColdTemplateLoadsOnce(t *testing.T) {
 		t.Errorf("%d database loads for %d concurrent lookups on %d instances, want 1", total, callers, instances)
 	}
 }
+
+// Callers waiting for one rebuild do not share the first caller's fate: when it goes away, the
+// rebuild goes on and the others get the template.
+func TestRebuildOutlivesTheCallerThatStartedIt(t *testing.T) {
+	e := newCacheEnv(t, CacheOptions{})
+	tpl := e.insert(t, nil)
+	e.ready(t, tpl.ID)
+	load := e.cache.load
+	e.cache.load = func(ctx context.Context, id int64) (*coupon.Template, error) {
+		time.Sleep(50 * time.Millisecond) // a slow database
+		return load(ctx, id)
+	}
+	first, cancel := context.WithCancel(e.ctx)
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		cancel() // the first caller disconnects mid-rebuild
+	}()
+	done := make(chan error, 1)
+	go func() { _, err := e.cache.Get(first, tpl.ID); done <- err }()
+	time.Sleep(2 * time.Millisecond)
+	got, err := e.cache.Get(e.ctx, tpl.ID)
+	if err != nil {
+		t.Fatalf("second caller: %v", err)
+	}
+	sameTemplate(t, got, tpl)
+	<-done
+}
