@@ -30,3 +30,6 @@ func (p *Persister) CommitMessages(ctx context.Context, templateID int64, msgs [
 	_, err := p.commitBatch(ctx, templateID, claims)
 	return err
 }
+
+// OnStep makes the persister call f after each step of a batch.
+func (p *Persister) OnStep(f func(step string)) { p.step = f }

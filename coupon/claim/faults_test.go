@@ -139,3 +139,39 @@ func TestLimitHoldsWhenRedisLosesTheCounter(t *testing.T) {
 		})
 	}
 }
+
+// The template hash is evicted, and rebuilt, at every step of every batch while the outbox drains:
+// each rebuild shows exactly the stock the claims left (database stock less the claims MySQL does
+// not hold yet), never a claim counted twice or not at all.
+func TestCacheRebuildAtEveryStepOfABatchIsExact(t *testing.T) {
+	e := newRedeemEnv(t, "rebuild_steps", claim.Config{})
+	tpl := e.Template(t, 100, 1, nil)
+	users := make([]int64, 30)
+	for i := range users {
+		users[i] = int64(900 + i)
+	}
+	e.claimAll(t, tpl.ID, users...)
+	steps := 0
+	e.persister.OnStep(func(step string) {
+		steps++
+		if err := e.Cache.Invalidate(e.Ctx, tpl.ID); err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.Cache.Get(e.Ctx, tpl.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Stock != 70 {
+			t.Fatalf("rebuilt after %s: stock %d, want 70 (100 less 30 claims)", step, got.Stock)
+		}
+	})
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	if steps != 15 { // 5 batches of 7 or fewer, 3 steps each
+		t.Fatalf("%d steps observed, want 15", steps)
+	}
+	if e.dbStock(t, tpl.ID) != 70 || e.redisStock(t, tpl.ID) != 70 {
+		t.Fatalf("stock: DB %d, Redis %d; want 70 and 70", e.dbStock(t, tpl.ID), e.redisStock(t, tpl.ID))
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"coupond/coupon/keys"
 	"coupond/ent/coupontemplate"
+	"coupond/lua"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -26,19 +27,11 @@ type claim struct {
 	at           time.Time
 }
 
+// parseClaim reads one outbox entry.
 func parseClaim(m redis.XMessage) (claim, error) {
-	c := claim{streamID: m.ID}
-	str := func(k string) string { s, _ := m.Values[k].(string); return s }
-	var err1, err2, err3 error
-	c.redemptionID = str("rid")
-	c.userID, err1 = strconv.ParseInt(str("user"), 10, 64)
-	c.receiveCount, err2 = strconv.Atoi(str("rc"))
-	ms, err3 := strconv.ParseInt(str("ts"), 10, 64)
-	c.at = time.UnixMilli(ms).UTC()
-	if err := errors.Join(err1, err2, err3); err != nil || c.redemptionID == "" {
-		return c, fmt.Errorf("outbox entry %s is malformed: %v", m.ID, m.Values)
-	}
-	return c, nil
+	e, err := lua.ParseOutboxEntry(m)
+	return claim{streamID: e.StreamID, redemptionID: e.RedemptionID, userID: e.UserID,
+		receiveCount: e.ReceiveCount, at: e.At}, err
 }
 
 // outboxReader hands out the batches of one outbox: first the entries a crashed persister left

@@ -43,6 +43,9 @@ type Persister struct {
 	issuer *issue.Issuer
 	cfg    PersistConfig
 	now    func() time.Time
+	// step, when set, is called after each step of a batch ("committed", "followed-up", "acked"):
+	// the tests' way to inject a fault between two steps.
+	step func(name string)
 }
 
 // NewPersister returns a Persister.
@@ -122,12 +125,14 @@ func (p *Persister) persist(ctx context.Context, templateID int64, claims []clai
 		if res, err = p.commitBatch(ctx, templateID, claims); err != nil {
 			return res, err
 		}
+		p.stepDone("committed")
 		persistBatch.Observe(float64(len(claims)))
 		persistedTotal.Add(float64(res.inserted))
 		driftTotal.Add(float64(res.drifted))
 		if err := p.followUp(ctx, templateID, res); err != nil {
 			return res, err
 		}
+		p.stepDone("followed-up")
 	}
 	pipe := p.rdb.Pipeline()
 	pipe.XAck(ctx, keys.Outbox(templateID), outboxGroup, ids...)
@@ -135,7 +140,14 @@ func (p *Persister) persist(ctx context.Context, templateID int64, claims []clai
 	if _, err := pipe.Exec(ctx); err != nil {
 		return res, fmt.Errorf("acknowledge outbox entries: %w", err)
 	}
+	p.stepDone("acked")
 	return res, nil
+}
+
+func (p *Persister) stepDone(name string) {
+	if p.step != nil {
+		p.step(name)
+	}
 }
 
 // finish persists one claim now (sync mode) and tells how it ended: ISSUED with its coupon, or

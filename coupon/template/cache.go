@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -11,7 +12,10 @@ import (
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/coupontemplate"
+	"coupond/ent/redemptionfailure"
+	"coupond/ent/usercoupon"
 	"coupond/lua"
+	"coupond/store"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/bits-and-blooms/bloom/v3"
@@ -79,22 +83,79 @@ func NewCache(rdb redis.UniversalClient, db *ent.Client, opts CacheOptions) *Cac
 	return c
 }
 
-// loadTemplate reads one template row by id, or returns coupon.ErrNotFound. It reads with a shared lock
-// (LOCK IN SHARE MODE, which MySQL 8 and MariaDB both accept), so a rebuild waits for an
-// administrative transaction that holds the row FOR UPDATE and never caches the row as it was
-// before a change whose cache update already ran; the lock ends with the statement.
+// loadTemplate reads one template by id, or returns coupon.ErrNotFound, with the stock Redis
+// should show: the row's stock less the claims journaled in the template's outbox that MySQL does
+// not hold yet (D-38). It reads the outbox first, then, in one transaction, the row with a shared
+// lock (LOCK IN SHARE MODE, which MySQL 8 and MariaDB both accept) and the coupons and failures of
+// those claims. The shared lock keeps every persister batch (which locks the row FOR UPDATE) from
+// committing between the two reads, and makes a rebuild wait for an administrative transaction
+// holding the row, so it never caches the row as it was before a change whose cache update already
+// ran. A batch committed after the outbox was read is found by the second read: its claims count
+// once, whether or not their entries are acknowledged yet.
 func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, error) {
-	row, err := c.db.CouponTemplate.Query().
-		Where(coupontemplate.ID(id)).
-		ForShare(sql.WithLockClause("LOCK IN SHARE MODE")).
-		Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, coupon.ErrNotFound
-	}
+	journaled, err := c.outbox(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return coupon.TemplateFromRow(row), nil
+	var t *coupon.Template
+	err = store.WithTx(ctx, c.db, func(tx *ent.Tx) error {
+		row, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(id)).
+			ForShare(sql.WithLockClause("LOCK IN SHARE MODE")).Only(ctx)
+		if ent.IsNotFound(err) {
+			return coupon.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		decided, err := decidedClaims(ctx, tx, id, journaled)
+		if err != nil {
+			return err
+		}
+		t = coupon.TemplateFromRow(row)
+		t.Stock = max(0, t.Stock-(len(journaled)-decided))
+		return nil
+	}, nil)
+	return t, err
+}
+
+// outbox returns the claims journaled in the template's outbox.
+func (c *Cache) outbox(ctx context.Context, id int64) ([]lua.OutboxEntry, error) {
+	msgs, err := c.rdb.XRange(ctx, keys.Outbox(id), "-", "+").Result()
+	if err != nil {
+		return nil, fmt.Errorf("read outbox of %d: %w", id, err)
+	}
+	out := make([]lua.OutboxEntry, 0, len(msgs))
+	for _, m := range msgs {
+		if e, err := lua.ParseOutboxEntry(m); err == nil { // the persister drops malformed entries
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// decidedClaims counts the claims MySQL already holds a coupon or a failure for, in chunks of 500
+// (every query carries user_id, the sharding key).
+func decidedClaims(ctx context.Context, tx *ent.Tx, templateID int64, claims []lua.OutboxEntry) (int, error) {
+	decided := 0
+	for chunk := range slices.Chunk(claims, 500) {
+		users := make([]int64, len(chunk))
+		rids := make([]string, len(chunk))
+		for i, e := range chunk {
+			users[i], rids[i] = e.UserID, e.RedemptionID
+		}
+		issued, err := tx.UserCoupon.Query().Where(usercoupon.UserIDIn(users...),
+			usercoupon.TemplateID(templateID), usercoupon.RedemptionIDIn(rids...)).Count(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("count persisted claims: %w", err)
+		}
+		failed, err := tx.RedemptionFailure.Query().Where(redemptionfailure.UserIDIn(users...),
+			redemptionfailure.RedemptionIDIn(rids...)).Count(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("count failed claims: %w", err)
+		}
+		decided += issued + failed
+	}
+	return decided, nil
 }
 
 func templateKeys(id int64) lua.TemplateKeys {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"coupond/coupon"
-	"coupond/coupon/keys"
 	"coupond/lua"
 )
 
@@ -111,17 +110,7 @@ func (c *Cache) rebuildLocked(ctx context.Context, id int64, token string) (*cou
 	if t, err := c.peek(ctx, id); t != nil || err != nil {
 		return t, err
 	}
-	// Claims accepted by Redis but not yet persisted have taken stock the database row still shows
-	// (D-38). Count them BEFORE reading the row: a batch persisted in between is then subtracted
-	// twice (stock shown low for a moment), never not at all (which would oversell).
-	pending, err := c.rdb.XLen(ctx, keys.Outbox(id)).Result()
-	if err != nil {
-		return nil, fmt.Errorf("template cache: outbox of %d: %w", id, err)
-	}
-	t, err := c.load(ctx, id)
-	if err == nil {
-		t.Stock = max(0, t.Stock-int(pending))
-	}
+	t, err := c.load(ctx, id) // the stock less the claims MySQL does not hold yet
 	if errors.Is(err, coupon.ErrNotFound) {
 		set, err := lua.TemplateSetNull(ctx, c.rdb, k, c.opts.NullTTL.Milliseconds(), token)
 		switch {

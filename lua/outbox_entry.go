@@ -1,0 +1,35 @@
+package lua
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// OutboxEntry is one claim redeem.lua journaled in a template's outbox stream (XADD … rid user rc ts).
+type OutboxEntry struct {
+	StreamID     string
+	RedemptionID string
+	UserID       int64
+	ReceiveCount int
+	At           time.Time // the claim's time, milliseconds, UTC
+}
+
+// ParseOutboxEntry reads one outbox stream entry.
+func ParseOutboxEntry(m redis.XMessage) (OutboxEntry, error) {
+	e := OutboxEntry{StreamID: m.ID}
+	str := func(k string) string { s, _ := m.Values[k].(string); return s }
+	var err1, err2, err3 error
+	e.RedemptionID = str("rid")
+	e.UserID, err1 = strconv.ParseInt(str("user"), 10, 64)
+	e.ReceiveCount, err2 = strconv.Atoi(str("rc"))
+	ms, err3 := strconv.ParseInt(str("ts"), 10, 64)
+	e.At = time.UnixMilli(ms).UTC()
+	if err := errors.Join(err1, err2, err3); err != nil || e.RedemptionID == "" {
+		return e, fmt.Errorf("outbox entry %s is malformed: %v", m.ID, m.Values)
+	}
+	return e, nil
+}
