@@ -74,11 +74,18 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 	return a, nil
 }
 
-// warnWithoutAOF logs a warning when the data Redis would lose acknowledged writes on a crash.
+// warnWithoutAOF logs a warning when the data Redis would lose acknowledged writes on a crash (AOF
+// off), or more of them than COUPON_REDIS_FSYNC allows (appendfsync everysec when always is asked).
 func (a *app) warnWithoutAOF(ctx context.Context) {
-	v, err := a.rdb.ConfigGet(ctx, "appendonly").Result()
-	if err == nil && v["appendonly"] != "yes" {
-		slog.Warn("Redis runs without AOF: accepted claims waiting in outboxes can be lost on a Redis crash; run it with --appendonly yes --appendfsync everysec",
+	v, err := a.rdb.ConfigGet(ctx, "append*").Result()
+	switch {
+	case err != nil:
+		slog.Warn("cannot read the Redis AOF settings", "addr", a.cfg.RedisAddr, "err", err)
+	case v["appendonly"] != "yes":
+		slog.Warn("Redis runs without AOF: accepted claims waiting in outboxes can be lost on a Redis crash; run it with --appendonly yes --appendfsync "+a.cfg.RedisFsync,
+			"addr", a.cfg.RedisAddr)
+	case a.cfg.RedisFsync == "always" && v["appendfsync"] != "always":
+		slog.Warn("COUPON_REDIS_FSYNC=always but Redis fsyncs its AOF "+v["appendfsync"]+": a power loss can cost accepted claims",
 			"addr", a.cfg.RedisAddr)
 	}
 }

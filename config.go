@@ -20,6 +20,7 @@ type config struct {
 	RedisPassword   string
 	RedisDB         int
 	RedisNamespace  string
+	RedisFsync      string
 	QueueRedisAddr  string
 	QueueRedisDB    int
 	JWTSecret       string
@@ -57,6 +58,7 @@ var settings = []setting{
 	{"COUPON_REDIS_PASSWORD", "", "its password", str(func(c *config) *string { return &c.RedisPassword })},
 	{"COUPON_REDIS_DB", "0", "its database number", num(func(c *config) *int { return &c.RedisDB })},
 	{"COUPON_REDIS_NAMESPACE", "", "prefix of every Redis key and asynq queue name coupond uses (deployments sharing one Redis)", str(func(c *config) *string { return &c.RedisNamespace })},
+	{"COUPON_REDIS_FSYNC", "everysec", "the data Redis's appendfsync the server expects (warns otherwise; scripts/services.sh sets it): everysec can lose the last second of accepted claims on a power loss, always nothing (bench/fsync.sh: about half the claim script's ceiling)", oneOf(func(c *config) *string { return &c.RedisFsync }, "everysec", "always")},
 	{"COUPON_QUEUE_REDIS_ADDR", "", "Redis for asynq jobs (empty: COUPON_REDIS_ADDR)", str(func(c *config) *string { return &c.QueueRedisAddr })},
 	{"COUPON_QUEUE_REDIS_DB", "1", "its database number", num(func(c *config) *int { return &c.QueueRedisDB })},
 	{"COUPON_JWT_SECRET", devSecret, "HS256 secret of bearer tokens", str(func(c *config) *string { return &c.JWTSecret })},

@@ -4,8 +4,10 @@
 #   scripts/services.sh            # or: source scripts/services.sh
 #
 # MariaDB: 127.0.0.1:3306, user root with an empty password over TCP.
-# Redis:   127.0.0.1:6379, with AOF on (appendonly yes, appendfsync everysec): the redeem outbox
-#          streams live in Redis and must survive a restart.
+# Redis:   127.0.0.1:6379, with AOF on (appendonly yes, appendfsync $COUPON_REDIS_FSYNC: everysec by
+#          default, or always): the redeem outbox streams live in Redis and must survive a restart.
+#          With everysec a power loss can cost the last second of accepted claims; always costs
+#          nothing accepted but one fsync per write (README "Durability" has the measured price).
 #
 # For a service that does not answer: install it with apt-get when its binary is missing
 # (mariadb-server / redis-server), start it, wait until it answers (SERVICES_TIMEOUT seconds, default
@@ -125,6 +127,9 @@ _coupond_services() (
 
 	redis_up() { [[ $(redis PING 2>/dev/null || true) == PONG ]]; }
 
+	fsync=${COUPON_REDIS_FSYNC:-everysec}
+	[[ $fsync == everysec || $fsync == always ]] || die "COUPON_REDIS_FSYNC=$fsync: want everysec or always"
+
 	start_redis() {
 		local bin
 		bin=$(first_bin redis-server) || die "redis-server not found after install"
@@ -137,7 +142,7 @@ _coupond_services() (
 		local bind=(127.0.0.1 -::1)
 		[[ $redis_host == 127.0.0.1 || $redis_host == localhost ]] || bind=("$redis_host")
 		asroot "$bin" --daemonize yes --bind "${bind[@]}" --port "$redis_port" \
-			--save "" --appendonly yes --appendfsync everysec \
+			--save "" --appendonly yes --appendfsync "$fsync" \
 			--dir "$redis_dir" --logfile "$redis_log" >/dev/null ||
 			die "redis-server did not start; see $redis_log"
 	}
@@ -146,11 +151,19 @@ _coupond_services() (
 		local out
 		out=$(redis CONFIG GET appendonly || true)
 		case $out in
-		*$'\n'yes) return 0 ;;
+		*$'\n'yes)
+			# An explicit COUPON_REDIS_FSYNC is applied to a running Redis; the default leaves it be.
+			if [[ -n ${COUPON_REDIS_FSYNC:-} ]] && [[ $(redis CONFIG GET appendfsync || true) != *$'\n'$fsync ]]; then
+				out=$(redis CONFIG SET appendfsync "$fsync" || true)
+				[[ $out == OK ]] && say "Redis $redis_host:$redis_port: appendfsync set to $fsync" ||
+					echo "services: WARNING: could not set appendfsync $fsync on Redis $redis_host:$redis_port: $out" >&2
+			fi
+			return 0
+			;;
 		*$'\n'no)
-			out=$(redis CONFIG SET appendonly yes appendfsync everysec || true)
+			out=$(redis CONFIG SET appendonly yes appendfsync "$fsync" || true)
 			if [[ $out == OK ]]; then
-				say "Redis $redis_host:$redis_port ran with AOF off: enabled it (CONFIG SET appendonly yes, appendfsync everysec)"
+				say "Redis $redis_host:$redis_port ran with AOF off: enabled it (CONFIG SET appendonly yes, appendfsync $fsync)"
 			else
 				echo "services: WARNING: could not enable AOF on Redis $redis_host:$redis_port: $out" >&2
 			fi
