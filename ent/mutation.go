@@ -6342,6 +6342,7 @@ type RedemptionFailureMutation struct {
 	addtemplate_id *int64
 	redemption_id  *string
 	reason         *string
+	duplicate_of   *string
 	created_at     *time.Time
 	clearedFields  map[string]struct{}
 	done           bool
@@ -6637,6 +6638,55 @@ func (m *RedemptionFailureMutation) ResetReason() {
 	m.reason = nil
 }
 
+// SetDuplicateOf sets the "duplicate_of" field.
+func (m *RedemptionFailureMutation) SetDuplicateOf(s string) {
+	m.duplicate_of = &s
+}
+
+// DuplicateOf returns the value of the "duplicate_of" field in the mutation.
+func (m *RedemptionFailureMutation) DuplicateOf() (r string, exists bool) {
+	v := m.duplicate_of
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDuplicateOf returns the old "duplicate_of" field's value of the RedemptionFailure entity.
+// If the RedemptionFailure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RedemptionFailureMutation) OldDuplicateOf(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDuplicateOf is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDuplicateOf requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDuplicateOf: %w", err)
+	}
+	return oldValue.DuplicateOf, nil
+}
+
+// ClearDuplicateOf clears the value of the "duplicate_of" field.
+func (m *RedemptionFailureMutation) ClearDuplicateOf() {
+	m.duplicate_of = nil
+	m.clearedFields[redemptionfailure.FieldDuplicateOf] = struct{}{}
+}
+
+// DuplicateOfCleared returns if the "duplicate_of" field was cleared in this mutation.
+func (m *RedemptionFailureMutation) DuplicateOfCleared() bool {
+	_, ok := m.clearedFields[redemptionfailure.FieldDuplicateOf]
+	return ok
+}
+
+// ResetDuplicateOf resets all changes to the "duplicate_of" field.
+func (m *RedemptionFailureMutation) ResetDuplicateOf() {
+	m.duplicate_of = nil
+	delete(m.clearedFields, redemptionfailure.FieldDuplicateOf)
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *RedemptionFailureMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -6707,7 +6757,7 @@ func (m *RedemptionFailureMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RedemptionFailureMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.user_id != nil {
 		fields = append(fields, redemptionfailure.FieldUserID)
 	}
@@ -6719,6 +6769,9 @@ func (m *RedemptionFailureMutation) Fields() []string {
 	}
 	if m.reason != nil {
 		fields = append(fields, redemptionfailure.FieldReason)
+	}
+	if m.duplicate_of != nil {
+		fields = append(fields, redemptionfailure.FieldDuplicateOf)
 	}
 	if m.created_at != nil {
 		fields = append(fields, redemptionfailure.FieldCreatedAt)
@@ -6739,6 +6792,8 @@ func (m *RedemptionFailureMutation) Field(name string) (ent.Value, bool) {
 		return m.RedemptionID()
 	case redemptionfailure.FieldReason:
 		return m.Reason()
+	case redemptionfailure.FieldDuplicateOf:
+		return m.DuplicateOf()
 	case redemptionfailure.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -6758,6 +6813,8 @@ func (m *RedemptionFailureMutation) OldField(ctx context.Context, name string) (
 		return m.OldRedemptionID(ctx)
 	case redemptionfailure.FieldReason:
 		return m.OldReason(ctx)
+	case redemptionfailure.FieldDuplicateOf:
+		return m.OldDuplicateOf(ctx)
 	case redemptionfailure.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -6796,6 +6853,13 @@ func (m *RedemptionFailureMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetReason(v)
+		return nil
+	case redemptionfailure.FieldDuplicateOf:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDuplicateOf(v)
 		return nil
 	case redemptionfailure.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -6860,7 +6924,11 @@ func (m *RedemptionFailureMutation) AddField(name string, value ent.Value) error
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *RedemptionFailureMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(redemptionfailure.FieldDuplicateOf) {
+		fields = append(fields, redemptionfailure.FieldDuplicateOf)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -6873,6 +6941,11 @@ func (m *RedemptionFailureMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *RedemptionFailureMutation) ClearField(name string) error {
+	switch name {
+	case redemptionfailure.FieldDuplicateOf:
+		m.ClearDuplicateOf()
+		return nil
+	}
 	return fmt.Errorf("unknown RedemptionFailure nullable field %s", name)
 }
 
@@ -6891,6 +6964,9 @@ func (m *RedemptionFailureMutation) ResetField(name string) error {
 		return nil
 	case redemptionfailure.FieldReason:
 		m.ResetReason()
+		return nil
+	case redemptionfailure.FieldDuplicateOf:
+		m.ResetDuplicateOf()
 		return nil
 	case redemptionfailure.FieldCreatedAt:
 		m.ResetCreatedAt()
@@ -7903,6 +7979,7 @@ type UserCouponMutation struct {
 	addorder_id      *int64
 	used_at          *time.Time
 	discount_amount  **decimal.Decimal
+	request_id       *string
 	clearedFields    map[string]struct{}
 	done             bool
 	oldValue         func(context.Context) (*UserCoupon, error)
@@ -8637,6 +8714,55 @@ func (m *UserCouponMutation) ResetDiscountAmount() {
 	delete(m.clearedFields, usercoupon.FieldDiscountAmount)
 }
 
+// SetRequestID sets the "request_id" field.
+func (m *UserCouponMutation) SetRequestID(s string) {
+	m.request_id = &s
+}
+
+// RequestID returns the value of the "request_id" field in the mutation.
+func (m *UserCouponMutation) RequestID() (r string, exists bool) {
+	v := m.request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestID returns the old "request_id" field's value of the UserCoupon entity.
+// If the UserCoupon object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserCouponMutation) OldRequestID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestID: %w", err)
+	}
+	return oldValue.RequestID, nil
+}
+
+// ClearRequestID clears the value of the "request_id" field.
+func (m *UserCouponMutation) ClearRequestID() {
+	m.request_id = nil
+	m.clearedFields[usercoupon.FieldRequestID] = struct{}{}
+}
+
+// RequestIDCleared returns if the "request_id" field was cleared in this mutation.
+func (m *UserCouponMutation) RequestIDCleared() bool {
+	_, ok := m.clearedFields[usercoupon.FieldRequestID]
+	return ok
+}
+
+// ResetRequestID resets all changes to the "request_id" field.
+func (m *UserCouponMutation) ResetRequestID() {
+	m.request_id = nil
+	delete(m.clearedFields, usercoupon.FieldRequestID)
+}
+
 // Where appends a list predicates to the UserCouponMutation builder.
 func (m *UserCouponMutation) Where(ps ...predicate.UserCoupon) {
 	m.predicates = append(m.predicates, ps...)
@@ -8671,7 +8797,7 @@ func (m *UserCouponMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserCouponMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 15)
 	if m.created_at != nil {
 		fields = append(fields, usercoupon.FieldCreatedAt)
 	}
@@ -8714,6 +8840,9 @@ func (m *UserCouponMutation) Fields() []string {
 	if m.discount_amount != nil {
 		fields = append(fields, usercoupon.FieldDiscountAmount)
 	}
+	if m.request_id != nil {
+		fields = append(fields, usercoupon.FieldRequestID)
+	}
 	return fields
 }
 
@@ -8750,6 +8879,8 @@ func (m *UserCouponMutation) Field(name string) (ent.Value, bool) {
 		return m.UsedAt()
 	case usercoupon.FieldDiscountAmount:
 		return m.DiscountAmount()
+	case usercoupon.FieldRequestID:
+		return m.RequestID()
 	}
 	return nil, false
 }
@@ -8787,6 +8918,8 @@ func (m *UserCouponMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldUsedAt(ctx)
 	case usercoupon.FieldDiscountAmount:
 		return m.OldDiscountAmount(ctx)
+	case usercoupon.FieldRequestID:
+		return m.OldRequestID(ctx)
 	}
 	return nil, fmt.Errorf("unknown UserCoupon field %s", name)
 }
@@ -8894,6 +9027,13 @@ func (m *UserCouponMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDiscountAmount(v)
 		return nil
+	case usercoupon.FieldRequestID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown UserCoupon field %s", name)
 }
@@ -8984,6 +9124,9 @@ func (m *UserCouponMutation) ClearedFields() []string {
 	if m.FieldCleared(usercoupon.FieldDiscountAmount) {
 		fields = append(fields, usercoupon.FieldDiscountAmount)
 	}
+	if m.FieldCleared(usercoupon.FieldRequestID) {
+		fields = append(fields, usercoupon.FieldRequestID)
+	}
 	return fields
 }
 
@@ -9006,6 +9149,9 @@ func (m *UserCouponMutation) ClearField(name string) error {
 		return nil
 	case usercoupon.FieldDiscountAmount:
 		m.ClearDiscountAmount()
+		return nil
+	case usercoupon.FieldRequestID:
+		m.ClearRequestID()
 		return nil
 	}
 	return fmt.Errorf("unknown UserCoupon nullable field %s", name)
@@ -9056,6 +9202,9 @@ func (m *UserCouponMutation) ResetField(name string) error {
 		return nil
 	case usercoupon.FieldDiscountAmount:
 		m.ResetDiscountAmount()
+		return nil
+	case usercoupon.FieldRequestID:
+		m.ResetRequestID()
 		return nil
 	}
 	return fmt.Errorf("unknown UserCoupon field %s", name)
@@ -9133,6 +9282,7 @@ type UserCouponArchiveMutation struct {
 	addorder_id      *int64
 	used_at          *time.Time
 	discount_amount  **decimal.Decimal
+	request_id       *string
 	archived_at      *time.Time
 	clearedFields    map[string]struct{}
 	done             bool
@@ -9868,6 +10018,55 @@ func (m *UserCouponArchiveMutation) ResetDiscountAmount() {
 	delete(m.clearedFields, usercouponarchive.FieldDiscountAmount)
 }
 
+// SetRequestID sets the "request_id" field.
+func (m *UserCouponArchiveMutation) SetRequestID(s string) {
+	m.request_id = &s
+}
+
+// RequestID returns the value of the "request_id" field in the mutation.
+func (m *UserCouponArchiveMutation) RequestID() (r string, exists bool) {
+	v := m.request_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestID returns the old "request_id" field's value of the UserCouponArchive entity.
+// If the UserCouponArchive object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserCouponArchiveMutation) OldRequestID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestID: %w", err)
+	}
+	return oldValue.RequestID, nil
+}
+
+// ClearRequestID clears the value of the "request_id" field.
+func (m *UserCouponArchiveMutation) ClearRequestID() {
+	m.request_id = nil
+	m.clearedFields[usercouponarchive.FieldRequestID] = struct{}{}
+}
+
+// RequestIDCleared returns if the "request_id" field was cleared in this mutation.
+func (m *UserCouponArchiveMutation) RequestIDCleared() bool {
+	_, ok := m.clearedFields[usercouponarchive.FieldRequestID]
+	return ok
+}
+
+// ResetRequestID resets all changes to the "request_id" field.
+func (m *UserCouponArchiveMutation) ResetRequestID() {
+	m.request_id = nil
+	delete(m.clearedFields, usercouponarchive.FieldRequestID)
+}
+
 // SetArchivedAt sets the "archived_at" field.
 func (m *UserCouponArchiveMutation) SetArchivedAt(t time.Time) {
 	m.archived_at = &t
@@ -9938,7 +10137,7 @@ func (m *UserCouponArchiveMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserCouponArchiveMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 16)
 	if m.created_at != nil {
 		fields = append(fields, usercouponarchive.FieldCreatedAt)
 	}
@@ -9981,6 +10180,9 @@ func (m *UserCouponArchiveMutation) Fields() []string {
 	if m.discount_amount != nil {
 		fields = append(fields, usercouponarchive.FieldDiscountAmount)
 	}
+	if m.request_id != nil {
+		fields = append(fields, usercouponarchive.FieldRequestID)
+	}
 	if m.archived_at != nil {
 		fields = append(fields, usercouponarchive.FieldArchivedAt)
 	}
@@ -10020,6 +10222,8 @@ func (m *UserCouponArchiveMutation) Field(name string) (ent.Value, bool) {
 		return m.UsedAt()
 	case usercouponarchive.FieldDiscountAmount:
 		return m.DiscountAmount()
+	case usercouponarchive.FieldRequestID:
+		return m.RequestID()
 	case usercouponarchive.FieldArchivedAt:
 		return m.ArchivedAt()
 	}
@@ -10059,6 +10263,8 @@ func (m *UserCouponArchiveMutation) OldField(ctx context.Context, name string) (
 		return m.OldUsedAt(ctx)
 	case usercouponarchive.FieldDiscountAmount:
 		return m.OldDiscountAmount(ctx)
+	case usercouponarchive.FieldRequestID:
+		return m.OldRequestID(ctx)
 	case usercouponarchive.FieldArchivedAt:
 		return m.OldArchivedAt(ctx)
 	}
@@ -10168,6 +10374,13 @@ func (m *UserCouponArchiveMutation) SetField(name string, value ent.Value) error
 		}
 		m.SetDiscountAmount(v)
 		return nil
+	case usercouponarchive.FieldRequestID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestID(v)
+		return nil
 	case usercouponarchive.FieldArchivedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -10265,6 +10478,9 @@ func (m *UserCouponArchiveMutation) ClearedFields() []string {
 	if m.FieldCleared(usercouponarchive.FieldDiscountAmount) {
 		fields = append(fields, usercouponarchive.FieldDiscountAmount)
 	}
+	if m.FieldCleared(usercouponarchive.FieldRequestID) {
+		fields = append(fields, usercouponarchive.FieldRequestID)
+	}
 	return fields
 }
 
@@ -10287,6 +10503,9 @@ func (m *UserCouponArchiveMutation) ClearField(name string) error {
 		return nil
 	case usercouponarchive.FieldDiscountAmount:
 		m.ClearDiscountAmount()
+		return nil
+	case usercouponarchive.FieldRequestID:
+		m.ClearRequestID()
 		return nil
 	}
 	return fmt.Errorf("unknown UserCouponArchive nullable field %s", name)
@@ -10337,6 +10556,9 @@ func (m *UserCouponArchiveMutation) ResetField(name string) error {
 		return nil
 	case usercouponarchive.FieldDiscountAmount:
 		m.ResetDiscountAmount()
+		return nil
+	case usercouponarchive.FieldRequestID:
+		m.ResetRequestID()
 		return nil
 	case usercouponarchive.FieldArchivedAt:
 		m.ResetArchivedAt()

@@ -25,6 +25,8 @@ type RedemptionFailure struct {
 	RedemptionID string `json:"redemption_id,omitempty"`
 	// Reason holds the value of the "reason" field.
 	Reason string `json:"reason,omitempty"`
+	// a claim repeating an earlier one's requestId: that claim's redemption id, whose coupon it ends with
+	DuplicateOf *string `json:"duplicate_of,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt    time.Time `json:"created_at,omitempty"`
 	selectValues sql.SelectValues
@@ -37,7 +39,7 @@ func (*RedemptionFailure) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case redemptionfailure.FieldID, redemptionfailure.FieldUserID, redemptionfailure.FieldTemplateID:
 			values[i] = new(sql.NullInt64)
-		case redemptionfailure.FieldRedemptionID, redemptionfailure.FieldReason:
+		case redemptionfailure.FieldRedemptionID, redemptionfailure.FieldReason, redemptionfailure.FieldDuplicateOf:
 			values[i] = new(sql.NullString)
 		case redemptionfailure.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -85,6 +87,13 @@ func (_m *RedemptionFailure) assignValues(columns []string, values []any) error 
 				return fmt.Errorf("unexpected type %T for field reason", values[i])
 			} else if value.Valid {
 				_m.Reason = value.String
+			}
+		case redemptionfailure.FieldDuplicateOf:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field duplicate_of", values[i])
+			} else if value.Valid {
+				_m.DuplicateOf = new(string)
+				*_m.DuplicateOf = value.String
 			}
 		case redemptionfailure.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -139,6 +148,11 @@ func (_m *RedemptionFailure) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("reason=")
 	builder.WriteString(_m.Reason)
+	builder.WriteString(", ")
+	if v := _m.DuplicateOf; v != nil {
+		builder.WriteString("duplicate_of=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

@@ -46,6 +46,20 @@ func (_c *RedemptionFailureCreate) SetReason(v string) *RedemptionFailureCreate 
 	return _c
 }
 
+// SetDuplicateOf sets the "duplicate_of" field.
+func (_c *RedemptionFailureCreate) SetDuplicateOf(v string) *RedemptionFailureCreate {
+	_c.mutation.SetDuplicateOf(v)
+	return _c
+}
+
+// SetNillableDuplicateOf sets the "duplicate_of" field if the given value is not nil.
+func (_c *RedemptionFailureCreate) SetNillableDuplicateOf(v *string) *RedemptionFailureCreate {
+	if v != nil {
+		_c.SetDuplicateOf(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *RedemptionFailureCreate) SetCreatedAt(v time.Time) *RedemptionFailureCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -131,6 +145,11 @@ func (_c *RedemptionFailureCreate) check() error {
 			return &ValidationError{Name: "reason", err: fmt.Errorf(`ent: validator failed for field "RedemptionFailure.reason": %w`, err)}
 		}
 	}
+	if v, ok := _c.mutation.DuplicateOf(); ok {
+		if err := redemptionfailure.DuplicateOfValidator(v); err != nil {
+			return &ValidationError{Name: "duplicate_of", err: fmt.Errorf(`ent: validator failed for field "RedemptionFailure.duplicate_of": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "RedemptionFailure.created_at"`)}
 	}
@@ -182,6 +201,10 @@ func (_c *RedemptionFailureCreate) createSpec() (*RedemptionFailure, *sqlgraph.C
 	if value, ok := _c.mutation.Reason(); ok {
 		_spec.SetField(redemptionfailure.FieldReason, field.TypeString, value)
 		_node.Reason = value
+	}
+	if value, ok := _c.mutation.DuplicateOf(); ok {
+		_spec.SetField(redemptionfailure.FieldDuplicateOf, field.TypeString, value)
+		_node.DuplicateOf = &value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(redemptionfailure.FieldCreatedAt, field.TypeTime, value)
@@ -267,6 +290,9 @@ func (u *RedemptionFailureUpsertOne) UpdateNewValues() *RedemptionFailureUpsertO
 		}
 		if _, exists := u.create.mutation.Reason(); exists {
 			s.SetIgnore(redemptionfailure.FieldReason)
+		}
+		if _, exists := u.create.mutation.DuplicateOf(); exists {
+			s.SetIgnore(redemptionfailure.FieldDuplicateOf)
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(redemptionfailure.FieldCreatedAt)
@@ -495,6 +521,9 @@ func (u *RedemptionFailureUpsertBulk) UpdateNewValues() *RedemptionFailureUpsert
 			}
 			if _, exists := b.mutation.Reason(); exists {
 				s.SetIgnore(redemptionfailure.FieldReason)
+			}
+			if _, exists := b.mutation.DuplicateOf(); exists {
+				s.SetIgnore(redemptionfailure.FieldDuplicateOf)
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(redemptionfailure.FieldCreatedAt)

@@ -75,6 +75,9 @@ func (_u *RedemptionFailureUpdate) sqlSave(ctx context.Context) (_node int, err 
 			}
 		}
 	}
+	if _u.mutation.DuplicateOfCleared() {
+		_spec.ClearField(redemptionfailure.FieldDuplicateOf, field.TypeString)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -173,6 +176,9 @@ func (_u *RedemptionFailureUpdateOne) sqlSave(ctx context.Context) (_node *Redem
 				ps[i](selector)
 			}
 		}
+	}
+	if _u.mutation.DuplicateOfCleared() {
+		_spec.ClearField(redemptionfailure.FieldDuplicateOf, field.TypeString)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &RedemptionFailure{config: _u.config}

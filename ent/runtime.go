@@ -203,8 +203,12 @@ func init() {
 	redemptionfailureDescReason := redemptionfailureFields[4].Descriptor()
 	// redemptionfailure.ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
 	redemptionfailure.ReasonValidator = redemptionfailureDescReason.Validators[0].(func(string) error)
+	// redemptionfailureDescDuplicateOf is the schema descriptor for duplicate_of field.
+	redemptionfailureDescDuplicateOf := redemptionfailureFields[5].Descriptor()
+	// redemptionfailure.DuplicateOfValidator is a validator for the "duplicate_of" field. It is called by the builders before save.
+	redemptionfailure.DuplicateOfValidator = redemptionfailureDescDuplicateOf.Validators[0].(func(string) error)
 	// redemptionfailureDescCreatedAt is the schema descriptor for created_at field.
-	redemptionfailureDescCreatedAt := redemptionfailureFields[5].Descriptor()
+	redemptionfailureDescCreatedAt := redemptionfailureFields[6].Descriptor()
 	// redemptionfailure.DefaultCreatedAt holds the default value on creation for the created_at field.
 	redemptionfailure.DefaultCreatedAt = redemptionfailureDescCreatedAt.Default.(func() time.Time)
 	templatedailystatsMixin := schema.TemplateDailyStats{}.Mixin()
@@ -265,6 +269,10 @@ func init() {
 	usercouponDescReceiveCount := usercouponFields[5].Descriptor()
 	// usercoupon.ReceiveCountValidator is a validator for the "receive_count" field. It is called by the builders before save.
 	usercoupon.ReceiveCountValidator = usercouponDescReceiveCount.Validators[0].(func(int) error)
+	// usercouponDescRequestID is the schema descriptor for request_id field.
+	usercouponDescRequestID := usercouponFields[13].Descriptor()
+	// usercoupon.RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
+	usercoupon.RequestIDValidator = usercouponDescRequestID.Validators[0].(func(string) error)
 	// usercouponDescID is the schema descriptor for id field.
 	usercouponDescID := usercouponFields[0].Descriptor()
 	// usercoupon.DefaultID holds the default value on creation for the id field.
@@ -298,6 +306,10 @@ func init() {
 	usercouponarchiveDescReceiveCount := usercouponarchiveFields[5].Descriptor()
 	// usercouponarchive.ReceiveCountValidator is a validator for the "receive_count" field. It is called by the builders before save.
 	usercouponarchive.ReceiveCountValidator = usercouponarchiveDescReceiveCount.Validators[0].(func(int) error)
+	// usercouponarchiveDescRequestID is the schema descriptor for request_id field.
+	usercouponarchiveDescRequestID := usercouponarchiveFields[13].Descriptor()
+	// usercouponarchive.RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
+	usercouponarchive.RequestIDValidator = usercouponarchiveDescRequestID.Validators[0].(func(string) error)
 	// usercouponarchiveDescID is the schema descriptor for id field.
 	usercouponarchiveDescID := usercouponarchiveFields[0].Descriptor()
 	// usercouponarchive.DefaultID holds the default value on creation for the id field.

@@ -46,7 +46,9 @@ type UserCoupon struct {
 	UsedAt *time.Time `json:"used_at,omitempty"`
 	// DiscountAmount holds the value of the "discount_amount" field.
 	DiscountAmount *decimal.Decimal `json:"discount_amount,omitempty"`
-	selectValues   sql.SelectValues
+	// the client's requestId of the claim that made it: a retry after Redis lost its answer finds it
+	RequestID    *string `json:"request_id,omitempty"`
+	selectValues sql.SelectValues
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -58,7 +60,7 @@ func (*UserCoupon) scanValues(columns []string) ([]any, error) {
 			values[i] = &sql.NullScanner{S: new(decimal.Decimal)}
 		case usercoupon.FieldID, usercoupon.FieldUserID, usercoupon.FieldTemplateID, usercoupon.FieldReceiveCount, usercoupon.FieldOrderID:
 			values[i] = new(sql.NullInt64)
-		case usercoupon.FieldRedemptionID, usercoupon.FieldCode, usercoupon.FieldSource, usercoupon.FieldStatus:
+		case usercoupon.FieldRedemptionID, usercoupon.FieldCode, usercoupon.FieldSource, usercoupon.FieldStatus, usercoupon.FieldRequestID:
 			values[i] = new(sql.NullString)
 		case usercoupon.FieldCreatedAt, usercoupon.FieldUpdatedAt, usercoupon.FieldValidStartTime, usercoupon.FieldValidEndTime, usercoupon.FieldUsedAt:
 			values[i] = new(sql.NullTime)
@@ -169,6 +171,13 @@ func (_m *UserCoupon) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.DiscountAmount = value.S.(*decimal.Decimal)
 			}
+		case usercoupon.FieldRequestID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field request_id", values[i])
+			} else if value.Valid {
+				_m.RequestID = new(string)
+				*_m.RequestID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -251,6 +260,11 @@ func (_m *UserCoupon) String() string {
 	if v := _m.DiscountAmount; v != nil {
 		builder.WriteString("discount_amount=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.RequestID; v != nil {
+		builder.WriteString("request_id=")
+		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')
 	return builder.String()

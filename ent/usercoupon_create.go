@@ -147,6 +147,20 @@ func (_c *UserCouponCreate) SetDiscountAmount(v *decimal.Decimal) *UserCouponCre
 	return _c
 }
 
+// SetRequestID sets the "request_id" field.
+func (_c *UserCouponCreate) SetRequestID(v string) *UserCouponCreate {
+	_c.mutation.SetRequestID(v)
+	return _c
+}
+
+// SetNillableRequestID sets the "request_id" field if the given value is not nil.
+func (_c *UserCouponCreate) SetNillableRequestID(v *string) *UserCouponCreate {
+	if v != nil {
+		_c.SetRequestID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *UserCouponCreate) SetID(v int64) *UserCouponCreate {
 	_c.mutation.SetID(v)
@@ -274,6 +288,11 @@ func (_c *UserCouponCreate) check() error {
 	if _, ok := _c.mutation.ValidEndTime(); !ok {
 		return &ValidationError{Name: "valid_end_time", err: errors.New(`ent: missing required field "UserCoupon.valid_end_time"`)}
 	}
+	if v, ok := _c.mutation.RequestID(); ok {
+		if err := usercoupon.RequestIDValidator(v); err != nil {
+			return &ValidationError{Name: "request_id", err: fmt.Errorf(`ent: validator failed for field "UserCoupon.request_id": %w`, err)}
+		}
+	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := usercoupon.IDValidator(v); err != nil {
 			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "UserCoupon.id": %w`, err)}
@@ -367,6 +386,10 @@ func (_c *UserCouponCreate) createSpec() (*UserCoupon, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.DiscountAmount(); ok {
 		_spec.SetField(usercoupon.FieldDiscountAmount, field.TypeOther, value)
 		_node.DiscountAmount = value
+	}
+	if value, ok := _c.mutation.RequestID(); ok {
+		_spec.SetField(usercoupon.FieldRequestID, field.TypeString, value)
+		_node.RequestID = &value
 	}
 	return _node, _spec
 }
@@ -565,6 +588,9 @@ func (u *UserCouponUpsertOne) UpdateNewValues() *UserCouponUpsertOne {
 		}
 		if _, exists := u.create.mutation.Source(); exists {
 			s.SetIgnore(usercoupon.FieldSource)
+		}
+		if _, exists := u.create.mutation.RequestID(); exists {
+			s.SetIgnore(usercoupon.FieldRequestID)
 		}
 	}))
 	return u
@@ -925,6 +951,9 @@ func (u *UserCouponUpsertBulk) UpdateNewValues() *UserCouponUpsertBulk {
 			}
 			if _, exists := b.mutation.Source(); exists {
 				s.SetIgnore(usercoupon.FieldSource)
+			}
+			if _, exists := b.mutation.RequestID(); exists {
+				s.SetIgnore(usercoupon.FieldRequestID)
 			}
 		}
 	}))

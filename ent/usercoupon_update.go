@@ -239,6 +239,9 @@ func (_u *UserCouponUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if _u.mutation.DiscountAmountCleared() {
 		_spec.ClearField(usercoupon.FieldDiscountAmount, field.TypeOther)
 	}
+	if _u.mutation.RequestIDCleared() {
+		_spec.ClearField(usercoupon.FieldRequestID, field.TypeString)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -499,6 +502,9 @@ func (_u *UserCouponUpdateOne) sqlSave(ctx context.Context) (_node *UserCoupon, 
 	}
 	if _u.mutation.DiscountAmountCleared() {
 		_spec.ClearField(usercoupon.FieldDiscountAmount, field.TypeOther)
+	}
+	if _u.mutation.RequestIDCleared() {
+		_spec.ClearField(usercoupon.FieldRequestID, field.TypeString)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &UserCoupon{config: _u.config}

@@ -46,6 +46,8 @@ type UserCouponArchive struct {
 	UsedAt *time.Time `json:"used_at,omitempty"`
 	// DiscountAmount holds the value of the "discount_amount" field.
 	DiscountAmount *decimal.Decimal `json:"discount_amount,omitempty"`
+	// the client's requestId of the claim that made it: a retry after Redis lost its answer finds it
+	RequestID *string `json:"request_id,omitempty"`
 	// ArchivedAt holds the value of the "archived_at" field.
 	ArchivedAt   time.Time `json:"archived_at,omitempty"`
 	selectValues sql.SelectValues
@@ -60,7 +62,7 @@ func (*UserCouponArchive) scanValues(columns []string) ([]any, error) {
 			values[i] = &sql.NullScanner{S: new(decimal.Decimal)}
 		case usercouponarchive.FieldID, usercouponarchive.FieldUserID, usercouponarchive.FieldTemplateID, usercouponarchive.FieldReceiveCount, usercouponarchive.FieldOrderID:
 			values[i] = new(sql.NullInt64)
-		case usercouponarchive.FieldRedemptionID, usercouponarchive.FieldCode, usercouponarchive.FieldSource, usercouponarchive.FieldStatus:
+		case usercouponarchive.FieldRedemptionID, usercouponarchive.FieldCode, usercouponarchive.FieldSource, usercouponarchive.FieldStatus, usercouponarchive.FieldRequestID:
 			values[i] = new(sql.NullString)
 		case usercouponarchive.FieldCreatedAt, usercouponarchive.FieldUpdatedAt, usercouponarchive.FieldValidStartTime, usercouponarchive.FieldValidEndTime, usercouponarchive.FieldUsedAt, usercouponarchive.FieldArchivedAt:
 			values[i] = new(sql.NullTime)
@@ -171,6 +173,13 @@ func (_m *UserCouponArchive) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.DiscountAmount = value.S.(*decimal.Decimal)
 			}
+		case usercouponarchive.FieldRequestID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field request_id", values[i])
+			} else if value.Valid {
+				_m.RequestID = new(string)
+				*_m.RequestID = value.String
+			}
 		case usercouponarchive.FieldArchivedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field archived_at", values[i])
@@ -259,6 +268,11 @@ func (_m *UserCouponArchive) String() string {
 	if v := _m.DiscountAmount; v != nil {
 		builder.WriteString("discount_amount=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.RequestID; v != nil {
+		builder.WriteString("request_id=")
+		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")
 	builder.WriteString("archived_at=")

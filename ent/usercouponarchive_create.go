@@ -147,6 +147,20 @@ func (_c *UserCouponArchiveCreate) SetDiscountAmount(v *decimal.Decimal) *UserCo
 	return _c
 }
 
+// SetRequestID sets the "request_id" field.
+func (_c *UserCouponArchiveCreate) SetRequestID(v string) *UserCouponArchiveCreate {
+	_c.mutation.SetRequestID(v)
+	return _c
+}
+
+// SetNillableRequestID sets the "request_id" field if the given value is not nil.
+func (_c *UserCouponArchiveCreate) SetNillableRequestID(v *string) *UserCouponArchiveCreate {
+	if v != nil {
+		_c.SetRequestID(*v)
+	}
+	return _c
+}
+
 // SetArchivedAt sets the "archived_at" field.
 func (_c *UserCouponArchiveCreate) SetArchivedAt(v time.Time) *UserCouponArchiveCreate {
 	_c.mutation.SetArchivedAt(v)
@@ -280,6 +294,11 @@ func (_c *UserCouponArchiveCreate) check() error {
 	if _, ok := _c.mutation.ValidEndTime(); !ok {
 		return &ValidationError{Name: "valid_end_time", err: errors.New(`ent: missing required field "UserCouponArchive.valid_end_time"`)}
 	}
+	if v, ok := _c.mutation.RequestID(); ok {
+		if err := usercouponarchive.RequestIDValidator(v); err != nil {
+			return &ValidationError{Name: "request_id", err: fmt.Errorf(`ent: validator failed for field "UserCouponArchive.request_id": %w`, err)}
+		}
+	}
 	if _, ok := _c.mutation.ArchivedAt(); !ok {
 		return &ValidationError{Name: "archived_at", err: errors.New(`ent: missing required field "UserCouponArchive.archived_at"`)}
 	}
@@ -376,6 +395,10 @@ func (_c *UserCouponArchiveCreate) createSpec() (*UserCouponArchive, *sqlgraph.C
 	if value, ok := _c.mutation.DiscountAmount(); ok {
 		_spec.SetField(usercouponarchive.FieldDiscountAmount, field.TypeOther, value)
 		_node.DiscountAmount = value
+	}
+	if value, ok := _c.mutation.RequestID(); ok {
+		_spec.SetField(usercouponarchive.FieldRequestID, field.TypeString, value)
+		_node.RequestID = &value
 	}
 	if value, ok := _c.mutation.ArchivedAt(); ok {
 		_spec.SetField(usercouponarchive.FieldArchivedAt, field.TypeTime, value)
@@ -590,6 +613,9 @@ func (u *UserCouponArchiveUpsertOne) UpdateNewValues() *UserCouponArchiveUpsertO
 		}
 		if _, exists := u.create.mutation.Source(); exists {
 			s.SetIgnore(usercouponarchive.FieldSource)
+		}
+		if _, exists := u.create.mutation.RequestID(); exists {
+			s.SetIgnore(usercouponarchive.FieldRequestID)
 		}
 	}))
 	return u
@@ -964,6 +990,9 @@ func (u *UserCouponArchiveUpsertBulk) UpdateNewValues() *UserCouponArchiveUpsert
 			}
 			if _, exists := b.mutation.Source(); exists {
 				s.SetIgnore(usercouponarchive.FieldSource)
+			}
+			if _, exists := b.mutation.RequestID(); exists {
+				s.SetIgnore(usercouponarchive.FieldRequestID)
 			}
 		}
 	}))

@@ -253,6 +253,9 @@ func (_u *UserCouponArchiveUpdate) sqlSave(ctx context.Context) (_node int, err 
 	if _u.mutation.DiscountAmountCleared() {
 		_spec.ClearField(usercouponarchive.FieldDiscountAmount, field.TypeOther)
 	}
+	if _u.mutation.RequestIDCleared() {
+		_spec.ClearField(usercouponarchive.FieldRequestID, field.TypeString)
+	}
 	if value, ok := _u.mutation.ArchivedAt(); ok {
 		_spec.SetField(usercouponarchive.FieldArchivedAt, field.TypeTime, value)
 	}
@@ -530,6 +533,9 @@ func (_u *UserCouponArchiveUpdateOne) sqlSave(ctx context.Context) (_node *UserC
 	}
 	if _u.mutation.DiscountAmountCleared() {
 		_spec.ClearField(usercouponarchive.FieldDiscountAmount, field.TypeOther)
+	}
+	if _u.mutation.RequestIDCleared() {
+		_spec.ClearField(usercouponarchive.FieldRequestID, field.TypeString)
 	}
 	if value, ok := _u.mutation.ArchivedAt(); ok {
 		_spec.SetField(usercouponarchive.FieldArchivedAt, field.TypeTime, value)

@@ -9,13 +9,15 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// OutboxEntry is one claim redeem.lua journaled in a template's outbox stream (XADD … rid user rc ts).
+// OutboxEntry is one claim redeem.lua journaled in a template's outbox stream (XADD … rid user rc
+// ts [req]).
 type OutboxEntry struct {
 	StreamID     string
 	RedemptionID string
 	UserID       int64
 	ReceiveCount int
 	At           time.Time // the claim's time, milliseconds, UTC
+	RequestID    string    // the client's requestId, "" when it sent none
 }
 
 // ParseOutboxEntry reads one outbox stream entry.
@@ -23,7 +25,7 @@ func ParseOutboxEntry(m redis.XMessage) (OutboxEntry, error) {
 	e := OutboxEntry{StreamID: m.ID}
 	str := func(k string) string { s, _ := m.Values[k].(string); return s }
 	var err1, err2, err3 error
-	e.RedemptionID = str("rid")
+	e.RedemptionID, e.RequestID = str("rid"), str("req")
 	e.UserID, err1 = strconv.ParseInt(str("user"), 10, 64)
 	e.ReceiveCount, err2 = strconv.Atoi(str("rc"))
 	ms, err3 := strconv.ParseInt(str("ts"), 10, 64)

@@ -82,6 +82,7 @@ type RedeemArgs struct {
 	RateWindow    time.Duration // the rate window; > 0 when RateLimit > 0
 	Outbox        bool          // true: XADD the accepted claim to the outbox (async mode); false: sync mode
 	RedemptionTTL time.Duration // lifetime of the redemption key; 0 = no key (sync mode only)
+	RequestID     string        // the client's requestId, journaled with the claim ("" for none)
 }
 
 // RedeemResult is the answer of redeem.lua.
@@ -223,10 +224,10 @@ func redeemCall(k RedeemKeys, a RedeemArgs) ([]string, []any, error) {
 		keys[4] = k.Template
 	}
 
-	return keys, []any{a.UserID, a.RedemptionID, a.Now.UnixMilli(), reqTTL, a.RateLimit, rateWindow, outbox, rdTTL}, nil
+	return keys, []any{a.UserID, a.RedemptionID, a.Now.UnixMilli(), reqTTL, a.RateLimit, rateWindow, outbox, rdTTL, a.RequestID}, nil
 }
 
-// parseRedeem decodes the script's array {code, receive_count, redemption_id, replayed}.
+// parseRedeem decodes the script's array {code, receive_count, redemption_id, replayed, entry_id}.
 func parseRedeem(res []any) (RedeemResult, error) {
 	if len(res) != 5 {
 		return RedeemResult{}, fmt.Errorf("lua: Redeem: answer has %d elements, want 5", len(res))

@@ -14,6 +14,7 @@
 -- ARGV[6]  rate window in milliseconds (> 0 when ARGV[5] > 0)
 -- ARGV[7]  "1": XADD the accepted claim to the outbox (the server always journals); "0": don't
 -- ARGV[8]  redemption-key TTL in seconds; 0 = don't set the redemption key
+-- ARGV[9]  the client's requestId, journaled with the claim (field req); "" or absent: none
 --
 -- Returns an array {code, receive_count, redemption_id, replayed, entry_id}; never a bit-packed
 -- number (D-07).
@@ -35,8 +36,8 @@
 --  5. stock <= 0: OUT_OF_STOCK.  6. n >= limit: LIMIT_REACHED.
 --  7. Accept: stock -1; n +1; receive_count = seq +1 (seq never goes down, so a number is never
 --     handed out twice, even after a release); KEYS[2] expires at the template's end in seconds
---     (ceil(end / 1000); the seed passed milliseconds, D-14); XADD KEYS[3] * rid user rc ts when
---     ARGV[7] is "1"; SET KEYS[5] user EX ARGV[8].
+--     (ceil(end / 1000); the seed passed milliseconds, D-14); XADD KEYS[3] * rid user rc ts [req]
+--     when ARGV[7] is "1"; SET KEYS[5] user EX ARGV[8].
 -- Every answer of steps 4 to 7 is stored in KEYS[4] (EX ARGV[4]) as "code:receive_count:redemption_id".
 local reqTTL = tonumber(ARGV[4])
 
@@ -96,7 +97,11 @@ local rc = redis.call('HINCRBY', KEYS[2], 'seq', 1)
 redis.call('EXPIREAT', KEYS[2], string.format('%d', math.ceil(endMs / 1000)))
 local entry = ''
 if ARGV[7] == '1' then
-  entry = redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3])
+  if ARGV[9] and ARGV[9] ~= '' then
+    entry = redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3], 'req', ARGV[9])
+  else
+    entry = redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3])
+  end
 end
 if tonumber(ARGV[8]) > 0 then
   redis.call('SET', KEYS[5], ARGV[1], 'EX', ARGV[8])

@@ -92,12 +92,15 @@ func TestRedeemAccept(t *testing.T) {
 	putTemplate(t, rdb, 42, p)
 	k := redeemKeys(42, 7, "req-1", "rd-1")
 	a := asyncArgs(7, "rd-1")
-	a.RateLimit, a.RateWindow = 5, time.Minute
+	a.RateLimit, a.RateWindow, a.RequestID = 5, time.Minute, "req-1"
 
 	res := mustRedeem(t, rdb, k, a)
 	entries := rdb.XRange(ctx, k.Outbox, "-", "+").Val()
 	if len(entries) != 1 || res.EntryID != entries[0].ID {
 		t.Fatalf("entry id %q, outbox %v: want the id of the one entry", res.EntryID, entries)
+	}
+	if e, err := ParseOutboxEntry(entries[0]); err != nil || e.RequestID != "req-1" || e.RedemptionID != "rd-1" || e.UserID != 7 {
+		t.Fatalf("journaled entry %+v, %v; want rd-1 of user 7 with its requestId", e, err)
 	}
 	if want := (RedeemResult{Code: RedeemOK, ReceiveCount: 1, RedemptionID: "rd-1", EntryID: entries[0].ID}); res != want {
 		t.Fatalf("Redeem = %+v, want %+v", res, want)
@@ -120,7 +123,7 @@ func TestRedeemAccept(t *testing.T) {
 	if len(msgs) != 1 {
 		t.Fatalf("outbox has %d entries, want 1", len(msgs))
 	}
-	want := map[string]any{"rid": "rd-1", "user": "7", "rc": "1", "ts": strconv.FormatInt(a.Now.UnixMilli(), 10)}
+	want := map[string]any{"rid": "rd-1", "user": "7", "rc": "1", "ts": strconv.FormatInt(a.Now.UnixMilli(), 10), "req": "req-1"}
 	if fmt.Sprint(msgs[0].Values) != fmt.Sprint(want) {
 		t.Errorf("outbox entry = %v, want %v", msgs[0].Values, want)
 	}

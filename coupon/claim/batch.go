@@ -51,7 +51,7 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 			}
 		}
 		for _, c := range slotted[k:] {
-			refused = append(refused, failedClaim{c, ReasonStockDrift})
+			refused = append(refused, failedClaim{c, ReasonStockDrift, ""})
 		}
 		res.drifted = len(slotted) - k
 		res.failed = append(res.failed, refused...)
@@ -60,10 +60,18 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 	return res, err
 }
 
+// reqKey is a user's requestId.
+type reqKey struct {
+	user int64
+	req  string
+}
+
 // seenClaims is what the database already holds of a batch's users and claims.
 type seenClaims struct {
 	held   []*ent.UserCoupon // the batch's users' coupons of this template
 	failed map[string]string // redemption id → reason, for the batch's claims already failed
+	dupOf  map[string]string // redemption id → the one it repeats, for failed duplicates
+	byReq  map[reqKey]string // (user, requestId) → redemption id of the coupon, held or inserted now
 	count  map[int64]int     // user → coupons held
 	taken  map[[2]int64]bool // (user, receive_count) pairs in use
 	done   map[string]bool   // redemption ids persisted or failed
@@ -85,19 +93,25 @@ func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, claims []claim)
 	}
 	failedBefore, err := tx.RedemptionFailure.Query().
 		Where(redemptionfailure.UserIDIn(users...), redemptionfailure.RedemptionIDIn(rids...)).
-		Select(redemptionfailure.FieldRedemptionID, redemptionfailure.FieldReason).All(ctx)
+		Select(redemptionfailure.FieldRedemptionID, redemptionfailure.FieldReason, redemptionfailure.FieldDuplicateOf).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load failed claims: %w", err)
 	}
-	s := &seenClaims{held: held, failed: map[string]string{}, count: map[int64]int{},
-		taken: map[[2]int64]bool{}, done: map[string]bool{}}
+	s := &seenClaims{held: held, failed: map[string]string{}, dupOf: map[string]string{},
+		byReq: map[reqKey]string{}, count: map[int64]int{}, taken: map[[2]int64]bool{}, done: map[string]bool{}}
 	for _, uc := range held {
+		if uc.RequestID != nil {
+			s.byReq[reqKey{uc.UserID, *uc.RequestID}] = uc.RedemptionID
+		}
 		s.done[uc.RedemptionID] = true
 		s.count[uc.UserID]++
 		s.taken[[2]int64{uc.UserID, int64(uc.ReceiveCount)}] = true
 	}
 	for _, f := range failedBefore {
 		s.failed[f.RedemptionID] = f.Reason
+		if f.DuplicateOf != nil {
+			s.dupOf[f.RedemptionID] = *f.DuplicateOf
+		}
 		s.done[f.RedemptionID] = true
 	}
 	return s, nil
@@ -116,7 +130,7 @@ func (s *seenClaims) split(claims []claim, res *batchResult) []claim {
 			fresh = append(fresh, c)
 			s.done[c.redemptionID] = true // a claim twice in one batch counts once
 		case failed:
-			res.failed = append(res.failed, failedClaim{c, reason})
+			res.failed = append(res.failed, failedClaim{c, reason, s.dupOf[c.redemptionID]})
 		}
 	}
 	for _, uc := range s.held {
@@ -128,10 +142,15 @@ func (s *seenClaims) split(claims []claim, res *batchResult) []claim {
 }
 
 // assignSlots gives each claim a free receive_count in 1…limit for its user: its own when free and
-// within the limit, else the lowest free one. Claims with no free slot are refused
-// (LIMIT_REACHED), and their users' holdings noted in res.atLimit.
+// within the limit, else the lowest free one. A claim repeating a requestId of a coupon the user
+// holds (or of an earlier claim of the batch) is refused as a duplicate of it; claims with no free
+// slot are refused (LIMIT_REACHED), and their users' holdings noted in res.atLimit.
 func (s *seenClaims) assignSlots(claims []claim, limit int, res *batchResult) (slotted []claim, refused []failedClaim) {
 	for _, c := range claims {
+		if first, dup := s.byReq[reqKey{c.userID, c.requestID}]; dup && c.requestID != "" {
+			refused = append(refused, failedClaim{c, ReasonDuplicateRequest, first})
+			continue
+		}
 		rc := c.receiveCount
 		if rc < 1 || rc > limit || s.taken[[2]int64{c.userID, int64(rc)}] {
 			rc = 0
@@ -142,12 +161,15 @@ func (s *seenClaims) assignSlots(claims []claim, limit int, res *batchResult) (s
 			}
 		}
 		if rc == 0 {
-			refused = append(refused, failedClaim{c, ReasonLimitReached})
+			refused = append(refused, failedClaim{c, ReasonLimitReached, ""})
 			res.atLimit[c.userID] = s.count[c.userID]
 			continue
 		}
 		s.taken[[2]int64{c.userID, int64(rc)}] = true
 		s.count[c.userID]++
+		if c.requestID != "" {
+			s.byReq[reqKey{c.userID, c.requestID}] = c.redemptionID
+		}
 		c.receiveCount = rc
 		slotted = append(slotted, c)
 	}
@@ -164,7 +186,8 @@ func insertCoupons(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate, cla
 	for _, c := range claims {
 		builders = append(builders, issue.Create(tx, issue.Coupon{
 			UserID: c.userID, TemplateID: tpl.ID, RedemptionID: c.redemptionID, ReceiveCount: c.receiveCount,
-			Source: usercoupon.SourceCLAIM, At: c.at, End: issue.End(tpl.ConsumeRule.ValidityHours, tpl.ValidEndTime, c.at),
+			RequestID: c.requestID,
+			Source:    usercoupon.SourceCLAIM, At: c.at, End: issue.End(tpl.ConsumeRule.ValidityHours, tpl.ValidEndTime, c.at),
 		}))
 	}
 	inserted, err := tx.UserCoupon.CreateBulk(builders...).Save(ctx)

@@ -17,12 +17,16 @@ const (
 	// ReasonLimitReached: the user already held limitPerPerson coupons of the template in the
 	// database (Redis had lost their counter).
 	ReasonLimitReached = "you already hold as many of these coupons as allowed"
+	// ReasonDuplicateRequest: the claim repeated the requestId of one MySQL already holds (Redis
+	// had lost the first answer); it ends with that claim's coupon.
+	ReasonDuplicateRequest = "the same request was already granted"
 )
 
 // failedClaim is a claim MySQL refused, with the reason.
 type failedClaim struct {
 	claim
-	reason string
+	reason      string
+	duplicateOf string // ReasonDuplicateRequest: the redemption id of the claim it repeats
 }
 
 // failureError is the refusal a sync request answers for a claim that ended FAILED with reason.
@@ -45,6 +49,9 @@ func recordFailures(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate, fa
 	for i, f := range failed {
 		builders[i] = tx.RedemptionFailure.Create().SetUserID(f.userID).SetTemplateID(tpl.ID).
 			SetRedemptionID(f.redemptionID).SetReason(f.reason)
+		if f.duplicateOf != "" {
+			builders[i].SetDuplicateOf(f.duplicateOf)
+		}
 		if f.reason == ReasonStockDrift {
 			drift++
 		}

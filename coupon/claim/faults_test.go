@@ -175,3 +175,65 @@ func TestCacheRebuildAtEveryStepOfABatchIsExact(t *testing.T) {
 		t.Fatalf("stock: DB %d, Redis %d; want 70 and 70", e.dbStock(t, tpl.ID), e.redisStock(t, tpl.ID))
 	}
 }
+
+// After Redis lost a claim's answer (its request key and the user's counter), a retry with the same
+// requestId ends with the coupon of the first answer: no second coupon, no stock taken.
+func TestRetryAfterRedisLostTheAnswerEndsWithTheFirstCoupon(t *testing.T) {
+	for _, mode := range []claim.Mode{claim.ModeAsync, claim.ModeSync} {
+		t.Run(string(mode), func(t *testing.T) {
+			e := newRedeemEnv(t, "lost_answer_"+string(mode), claim.Config{Mode: mode})
+			tpl := e.Template(t, 10, 2, nil)
+			first, err := e.redeemer.Redeem(e.Ctx, 5, tpl.ID, "r-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.claimAll(t, tpl.ID, 6, 7) // others, without requestIds, in the same batches
+			if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+				t.Fatal(err)
+			}
+			want, err := e.redeemer.Redemption(e.Ctx, 5, first.ID)
+			if err != nil || want.Status != claim.RedemptionIssued {
+				t.Fatalf("first redemption = %+v, %v", want, err)
+			}
+			e.Redis.Del(e.Ctx, keys.Request(tpl.ID, 5, "r-1"), keys.ClaimCounter(tpl.ID, 5)) // Redis forgets
+			retry, err := e.redeemer.Redeem(e.Ctx, 5, tpl.ID, "r-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.redeemer.Redemption(e.Ctx, 5, retry.ID)
+			if err != nil || got.Status != claim.RedemptionIssued || got.Coupon.ID != want.Coupon.ID {
+				t.Fatalf("retry's redemption = %+v, %v; want ISSUED with coupon %d", got, err, want.Coupon.ID)
+			}
+			if mode == claim.ModeSync && (retry.Status != claim.RedemptionIssued || retry.Coupon.ID != want.Coupon.ID) {
+				t.Fatalf("sync retry answered %+v; want ISSUED with coupon %d", retry, want.Coupon.ID)
+			}
+			if n := len(e.coupons(t, tpl.ID)); n != 3 {
+				t.Fatalf("%d coupons, want 3 (one per user)", n)
+			}
+			if e.dbStock(t, tpl.ID) != 7 || e.redisStock(t, tpl.ID) != 7 {
+				t.Fatalf("stock: DB %d, Redis %d; want 7 and 7", e.dbStock(t, tpl.ID), e.redisStock(t, tpl.ID))
+			}
+		})
+	}
+}
+
+// A retry that Redis refuses for stock (its first answer lost) finds the first claim's coupon.
+func TestRetryRefusedForStockFindsTheFirstCoupon(t *testing.T) {
+	e := newRedeemEnv(t, "lost_answer_stock", claim.Config{})
+	tpl := e.Template(t, 1, 1, nil)
+	first, err := e.redeemer.Redeem(e.Ctx, 8, tpl.ID, "r-9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.Redis.Del(e.Ctx, keys.Request(tpl.ID, 8, "r-9"))
+	retry, err := e.redeemer.Redeem(e.Ctx, 8, tpl.ID, "r-9")
+	if err != nil || retry.Status != claim.RedemptionIssued || retry.ID != first.ID {
+		t.Fatalf("retry = %+v, %v; want ISSUED redemption %s", retry, err, first.ID)
+	}
+}

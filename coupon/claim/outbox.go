@@ -25,13 +25,14 @@ type claim struct {
 	userID       int64
 	receiveCount int
 	at           time.Time
+	requestID    string // the client's, "" for none
 }
 
 // parseClaim reads one outbox entry.
 func parseClaim(m redis.XMessage) (claim, error) {
 	e, err := lua.ParseOutboxEntry(m)
 	return claim{streamID: e.StreamID, redemptionID: e.RedemptionID, userID: e.UserID,
-		receiveCount: e.ReceiveCount, at: e.At}, err
+		receiveCount: e.ReceiveCount, at: e.At, requestID: e.RequestID}, err
 }
 
 // outboxReader hands out the batches of one outbox: first the entries a crashed persister left

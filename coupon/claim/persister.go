@@ -163,6 +163,9 @@ func (p *Persister) finish(ctx context.Context, templateID int64, c claim) (*Red
 		}
 	}
 	for _, f := range res.failed {
+		if f.redemptionID == c.redemptionID && f.duplicateOf != "" {
+			return redemptionOf(ctx, p.db, p.rdb, c.userID, c.redemptionID)
+		}
 		if f.redemptionID == c.redemptionID {
 			return &Redemption{ID: c.redemptionID, Status: RedemptionFailed, FailureReason: &f.reason}, nil
 		}
@@ -171,15 +174,15 @@ func (p *Persister) finish(ctx context.Context, templateID int64, c claim) (*Red
 }
 
 // followUp does the Redis side of a committed batch: the give-back of failed claims (idempotent
-// through the redemption key; the stock too for claims refused by the per-person limit, which took
-// no database stock), the correction of the counters of users MySQL found at their limit, then the
+// through the redemption key; the stock too, but for drift: a claim refused for the per-person
+// limit or as a repeated requestId took no database stock), the correction of the counters of users MySQL found at their limit, then the
 // after-commit work of the issued coupons (issue.Issuer).
 func (p *Persister) followUp(ctx context.Context, templateID int64, res batchResult) error {
 	for _, f := range res.failed {
 		_, err := lua.RedeemRelease(ctx, p.rdb, lua.ReleaseKeys{
 			Template: keys.Template(templateID), Claims: keys.ClaimCounter(templateID, f.userID),
 			Redemption: keys.Redemption(templateID, f.redemptionID),
-		}, f.reason == ReasonLimitReached)
+		}, f.reason != ReasonStockDrift) // drift: Redis had stock MySQL had not; keep it taken
 		if err != nil {
 			return fmt.Errorf("give back failed claim: %w", err)
 		}

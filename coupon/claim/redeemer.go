@@ -110,6 +110,12 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 		return nil, fmt.Errorf("claim script: %w", err)
 	}
 	if err := refusal(res.Code); err != nil {
+		if requestID != "" && (res.Code == lua.RedeemOutOfStock || res.Code == lua.RedeemLimitReached) {
+			// Refused by stock or limit: maybe a retry whose first answer Redis lost.
+			if red, lerr := r.byRequest(ctx, userID, templateID, requestID); red != nil || lerr != nil {
+				return red, lerr
+			}
+		}
 		return nil, err
 	}
 	switch {
@@ -118,7 +124,7 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 	case res.Replayed:
 		return &Redemption{ID: res.RedemptionID, Status: RedemptionPending}, nil
 	case r.cfg.Mode == ModeSync:
-		return r.finishNow(ctx, templateID, userID, res, now)
+		return r.finishNow(ctx, templateID, userID, requestID, res, now)
 	}
 	r.markDirty(templateID)
 	return &Redemption{ID: res.RedemptionID, Status: RedemptionPending}, nil
@@ -138,7 +144,7 @@ func (r *Redeemer) runScript(ctx context.Context, userID, templateID int64, requ
 	return r.claims.redeem(ctx, k, lua.RedeemArgs{
 		UserID: userID, RedemptionID: rid, Now: now, RequestTTL: r.cfg.RequestTTL,
 		RateLimit: r.cfg.UserRate, RateWindow: r.cfg.UserWindow,
-		Outbox: true, RedemptionTTL: redemptionTTL,
+		Outbox: true, RedemptionTTL: redemptionTTL, RequestID: requestID,
 	})
 }
 

@@ -17,18 +17,18 @@ const syncFinishTimeout = 10 * time.Second
 // claim stays in the outbox, the persister is asked to finish it, and the answer is PENDING. A claim
 // MySQL refuses (no stock, no free slot under the limit) ends FAILED with its counters given back,
 // and the request gets the refusal.
-func (r *Redeemer) finishNow(ctx context.Context, templateID, userID int64, res lua.RedeemResult, now time.Time) (*Redemption, error) {
+func (r *Redeemer) finishNow(ctx context.Context, templateID, userID int64, requestID string, res lua.RedeemResult, now time.Time) (*Redemption, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), syncFinishTimeout)
 	defer cancel()
 	c := claim{streamID: res.EntryID, redemptionID: res.RedemptionID, userID: userID,
-		receiveCount: res.ReceiveCount, at: time.UnixMilli(now.UnixMilli()).UTC()}
+		receiveCount: res.ReceiveCount, at: time.UnixMilli(now.UnixMilli()).UTC(), requestID: requestID}
 	red, err := r.persister.finish(ctx, templateID, c)
 	if err != nil {
 		slog.WarnContext(ctx, "sync claim left to the persister", "template", templateID, "redemption", c.redemptionID, "err", err)
 		r.markDirty(templateID)
 		return &Redemption{ID: c.redemptionID, Status: RedemptionPending}, nil
 	}
-	if red.Status == RedemptionFailed {
+	if red.Status == RedemptionFailed { // (a repeated requestId ends ISSUED with the first coupon)
 		return nil, failureError(*red.FailureReason)
 	}
 	return red, nil

@@ -22,14 +22,19 @@ type Coupon struct {
 	Source       usercoupon.Source
 	At           time.Time // when it was claimed or distributed: valid from then
 	End          time.Time // when it stops being valid (see End)
+	RequestID    string    // the client's requestId of the claim, "" for none
 }
 
 // Create returns the builder of c's row in tx, with a fresh id and an unguessable code.
 func Create(tx *ent.Tx, c Coupon) *ent.UserCouponCreate {
-	return tx.UserCoupon.Create().
+	b := tx.UserCoupon.Create().
 		SetID(idgen.Next()).SetUserID(c.UserID).SetTemplateID(c.TemplateID).
 		SetRedemptionID(c.RedemptionID).SetCode(NewCode()).SetReceiveCount(c.ReceiveCount).
 		SetSource(c.Source).SetValidStartTime(c.At).SetValidEndTime(c.End).SetCreatedAt(c.At)
+	if c.RequestID != "" {
+		b.SetRequestID(c.RequestID)
+	}
+	return b
 }
 
 // End is when a coupon handed out at at ends: validityHours after it when the template sets a

@@ -200,6 +200,7 @@ var (
 		{Name: "template_id", Type: field.TypeInt64},
 		{Name: "redemption_id", Type: field.TypeString, Size: 64},
 		{Name: "reason", Type: field.TypeString, Size: 255},
+		{Name: "duplicate_of", Type: field.TypeString, Nullable: true, Size: 64},
 		{Name: "created_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 	}
 	// RedemptionFailureTable holds the schema information for the "redemption_failure" table.
@@ -258,6 +259,7 @@ var (
 		{Name: "order_id", Type: field.TypeInt64, Nullable: true},
 		{Name: "used_at", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 		{Name: "discount_amount", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"mysql": "decimal(12,2)"}},
+		{Name: "request_id", Type: field.TypeString, Nullable: true, Size: 64},
 	}
 	// UserCouponTable holds the schema information for the "user_coupon" table.
 	UserCouponTable = &schema.Table{
@@ -269,6 +271,11 @@ var (
 				Name:    "usercoupon_user_id_template_id_receive_count",
 				Unique:  true,
 				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[4], UserCouponColumns[7]},
+			},
+			{
+				Name:    "usercoupon_user_id_template_id_request_id",
+				Unique:  true,
+				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[4], UserCouponColumns[15]},
 			},
 			{
 				Name:    "usercoupon_redemption_id",
@@ -304,6 +311,7 @@ var (
 		{Name: "order_id", Type: field.TypeInt64, Nullable: true},
 		{Name: "used_at", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 		{Name: "discount_amount", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"mysql": "decimal(12,2)"}},
+		{Name: "request_id", Type: field.TypeString, Nullable: true, Size: 64},
 		{Name: "archived_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 	}
 	// UserCouponArchiveTable holds the schema information for the "user_coupon_archive" table.

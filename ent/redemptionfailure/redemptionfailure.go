@@ -21,6 +21,8 @@ const (
 	FieldRedemptionID = "redemption_id"
 	// FieldReason holds the string denoting the reason field in the database.
 	FieldReason = "reason"
+	// FieldDuplicateOf holds the string denoting the duplicate_of field in the database.
+	FieldDuplicateOf = "duplicate_of"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// Table holds the table name of the redemptionfailure in the database.
@@ -34,6 +36,7 @@ var Columns = []string{
 	FieldTemplateID,
 	FieldRedemptionID,
 	FieldReason,
+	FieldDuplicateOf,
 	FieldCreatedAt,
 }
 
@@ -52,6 +55,8 @@ var (
 	RedemptionIDValidator func(string) error
 	// ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
 	ReasonValidator func(string) error
+	// DuplicateOfValidator is a validator for the "duplicate_of" field. It is called by the builders before save.
+	DuplicateOfValidator func(string) error
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 )
@@ -82,6 +87,11 @@ func ByRedemptionID(opts ...sql.OrderTermOption) OrderOption {
 // ByReason orders the results by the reason field.
 func ByReason(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldReason, opts...).ToFunc()
+}
+
+// ByDuplicateOf orders the results by the duplicate_of field.
+func ByDuplicateOf(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDuplicateOf, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

@@ -74,6 +74,11 @@ func Reason(v string) predicate.RedemptionFailure {
 	return predicate.RedemptionFailure(sql.FieldEQ(FieldReason, v))
 }
 
+// DuplicateOf applies equality check predicate on the "duplicate_of" field. It's identical to DuplicateOfEQ.
+func DuplicateOf(v string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldEQ(FieldDuplicateOf, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.RedemptionFailure {
 	return predicate.RedemptionFailure(sql.FieldEQ(FieldCreatedAt, v))
@@ -287,6 +292,81 @@ func ReasonEqualFold(v string) predicate.RedemptionFailure {
 // ReasonContainsFold applies the ContainsFold predicate on the "reason" field.
 func ReasonContainsFold(v string) predicate.RedemptionFailure {
 	return predicate.RedemptionFailure(sql.FieldContainsFold(FieldReason, v))
+}
+
+// DuplicateOfEQ applies the EQ predicate on the "duplicate_of" field.
+func DuplicateOfEQ(v string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldEQ(FieldDuplicateOf, v))
+}
+
+// DuplicateOfNEQ applies the NEQ predicate on the "duplicate_of" field.
+func DuplicateOfNEQ(v string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldNEQ(FieldDuplicateOf, v))
+}
+
+// DuplicateOfIn applies the In predicate on the "duplicate_of" field.
+func DuplicateOfIn(vs ...string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldIn(FieldDuplicateOf, vs...))
+}
+
+// DuplicateOfNotIn applies the NotIn predicate on the "duplicate_of" field.
+func DuplicateOfNotIn(vs ...string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldNotIn(FieldDuplicateOf, vs...))
+}
+
+// DuplicateOfGT applies the GT predicate on the "duplicate_of" field.
+func DuplicateOfGT(v string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldGT(FieldDuplicateOf, v))
+}
+
+// DuplicateOfGTE applies the GTE predicate on the "duplicate_of" field.
+func DuplicateOfGTE(v string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldGTE(FieldDuplicateOf, v))
+}
+
+// DuplicateOfLT applies the LT predicate on the "duplicate_of" field.
+func DuplicateOfLT(v string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldLT(FieldDuplicateOf, v))
+}
+
+// DuplicateOfLTE applies the LTE predicate on the "duplicate_of" field.
+func DuplicateOfLTE(v string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldLTE(FieldDuplicateOf, v))
+}
+
+// DuplicateOfContains applies the Contains predicate on the "duplicate_of" field.
+func DuplicateOfContains(v string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldContains(FieldDuplicateOf, v))
+}
+
+// DuplicateOfHasPrefix applies the HasPrefix predicate on the "duplicate_of" field.
+func DuplicateOfHasPrefix(v string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldHasPrefix(FieldDuplicateOf, v))
+}
+
+// DuplicateOfHasSuffix applies the HasSuffix predicate on the "duplicate_of" field.
+func DuplicateOfHasSuffix(v string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldHasSuffix(FieldDuplicateOf, v))
+}
+
+// DuplicateOfIsNil applies the IsNil predicate on the "duplicate_of" field.
+func DuplicateOfIsNil() predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldIsNull(FieldDuplicateOf))
+}
+
+// DuplicateOfNotNil applies the NotNil predicate on the "duplicate_of" field.
+func DuplicateOfNotNil() predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldNotNull(FieldDuplicateOf))
+}
+
+// DuplicateOfEqualFold applies the EqualFold predicate on the "duplicate_of" field.
+func DuplicateOfEqualFold(v string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldEqualFold(FieldDuplicateOf, v))
+}
+
+// DuplicateOfContainsFold applies the ContainsFold predicate on the "duplicate_of" field.
+func DuplicateOfContainsFold(v string) predicate.RedemptionFailure {
+	return predicate.RedemptionFailure(sql.FieldContainsFold(FieldDuplicateOf, v))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

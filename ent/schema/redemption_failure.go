@@ -25,6 +25,8 @@ func (RedemptionFailure) Fields() []ent.Field {
 		field.Int64("template_id").Immutable(),
 		field.String("redemption_id").Immutable().MaxLen(64),
 		field.String("reason").Immutable().MaxLen(255),
+		field.String("duplicate_of").Optional().Nillable().Immutable().MaxLen(64).
+			Comment("a claim repeating an earlier one's requestId: that claim's redemption id, whose coupon it ends with"),
 		field.Time("created_at").Immutable().Default(timeNow).SchemaType(datetime),
 	}
 }

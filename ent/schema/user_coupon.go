@@ -26,6 +26,8 @@ func userCouponFields() []ent.Field {
 		field.Int64("order_id").Optional().Nillable(),
 		field.Time("used_at").SchemaType(datetime).Optional().Nillable(),
 		optionalMoney("discount_amount"),
+		field.String("request_id").Optional().Nillable().Immutable().MaxLen(64).
+			Comment("the client's requestId of the claim that made it: a retry after Redis lost its answer finds it"),
 	}
 }
 
@@ -47,6 +49,7 @@ func (UserCoupon) Fields() []ent.Field { return userCouponFields() }
 func (UserCoupon) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("user_id", "template_id", "receive_count").Unique(),
+		index.Fields("user_id", "template_id", "request_id").Unique(),
 		index.Fields("redemption_id").Unique(),
 		index.Fields("code").Unique(),
 		index.Fields("user_id", "status", "valid_end_time"),

@@ -42,6 +42,8 @@ const (
 	FieldUsedAt = "used_at"
 	// FieldDiscountAmount holds the string denoting the discount_amount field in the database.
 	FieldDiscountAmount = "discount_amount"
+	// FieldRequestID holds the string denoting the request_id field in the database.
+	FieldRequestID = "request_id"
 	// Table holds the table name of the usercoupon in the database.
 	Table = "user_coupon"
 )
@@ -63,6 +65,7 @@ var Columns = []string{
 	FieldOrderID,
 	FieldUsedAt,
 	FieldDiscountAmount,
+	FieldRequestID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -88,6 +91,8 @@ var (
 	CodeValidator func(string) error
 	// ReceiveCountValidator is a validator for the "receive_count" field. It is called by the builders before save.
 	ReceiveCountValidator func(int) error
+	// RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
+	RequestIDValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() int64
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -222,4 +227,9 @@ func ByUsedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByDiscountAmount orders the results by the discount_amount field.
 func ByDiscountAmount(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDiscountAmount, opts...).ToFunc()
+}
+
+// ByRequestID orders the results by the request_id field.
+func ByRequestID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRequestID, opts...).ToFunc()
 }

@@ -115,6 +115,11 @@ func DiscountAmount(v *decimal.Decimal) predicate.UserCoupon {
 	return predicate.UserCoupon(sql.FieldEQ(FieldDiscountAmount, v))
 }
 
+// RequestID applies equality check predicate on the "request_id" field. It's identical to RequestIDEQ.
+func RequestID(v string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldEQ(FieldRequestID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.UserCoupon {
 	return predicate.UserCoupon(sql.FieldEQ(FieldCreatedAt, v))
@@ -713,6 +718,81 @@ func DiscountAmountIsNil() predicate.UserCoupon {
 // DiscountAmountNotNil applies the NotNil predicate on the "discount_amount" field.
 func DiscountAmountNotNil() predicate.UserCoupon {
 	return predicate.UserCoupon(sql.FieldNotNull(FieldDiscountAmount))
+}
+
+// RequestIDEQ applies the EQ predicate on the "request_id" field.
+func RequestIDEQ(v string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldEQ(FieldRequestID, v))
+}
+
+// RequestIDNEQ applies the NEQ predicate on the "request_id" field.
+func RequestIDNEQ(v string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldNEQ(FieldRequestID, v))
+}
+
+// RequestIDIn applies the In predicate on the "request_id" field.
+func RequestIDIn(vs ...string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldIn(FieldRequestID, vs...))
+}
+
+// RequestIDNotIn applies the NotIn predicate on the "request_id" field.
+func RequestIDNotIn(vs ...string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldNotIn(FieldRequestID, vs...))
+}
+
+// RequestIDGT applies the GT predicate on the "request_id" field.
+func RequestIDGT(v string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldGT(FieldRequestID, v))
+}
+
+// RequestIDGTE applies the GTE predicate on the "request_id" field.
+func RequestIDGTE(v string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldGTE(FieldRequestID, v))
+}
+
+// RequestIDLT applies the LT predicate on the "request_id" field.
+func RequestIDLT(v string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldLT(FieldRequestID, v))
+}
+
+// RequestIDLTE applies the LTE predicate on the "request_id" field.
+func RequestIDLTE(v string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldLTE(FieldRequestID, v))
+}
+
+// RequestIDContains applies the Contains predicate on the "request_id" field.
+func RequestIDContains(v string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldContains(FieldRequestID, v))
+}
+
+// RequestIDHasPrefix applies the HasPrefix predicate on the "request_id" field.
+func RequestIDHasPrefix(v string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldHasPrefix(FieldRequestID, v))
+}
+
+// RequestIDHasSuffix applies the HasSuffix predicate on the "request_id" field.
+func RequestIDHasSuffix(v string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldHasSuffix(FieldRequestID, v))
+}
+
+// RequestIDIsNil applies the IsNil predicate on the "request_id" field.
+func RequestIDIsNil() predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldIsNull(FieldRequestID))
+}
+
+// RequestIDNotNil applies the NotNil predicate on the "request_id" field.
+func RequestIDNotNil() predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldNotNull(FieldRequestID))
+}
+
+// RequestIDEqualFold applies the EqualFold predicate on the "request_id" field.
+func RequestIDEqualFold(v string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldEqualFold(FieldRequestID, v))
+}
+
+// RequestIDContainsFold applies the ContainsFold predicate on the "request_id" field.
+func RequestIDContainsFold(v string) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldContainsFold(FieldRequestID, v))
 }
 
 // And groups predicates with the AND operator between them.

@@ -42,6 +42,8 @@ const (
 	FieldUsedAt = "used_at"
 	// FieldDiscountAmount holds the string denoting the discount_amount field in the database.
 	FieldDiscountAmount = "discount_amount"
+	// FieldRequestID holds the string denoting the request_id field in the database.
+	FieldRequestID = "request_id"
 	// FieldArchivedAt holds the string denoting the archived_at field in the database.
 	FieldArchivedAt = "archived_at"
 	// Table holds the table name of the usercouponarchive in the database.
@@ -65,6 +67,7 @@ var Columns = []string{
 	FieldOrderID,
 	FieldUsedAt,
 	FieldDiscountAmount,
+	FieldRequestID,
 	FieldArchivedAt,
 }
 
@@ -91,6 +94,8 @@ var (
 	CodeValidator func(string) error
 	// ReceiveCountValidator is a validator for the "receive_count" field. It is called by the builders before save.
 	ReceiveCountValidator func(int) error
+	// RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
+	RequestIDValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() int64
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -225,6 +230,11 @@ func ByUsedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByDiscountAmount orders the results by the discount_amount field.
 func ByDiscountAmount(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDiscountAmount, opts...).ToFunc()
+}
+
+// ByRequestID orders the results by the request_id field.
+func ByRequestID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRequestID, opts...).ToFunc()
 }
 
 // ByArchivedAt orders the results by the archived_at field.

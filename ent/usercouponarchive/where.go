@@ -115,6 +115,11 @@ func DiscountAmount(v *decimal.Decimal) predicate.UserCouponArchive {
 	return predicate.UserCouponArchive(sql.FieldEQ(FieldDiscountAmount, v))
 }
 
+// RequestID applies equality check predicate on the "request_id" field. It's identical to RequestIDEQ.
+func RequestID(v string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldEQ(FieldRequestID, v))
+}
+
 // ArchivedAt applies equality check predicate on the "archived_at" field. It's identical to ArchivedAtEQ.
 func ArchivedAt(v time.Time) predicate.UserCouponArchive {
 	return predicate.UserCouponArchive(sql.FieldEQ(FieldArchivedAt, v))
@@ -718,6 +723,81 @@ func DiscountAmountIsNil() predicate.UserCouponArchive {
 // DiscountAmountNotNil applies the NotNil predicate on the "discount_amount" field.
 func DiscountAmountNotNil() predicate.UserCouponArchive {
 	return predicate.UserCouponArchive(sql.FieldNotNull(FieldDiscountAmount))
+}
+
+// RequestIDEQ applies the EQ predicate on the "request_id" field.
+func RequestIDEQ(v string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldEQ(FieldRequestID, v))
+}
+
+// RequestIDNEQ applies the NEQ predicate on the "request_id" field.
+func RequestIDNEQ(v string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldNEQ(FieldRequestID, v))
+}
+
+// RequestIDIn applies the In predicate on the "request_id" field.
+func RequestIDIn(vs ...string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldIn(FieldRequestID, vs...))
+}
+
+// RequestIDNotIn applies the NotIn predicate on the "request_id" field.
+func RequestIDNotIn(vs ...string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldNotIn(FieldRequestID, vs...))
+}
+
+// RequestIDGT applies the GT predicate on the "request_id" field.
+func RequestIDGT(v string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldGT(FieldRequestID, v))
+}
+
+// RequestIDGTE applies the GTE predicate on the "request_id" field.
+func RequestIDGTE(v string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldGTE(FieldRequestID, v))
+}
+
+// RequestIDLT applies the LT predicate on the "request_id" field.
+func RequestIDLT(v string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldLT(FieldRequestID, v))
+}
+
+// RequestIDLTE applies the LTE predicate on the "request_id" field.
+func RequestIDLTE(v string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldLTE(FieldRequestID, v))
+}
+
+// RequestIDContains applies the Contains predicate on the "request_id" field.
+func RequestIDContains(v string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldContains(FieldRequestID, v))
+}
+
+// RequestIDHasPrefix applies the HasPrefix predicate on the "request_id" field.
+func RequestIDHasPrefix(v string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldHasPrefix(FieldRequestID, v))
+}
+
+// RequestIDHasSuffix applies the HasSuffix predicate on the "request_id" field.
+func RequestIDHasSuffix(v string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldHasSuffix(FieldRequestID, v))
+}
+
+// RequestIDIsNil applies the IsNil predicate on the "request_id" field.
+func RequestIDIsNil() predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldIsNull(FieldRequestID))
+}
+
+// RequestIDNotNil applies the NotNil predicate on the "request_id" field.
+func RequestIDNotNil() predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldNotNull(FieldRequestID))
+}
+
+// RequestIDEqualFold applies the EqualFold predicate on the "request_id" field.
+func RequestIDEqualFold(v string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldEqualFold(FieldRequestID, v))
+}
+
+// RequestIDContainsFold applies the ContainsFold predicate on the "request_id" field.
+func RequestIDContainsFold(v string) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldContainsFold(FieldRequestID, v))
 }
 
 // ArchivedAtEQ applies the EQ predicate on the "archived_at" field.
