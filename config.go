@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"coupond/coupon"
+	"coupond/graph"
 )
 
 // config is read from environment variables; every default works on a developer machine.
@@ -33,6 +34,9 @@ type config struct {
 	PersistBatch    int           // COUPON_PERSIST_BATCH
 	DrainEvery      time.Duration // COUPON_DRAIN_EVERY
 	SweepEvery      time.Duration // COUPON_SWEEP_EVERY
+	JWTMaxTTL       time.Duration // COUPON_JWT_MAX_TTL: longest token lifetime issued or accepted
+	MetricsAddr     string        // COUPON_METRICS_ADDR: /metrics listener ("off": none)
+	CORSOrigins     []string      // COUPON_CORS_ORIGINS: browser origins allowed on /query and its websocket
 }
 
 const devSecret = "coupond-dev-secret-change-me"
@@ -63,7 +67,10 @@ var configDoc = []struct{ name, def, meaning string }{
 	{"COUPON_PERSIST_BATCH", "500", "claims per persister transaction"},
 	{"COUPON_DRAIN_EVERY", "1s", "period of the outbox safety-net drain"},
 	{"COUPON_SWEEP_EVERY", "10m", "period of the expiry sweep"},
-	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: loopback only)"},
+	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: a loopback address is required)"},
+	{"COUPON_JWT_MAX_TTL", "24h", "longest bearer-token lifetime (exp − iat) issued by `coupond token` or accepted"},
+	{"COUPON_METRICS_ADDR", "127.0.0.1:9464", "listener of /metrics (Prometheus), apart from the API; off: none"},
+	{"COUPON_CORS_ORIGINS", "", "comma-separated browser origins allowed to call /query (e.g. https://admin.example.com), or *; empty: none"},
 }
 
 func loadConfig() (config, error) {
@@ -110,6 +117,13 @@ func loadConfig() (config, error) {
 	c.ShutdownTimeout = dur("COUPON_SHUTDOWN_TIMEOUT", "15s")
 	c.DrainEvery = dur("COUPON_DRAIN_EVERY", "1s")
 	c.SweepEvery = dur("COUPON_SWEEP_EVERY", "10m")
+	c.JWTMaxTTL = dur("COUPON_JWT_MAX_TTL", "24h")
+	c.MetricsAddr = str("COUPON_METRICS_ADDR", "127.0.0.1:9464")
+	origins, originsErr := graph.ParseOrigins(str("COUPON_CORS_ORIGINS", ""))
+	if originsErr != nil {
+		errs = append(errs, originsErr)
+	}
+	c.CORSOrigins = origins
 	c.PersistBatch = num("COUPON_PERSIST_BATCH", 500)
 	c.Redeem = coupon.RedeemConfig{
 		Mode:         coupon.RedeemMode(str("COUPON_REDEEM_MODE", "async")),
