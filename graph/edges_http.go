@@ -146,19 +146,22 @@ func checkGetParams(rawQuery string) string {
 		if q.Get(k) == "" {
 			return nil
 		}
-		return json.RawMessage(q.Get(k))
+		return json.RawMessage(strings.TrimSpace(q.Get(k)))
+	}
+	for _, k := range []string{"variables", "extensions"} {
+		if v := q.Get(k); v != "" && !json.Valid([]byte(v)) {
+			return k + " is not valid JSON"
+		}
 	}
 	return checkParams(str("query"), str("operationName"), raw("variables"), raw("extensions"))
 }
 
-// checkParams checks the GraphQL-over-HTTP request parameters (each nil when absent).
+// checkParams checks the GraphQL-over-HTTP request parameters (each nil when absent, else
+// valid JSON).
 func checkParams(query, operationName, variables, extensions json.RawMessage) string {
 	isNull := func(m json.RawMessage) bool { return m == nil || string(m) == "null" }
 	isString := func(m json.RawMessage) bool { return len(m) > 0 && m[0] == '"' }
-	isObject := func(m json.RawMessage) bool {
-		var v map[string]json.RawMessage
-		return json.Unmarshal(m, &v) == nil && v != nil
-	}
+	isObject := func(m json.RawMessage) bool { return len(m) > 0 && m[0] == '{' }
 	switch {
 	case !isNull(query) && !isString(query):
 		return "query must be a string"

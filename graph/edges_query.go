@@ -156,7 +156,9 @@ func (w *shapeWalker) walk(sets []ast.SelectionSet) {
 // persistedQueries is gqlgen's automatic persisted queries with every refusal coded: an unknown
 // hash stays PERSISTED_QUERY_NOT_FOUND (clients then send the query), a hash that does not match
 // its query or a malformed extension is BAD_USER_INPUT.
-type persistedQueries struct{ extension.AutomaticPersistedQuery }
+type persistedQueries struct {
+	extension.AutomaticPersistedQuery
+}
 
 func (p persistedQueries) MutateOperationParameters(ctx context.Context, raw *graphql.RawParams) *gqlerror.Error {
 	err := p.AutomaticPersistedQuery.MutateOperationParameters(ctx, raw)

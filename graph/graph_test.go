@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -22,15 +23,17 @@ import (
 const testSecret = "graph-test-secret"
 
 type env struct {
-	t      *testing.T
-	srv    *httptest.Server
-	db     *ent.Client
-	signer *auth.Signer
+	t       *testing.T
+	srv     *httptest.Server
+	handler http.Handler // what srv serves
+	db      *ent.Client
+	sqlDB   *sql.DB
+	signer  *auth.Signer
 }
 
 func newEnv(t *testing.T, name string) *env {
 	t.Helper()
-	db, _, _ := testutil.MySQL(t, "graph_"+name)
+	db, sqlDB, _ := testutil.MySQL(t, "graph_"+name)
 	rdb := testutil.Redis(t, testutil.RedisDBGraph)
 	cache := coupon.NewTemplateCache(rdb, db, coupon.CacheOptions{})
 	signer := auth.NewSigner(testSecret)
@@ -41,9 +44,10 @@ func newEnv(t *testing.T, name string) *env {
 	h := NewHandler(&Resolver{Templates: coupon.NewTemplateAdmin(db, rdb, cache), Redeemer: redeemer}, HandlerConfig{
 		Signer: signer, Introspection: true, ComplexityLimit: 500, DepthLimit: 15,
 	})
-	srv := httptest.NewServer(signer.Middleware(h))
+	handler := signer.Middleware(h)
+	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
-	return &env{t: t, srv: srv, db: db, signer: signer}
+	return &env{t: t, srv: srv, handler: handler, db: db, sqlDB: sqlDB, signer: signer}
 }
 
 func (e *env) token(a coupon.Actor) string {

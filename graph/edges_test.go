@@ -1,0 +1,319 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuBudget is what refusing an attack may cost the server (50 ms, scaled for the race
+// detector); the attacks cost seconds each when they are not refused early.
+const cpuBudget = 50 * time.Millisecond * raceSlowdown
+
+// processCPU is the CPU time (user and system) this process has used; the test server runs in it.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// leastCPU runs f three times and returns the least CPU the process spent on one run (the least
+// drops a garbage collection or timer that happened to fall into a run).
+func leastCPU(f func()) time.Duration {
+	least := time.Hour
+	for range 3 {
+		before := processCPU()
+		f()
+		least = min(least, processCPU()-before)
+	}
+	return least
+}
+
+type rawResponse struct {
+	status int
+	header http.Header
+	body   gqlResponse
+	raw    string
+}
+
+// post sends body as it is (contentType "" sends none) and decodes the answer.
+func (e *env) post(contentType, accept, body string, token string) rawResponse {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL, strings.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return e.send(req)
+}
+
+func (e *env) send(req *http.Request) rawResponse {
+	e.t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	out := rawResponse{status: resp.StatusCode, header: resp.Header, raw: string(b)}
+	if err := json.Unmarshal(b, &out.body); err != nil {
+		e.t.Fatalf("answer is not GraphQL JSON (%d): %.300s", resp.StatusCode, b)
+	}
+	return out
+}
+
+// everyErrorCoded fails the test for an error without extensions.code.
+func everyErrorCoded(t *testing.T, r *gqlResponse) {
+	t.Helper()
+	for _, e := range r.Errors {
+		if c, _ := e.Extensions["code"].(string); c == "" {
+			t.Errorf("error without extensions.code: %+v", e)
+		}
+	}
+}
+
+func TestAttacksBeforeAuthAreRefusedCheaply(t *testing.T) {
+	e := newEnv(t, "attacks")
+	digits := strings.Repeat("9", 30_000)
+	var aliases strings.Builder
+	aliases.WriteString("mutation {")
+	for i := range 8 {
+		fmt.Fprintf(&aliases, ` a%d: createCouponTemplate(input: {name: "x", source: SHOP, target: SHOP_WIDE, type: FIXED_OFF,
+		  validStartTime: "2026-01-01T00:00:00Z", validEndTime: "2027-01-01T00:00:00Z", stock: 1, limitPerPerson: 1,
+		  discountAmount: "%s"}) { userErrors { code } }`, i, digits)
+	}
+	aliases.WriteString(" }")
+	hugeVar := validInput()
+	hugeVar["discountAmount"] = strings.Repeat("1", 200_000)
+	varBody, _ := json.Marshal(map[string]any{"query": createMutation, "variables": map[string]any{"in": hugeVar}})
+	jsonBody := func(q string) string { b, _ := json.Marshal(map[string]string{"query": q}); return string(b) }
+	var fragments strings.Builder
+	fragments.WriteString(`fragment F0 on Query { couponTemplate(id: "1") { id } }`)
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&fragments, " fragment F%d on Query { ...F%d ...F%d }", i, i-1, i-1)
+	}
+	fragments.WriteString(" { ...F12 }")
+
+	for _, c := range []struct {
+		name, body, code string
+		status           int
+	}{
+		{"a million-digit Decimal in 1 MB", jsonBody(`{ couponTemplate(id: "` + strings.Repeat("9", 1_000_000) + `") { id } }`), codeTooLarge, 413},
+		{"8 aliases with a 30,000-digit Decimal", jsonBody(aliases.String()), "BAD_USER_INPUT", 200},
+		{"a 200,000-digit Decimal variable", string(varBody), "BAD_USER_INPUT", 200},
+		{"66 KB of __typename", jsonBody("{ " + strings.Repeat("__typename ", 6000) + "}"), "GRAPHQL_PARSE_FAILED", 200},
+		{"400 same-named fields under the token limit", jsonBody("{ " + strings.Repeat(`couponTemplate(id: "1") { id } `, 400) + "}"), codeComplexity, 200},
+		{"2000 spreads of one fragment", jsonBody("fragment F on Query { __typename } { " + strings.Repeat("...F ", 2000) + "}"), codeComplexity, 200},
+		{"fragments doubling 12 times", jsonBody(fragments.String()), codeComplexity, 200},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var r rawResponse
+			cpu := leastCPU(func() { r = e.post("application/json", "application/json", c.body, "") })
+			if r.status != c.status || len(r.body.Errors) == 0 {
+				t.Fatalf("status %d, want %d: %.300s", r.status, c.status, r.raw)
+			}
+			for _, err := range r.body.Errors {
+				if err.Extensions["code"] != c.code {
+					t.Fatalf("error %+v, want code %s", err, c.code)
+				}
+			}
+			if len(r.raw) > 20_000 {
+				t.Errorf("the refusal is %d bytes long", len(r.raw))
+			}
+			t.Logf("%d bytes refused with %s in %v of CPU", len(c.body), c.code, cpu)
+			if cpu > cpuBudget {
+				t.Errorf("refusing it cost %v of CPU, want under %v", cpu, cpuBudget)
+			}
+		})
+	}
+}
+
+// endlessBody is n bytes of a JSON string that a handler can only learn is too long by reading.
+type endlessBody struct{ n, read int64 }
+
+func (b *endlessBody) Read(p []byte) (int, error) {
+	if b.read >= b.n {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), b.n-b.read)
+	for i := range p[:k] {
+		p[i] = 'x'
+	}
+	if b.read == 0 && k > 10 {
+		copy(p, `{"query":"`)
+	}
+	b.read += k
+	return int(k), nil
+}
+
+func TestAHugeBodyIsNotReadWhole(t *testing.T) {
+	e := newEnv(t, "hugebody")
+	for _, declared := range []bool{true, false} {
+		body := &endlessBody{n: 150 << 20}
+		req := httptest.NewRequest(http.MethodPost, "/", body)
+		req.Header.Set("Content-Type", "application/json")
+		req.ContentLength = -1 // chunked: only reading tells
+		if declared {
+			req.ContentLength = body.n
+		}
+		rec := httptest.NewRecorder()
+		e.handler.ServeHTTP(rec, req)
+		var r gqlResponse
+		json.Unmarshal(rec.Body.Bytes(), &r)
+		if rec.Code != http.StatusRequestEntityTooLarge || r.code() != codeTooLarge {
+			t.Fatalf("declared length %v: %d %s", declared, rec.Code, rec.Body)
+		}
+		if limit := int64(defaultMaxBodyBytes) + 64<<10; body.read > limit {
+			t.Fatalf("declared length %v: the handler read %d bytes of a 150 MB body", declared, body.read)
+		}
+	}
+}
+
+func TestClientMistakesAreCodedAndLoggedShort(t *testing.T) {
+	e := newEnv(t, "mistakes")
+	var logs bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+
+	marker := strings.Repeat("SECRET-BODY-", 5000)
+	apq := func(hash, query string) string {
+		b, _ := json.Marshal(map[string]any{"query": query,
+			"extensions": map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": hash}}})
+		return string(b)
+	}
+	for _, c := range []struct {
+		name, contentType, body, code, message string
+		status                                 int
+	}{
+		{"malformed JSON", "application/json", `{"query": "{ __typename }", "x": "` + marker, "BAD_USER_INPUT", "not a JSON object", 400},
+		{"a batched array", "application/json", `[{"query": "{ __typename }"}, {"query": "{ __typename }"}]`, "BAD_USER_INPUT", "batched", 400},
+		{"an empty body", "application/json", ``, "BAD_USER_INPUT", "empty", 400},
+		{"no query", "application/json", `{"qeury": "{ __typename }"}`, "BAD_USER_INPUT", "query parameter is missing", 400},
+		{"variables not an object", "application/json", `{"query": "{ __typename }", "variables": [1]}`, "BAD_USER_INPUT", "variables must be", 400},
+		{"a text body", "text/plain", `{ __typename }`, "BAD_USER_INPUT", "application/json", 415},
+		{"no content type", "", `{"query": "{ __typename }"}`, "BAD_USER_INPUT", "application/json", 415},
+		{"an unknown persisted query", "application/json", apq(strings.Repeat("ab", 32), ""), "PERSISTED_QUERY_NOT_FOUND", "", 200},
+		{"a wrong persisted-query hash", "application/json", apq(strings.Repeat("ab", 32), "{ __typename }"), "BAD_USER_INPUT", "does not match", 200},
+		{"a syntax error", "application/json", `{"query": "{ __typename "}`, "GRAPHQL_PARSE_FAILED", "", 200},
+		{"an unknown field", "application/json", `{"query": "{ nope }"}`, "GRAPHQL_VALIDATION_FAILED", "", 200},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.post(c.contentType, "", c.body, "")
+			if r.status != c.status || r.body.code() != c.code || !strings.Contains(r.body.Errors[0].Message, c.message) {
+				t.Fatalf("%d %.300s; want %d %s %q", r.status, r.raw, c.status, c.code, c.message)
+			}
+			everyErrorCoded(t, &r.body)
+			if strings.Contains(r.raw, "SECRET-BODY") {
+				t.Fatal("the answer echoes the body")
+			}
+		})
+	}
+	put, _ := http.NewRequest(http.MethodPut, e.srv.URL, strings.NewReader(`{"query": "{ __typename }"}`))
+	if r := e.send(put); r.status != 405 || r.body.code() != codeMethod {
+		t.Fatalf("PUT: %d %s", r.status, r.raw)
+	}
+	get, _ := http.NewRequest(http.MethodGet, e.srv.URL+"?query=mutation%7B__typename%7D", nil)
+	if r := e.send(get); r.body.code() != "BAD_USER_INPUT" || !strings.Contains(r.body.Errors[0].Message, "POST") {
+		t.Fatalf("GET mutation: %d %s", r.status, r.raw)
+	}
+	badVars, _ := http.NewRequest(http.MethodGet, e.srv.URL+"?query=%7B__typename%7D&variables=%7Bnope", nil)
+	if r := e.send(badVars); r.status != 400 || r.body.code() != "BAD_USER_INPUT" {
+		t.Fatalf("GET with malformed variables: %d %s", r.status, r.raw)
+	}
+
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`) {
+			t.Errorf("a client mistake was logged above INFO: %.300s", line)
+		}
+		if len(line) > 1000 || strings.Contains(line, "SECRET-BODY") {
+			t.Errorf("a log line of %d bytes (the body?): %.300s", len(line), line)
+		}
+	}
+}
+
+func TestTimeInputsAreCheckedAndInRange(t *testing.T) {
+	e := newEnv(t, "times")
+	merchant := e.token(shopA)
+	for _, bad := range []any{
+		"2026-13-01T00:00:00Z",         // no 13th month
+		"2026-01-01T00:00:00",          // no zone
+		"2026-01-01",                   // a date
+		json.Number("1767225600"),      // a number
+		"0001-01-01T00:00:00Z",         // stored as 0000-00-00 by the driver
+		"1969-12-31T23:59:59Z",         // before MinTime
+		"9999-12-31T23:00:00-05:00",    // 10000-01-01 in UTC
+		strings.Repeat("2026", 50000),  // long
+	} {
+		in := validInput()
+		in["validStartTime"] = bad
+		r := e.do(merchant, createMutation, map[string]any{"in": in})
+		if r.code() != "BAD_USER_INPUT" || len(r.Errors[0].Message) > 300 {
+			t.Errorf("validStartTime %.40v: %+v", bad, r.Errors)
+		}
+	}
+	lit := e.do(merchant, `mutation { createCouponTemplate(input: {name: "x", source: SHOP, target: SHOP_WIDE,
+	  type: FIXED_OFF, validStartTime: "2026-13-01T00:00:00Z", validEndTime: "2027-01-01T00:00:00Z", stock: 1,
+	  limitPerPerson: 1, discountAmount: "1"}) { userErrors { code } } }`, nil)
+	if lit.code() != "BAD_USER_INPUT" || !strings.Contains(lit.Errors[0].Message, "RFC 3339") {
+		t.Errorf("a literal Time argument: %+v", lit.Errors)
+	}
+	page := e.do(merchant, `{ couponTemplates { totalCount } }`, nil)
+	if got := string(page.Data["couponTemplates"]); got != `{"totalCount":0}` {
+		t.Fatalf("refused inputs created templates: %s %+v", got, page.Errors)
+	}
+	in := validInput()
+	in["validStartTime"], in["validEndTime"] = "1970-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z"
+	if p := field[payloadJSON](t, e.do(merchant, createMutation, map[string]any{"in": in}), "createCouponTemplate"); p.Template == nil {
+		t.Fatalf("the ends of the range were refused: %+v", p)
+	}
+}
+
+func TestOneBadStoredTimeDoesNotBreakAPage(t *testing.T) {
+	e := newEnv(t, "badrow")
+	good, bad := e.create(shopA), e.create(shopA)
+	ctx := context.Background()
+	conn, err := e.sqlDB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	id, _ := strconv.ParseInt(bad.ID, 10, 64)
+	if _, err := conn.ExecContext(ctx, "SET SESSION sql_mode = ''"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "UPDATE coupon_template SET valid_start_time = '0000-00-00 00:00:00' WHERE id = ?", id); err != nil {
+		t.Fatal(err)
+	}
+	r := e.do(e.token(shopA), `{ couponTemplates(first: 10) { totalCount edges { node { id validStartTime validEndTime } } } }`, nil)
+	var page struct {
+		TotalCount int `json:"totalCount"`
+		Edges      []struct {
+			Node struct{ ID, ValidStartTime string }
+		}
+	}
+	if err := json.Unmarshal(r.Data["couponTemplates"], &page); err != nil || len(page.Edges) != 2 {
+		t.Fatalf("page with one bad row: %s %+v", r.Data["couponTemplates"], r.Errors)
+	}
+	starts := map[string]string{}
+	for _, edge := range page.Edges {
+		starts[edge.Node.ID] = edge.Node.ValidStartTime
+	}
+	if starts[bad.ID] != "0001-01-01T00:00:00Z" || starts[good.ID] == "" || starts[good.ID] == starts[bad.ID] {
+		t.Fatalf("validStartTime per template: %v", starts)
+	}
+}
