@@ -21,7 +21,8 @@ func metricsHandler() http.Handler {
 // startMetrics serves /metrics on its own listener at addr (COUPON_METRICS_ADDR), never on the
 // API's: the figures (claim rates, drift, runtime) are for operators, and a scraper on a private
 // port needs no credentials in its configuration. It binds before returning, so a taken or
-// malformed address fails the start; "off" serves nothing (nil server). Every mode starts it:
+// malformed address fails the start; "off" serves nothing (nil server). The server's Addr is
+// the bound address. Every mode starts it:
 // the worker records the persister's metrics.
 func startMetrics(addr string) (*http.Server, error) {
 	if addr == "off" {
@@ -31,7 +32,7 @@ func startMetrics(addr string) (*http.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("COUPON_METRICS_ADDR: %w", err)
 	}
-	srv := &http.Server{Handler: metricsHandler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Addr: ln.Addr().String(), Handler: metricsHandler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		slog.Info("metrics serving", "addr", ln.Addr().String(), "path", "/metrics")
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

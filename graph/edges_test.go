@@ -250,14 +250,14 @@ func TestTimeInputsAreCheckedAndInRange(t *testing.T) {
 	e := newEnv(t, "times")
 	merchant := e.token(shopA)
 	for _, bad := range []any{
-		"2026-13-01T00:00:00Z",         // no 13th month
-		"2026-01-01T00:00:00",          // no zone
-		"2026-01-01",                   // a date
-		json.Number("1767225600"),      // a number
-		"0001-01-01T00:00:00Z",         // stored as 0000-00-00 by the driver
-		"1969-12-31T23:59:59Z",         // before MinTime
-		"9999-12-31T23:00:00-05:00",    // 10000-01-01 in UTC
-		strings.Repeat("2026", 50000),  // long
+		"2026-13-01T00:00:00Z",        // no 13th month
+		"2026-01-01T00:00:00",         // no zone
+		"2026-01-01",                  // a date
+		json.Number("1767225600"),     // a number
+		"0001-01-01T00:00:00Z",        // stored as 0000-00-00 by the driver
+		"1969-12-31T23:59:59Z",        // before MinTime
+		"9999-12-31T23:00:00-05:00",   // 10000-01-01 in UTC
+		strings.Repeat("2026", 50000), // long
 	} {
 		in := validInput()
 		in["validStartTime"] = bad
