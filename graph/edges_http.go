@@ -32,8 +32,8 @@ const (
 //     extensions objects) and answers a client mistake with 400 and a coded, short message
 //     (BAD_USER_INPUT) instead of gqlgen's uncoded one that echoes the body;
 //   - answers parse and validation errors with 200 instead of gqlgen's 422 when the response is
-//     application/json (GraphQL over HTTP; Apollo Client 3 treats a 422 as a network error).
-//     application/graphql-response+json keeps gqlgen's 400.
+//     application/json (GraphQL over HTTP; Apollo Client 3 treats a 422 as a network error);
+//     application/graphql-response+json keeps gqlgen's 400, without a "data" entry (overHTTP).
 type httpEdge struct {
 	next http.Handler
 	max  int64
@@ -90,7 +90,7 @@ func (e httpEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, http.StatusMethodNotAllowed, codeMethod, "use GET or POST")
 		return
 	}
-	e.next.ServeHTTP(&okForJSON{ResponseWriter: w}, r)
+	e.next.ServeHTTP(&overHTTP{ResponseWriter: w}, r)
 }
 
 // readBody reads at most max bytes of the body; a longer one (by Content-Length or as it is
@@ -192,19 +192,40 @@ func refuse(w http.ResponseWriter, r *http.Request, status int, code, msg string
 	}}})
 }
 
-// okForJSON turns gqlgen's 422 (parse and validation errors) into 200 when the response is
-// application/json; the errors stay in the body.
-type okForJSON struct{ http.ResponseWriter }
+// overHTTP adjusts gqlgen's answers to GraphQL over HTTP: a 422 (parse and validation errors)
+// becomes 200 when the response is application/json, and a 400 answer in
+// application/graphql-response+json carries no "data" entry (gqlgen writes "data": null).
+type overHTTP struct {
+	http.ResponseWriter
+	status int
+}
 
-func (w *okForJSON) WriteHeader(status int) {
+func (w *overHTTP) WriteHeader(status int) {
 	if status == http.StatusUnprocessableEntity && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
 		status = http.StatusOK
 	}
+	w.status = status
 	w.ResponseWriter.WriteHeader(status)
 }
 
+// Write passes b on, without a null "data" entry in a 400 graphql-response+json answer (gqlgen
+// writes each answer in one Write).
+func (w *overHTTP) Write(b []byte) (int, error) {
+	if w.status == http.StatusBadRequest && strings.HasPrefix(w.Header().Get("Content-Type"), "application/graphql-response+json") {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) == nil && string(m["data"]) == "null" {
+			delete(m, "data")
+			if fixed, err := json.Marshal(m); err == nil {
+				_, err = w.ResponseWriter.Write(fixed)
+				return len(b), err
+			}
+		}
+	}
+	return w.ResponseWriter.Write(b)
+}
+
 // Unwrap lets http.ResponseController reach the connection's writer.
-func (w *okForJSON) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *overHTTP) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // truncate shortens s to at most n bytes (on a rune boundary), marking the cut.
 func truncate(s string, n int) string {

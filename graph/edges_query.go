@@ -19,7 +19,7 @@ import (
 
 func init() {
 	// Request-level refusals answer 400 with application/graphql-response+json (and 200 with
-	// application/json, see okForJSON), like parse and validation errors.
+	// application/json, see overHTTP), like parse and validation errors.
 	errcode.RegisterErrorType(string(coupon.CodeBadUserInput), errcode.KindProtocol)
 	errcode.RegisterErrorType(codeComplexity, errcode.KindProtocol)
 }
