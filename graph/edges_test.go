@@ -14,6 +14,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"coupond/auth"
+
+	"github.com/coder/websocket"
 )
 
 // cpuBudget is what refusing an attack may cost the server (50 ms, scaled for the race
@@ -315,5 +319,63 @@ func TestOneBadStoredTimeDoesNotBreakAPage(t *testing.T) {
 	}
 	if starts[bad.ID] != "0001-01-01T00:00:00Z" || starts[good.ID] == "" || starts[good.ID] == starts[bad.ID] {
 		t.Fatalf("validStartTime per template: %v", starts)
+	}
+}
+
+// dialWS opens a graphql-transport-ws socket to e and sends connection_init with payload.
+func (e *env) dialWS(payload map[string]any) (*websocket.Conn, context.Context) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	e.t.Cleanup(cancel)
+	c, _, err := websocket.Dial(ctx, strings.Replace(e.srv.URL, "http", "ws", 1), &websocket.DialOptions{
+		Subprotocols: []string{"graphql-transport-ws"},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.CloseNow() })
+	init, _ := json.Marshal(map[string]any{"type": "connection_init", "payload": payload})
+	if err := c.Write(ctx, websocket.MessageText, init); err != nil {
+		e.t.Fatal(err)
+	}
+	return c, ctx
+}
+
+// closeCode reads until the server closes c and returns the close status.
+func closeCode(ctx context.Context, c *websocket.Conn) websocket.StatusCode {
+	for {
+		if _, _, err := c.Read(ctx); err != nil {
+			return websocket.CloseStatus(err)
+		}
+	}
+}
+
+func TestWebsocketRefusalsAndLimits(t *testing.T) {
+	e := newEnv(t, "websocket")
+	foreign, _ := auth.NewSigner("other").Issue(user, time.Hour)
+	for name, c := range map[string]struct {
+		payload map[string]any
+		want    websocket.StatusCode
+	}{
+		"a bad token":             {map[string]any{"Authorization": "Bearer nope"}, wsCloseUnauthorized},
+		"a token of another key":  {map[string]any{"authToken": "Bearer " + foreign}, wsCloseUnauthorized},
+		"a token that is no text": {map[string]any{"Authorization": 42}, wsCloseBadRequest},
+	} {
+		conn, ctx := e.dialWS(c.payload)
+		if got := closeCode(ctx, conn); got != c.want {
+			t.Errorf("%s: closed with %d, want %d", name, got, c.want)
+		}
+	}
+
+	conn, ctx := e.dialWS(map[string]any{"Authorization": "Bearer " + e.token(user)})
+	_, ack, err := conn.Read(ctx)
+	if err != nil || string(ack) != `{"type":"connection_ack"}` {
+		t.Fatalf("ack = %s, %v; want one without a payload", ack, err)
+	}
+	big, _ := json.Marshal(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{
+		"query": "{ __typename }", "variables": map[string]any{"x": strings.Repeat("x", defaultMaxBodyBytes)}}})
+	conn.Write(ctx, websocket.MessageText, big)
+	if got := closeCode(ctx, conn); got != websocket.StatusMessageTooBig {
+		t.Fatalf("a message over the limit: closed with %d, want %d", got, websocket.StatusMessageTooBig)
 	}
 }
