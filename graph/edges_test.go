@@ -379,3 +379,25 @@ func TestWebsocketRefusalsAndLimits(t *testing.T) {
 		t.Fatalf("a message over the limit: closed with %d, want %d", got, websocket.StatusMessageTooBig)
 	}
 }
+
+func TestParseAndValidationErrorStatuses(t *testing.T) {
+	e := newEnv(t, "statuses")
+	for _, c := range []struct {
+		accept, query string
+		status        int
+	}{
+		{"application/json", "{ __typename", 200},
+		{"*/*", "{ nope }", 200}, // what Apollo Client 3 sends
+		{"application/graphql-response+json", "{ __typename", 400},
+		{"application/graphql-response+json", "{ nope }", 400},
+	} {
+		r := e.post("application/json", c.accept, `{"query": "`+c.query+`"}`, "")
+		if r.status != c.status || len(r.body.Errors) == 0 {
+			t.Errorf("Accept %s, %q: %d %s; want %d", c.accept, c.query, r.status, r.raw, c.status)
+		}
+		everyErrorCoded(t, &r.body)
+		if c.status == 400 && strings.Contains(r.raw, `"data"`) {
+			t.Errorf("Accept %s, %q: a data entry in %s", c.accept, c.query, r.raw)
+		}
+	}
+}
