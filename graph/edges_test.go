@@ -191,6 +191,12 @@ func TestAHugeBodyIsNotReadWhole(t *testing.T) {
 			t.Fatalf("declared length %v: the handler read %d bytes of a 150 MB body", declared, body.read)
 		}
 	}
+	long := httptest.NewRequest(http.MethodGet, "/?query="+strings.Repeat("x", defaultMaxBodyBytes), nil)
+	rec := httptest.NewRecorder()
+	e.handler.ServeHTTP(rec, long)
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), codeTooLarge) {
+		t.Fatalf("a GET query string over the limit: %d %.200s", rec.Code, rec.Body)
+	}
 }
 
 func TestClientMistakesAreCodedAndLoggedShort(t *testing.T) {

@@ -29,7 +29,7 @@ type HandlerConfig struct {
 
 	// Bounds checked before authentication; zero means the default.
 	MaxBodyBytes int64 // a POST body, a GET query string, a websocket message (default 256 KiB)
-	MaxTokens    int   // lexical tokens of a document (default 5000)
+	MaxTokens    int   // lexical tokens of a document, and fields it expands to (default 5000)
 	MaxRepeats   int   // fields sharing a response name in one selection set (default 30)
 }
 
