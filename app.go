@@ -56,7 +56,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		rdb:      store.OpenRedis(cfg.RedisAddr, cfg.RedisPassword, cfg.RedisDB),
 		qrdb:     store.OpenRedis(cfg.QueueRedisAddr, cfg.RedisPassword, cfg.QueueRedisDB),
 		queueOpt: asynq.RedisClientOpt{Addr: cfg.QueueRedisAddr, Password: cfg.RedisPassword, DB: cfg.QueueRedisDB},
-		signer:   auth.NewSigner(cfg.JWTSecret),
+		signer:   auth.NewSigner(cfg.JWTSecret, auth.MaxTTL(cfg.JWTMaxTTL)),
 	}
 	a.enqueuer = asynq.NewClient(a.queueOpt)
 	a.svc = services.New(db, a.rdb, jobs.NewQueue(a.enqueuer), services.Config{

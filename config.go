@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"coupond/coupon/claim"
+	"coupond/graph"
 )
 
 // config is read from environment variables (settings); every default works on a developer machine.
@@ -36,6 +37,9 @@ type config struct {
 	DrainEvery      time.Duration
 	SweepEvery      time.Duration
 	PprofAddr       string
+	JWTMaxTTL       time.Duration
+	MetricsAddr     string
+	CORSOrigins     []string
 }
 
 const devSecret = "coupond-dev-secret-change-me"
@@ -76,7 +80,10 @@ var settings = []setting{
 	{"COUPON_PERSIST_BATCH", "500", "claims per persister transaction", num(func(c *config) *int { return &c.PersistBatch })},
 	{"COUPON_DRAIN_EVERY", "1s", "period of the outbox safety-net drain", dur(func(c *config) *time.Duration { return &c.DrainEvery })},
 	{"COUPON_SWEEP_EVERY", "10m", "period of the expiry sweep", dur(func(c *config) *time.Duration { return &c.SweepEvery })},
-	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: loopback only)", str(func(c *config) *string { return &c.PprofAddr })},
+	{"COUPON_JWT_MAX_TTL", "24h", "longest bearer-token lifetime (exp − iat) issued by `coupond token` or accepted", dur(func(c *config) *time.Duration { return &c.JWTMaxTTL })},
+	{"COUPON_METRICS_ADDR", "127.0.0.1:9464", "listener of /metrics (Prometheus), apart from the API; off: none", str(func(c *config) *string { return &c.MetricsAddr })},
+	{"COUPON_CORS_ORIGINS", "", "comma-separated browser origins allowed to call /query (e.g. https://admin.example.com), or *; empty: none", corsOrigins},
+	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: a loopback address is required)", str(func(c *config) *string { return &c.PprofAddr })},
 }
 
 // loadConfig reads every setting from the environment (an unset or empty variable takes its
@@ -182,6 +189,12 @@ func dur(field func(*config) *time.Duration) func(*config, string) error {
 		*field(c) = d
 		return nil
 	}
+}
+
+func corsOrigins(c *config, v string) error {
+	origins, err := graph.ParseOrigins(v)
+	c.CORSOrigins = origins
+	return err
 }
 
 func redeemMode(c *config, v string) error {

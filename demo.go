@@ -51,7 +51,7 @@ func (a *app) seedDemo(ctx context.Context) error {
 		name  string
 		actor coupon.Actor
 	}{{"USER", demoUser}, {"MERCHANT (shop 1001)", demoMerchant}, {"PLATFORM", demoPlatform}} {
-		tok, err := a.signer.Issue(d.actor, 30*24*time.Hour)
+		tok, err := a.signer.Issue(d.actor, a.cfg.JWTMaxTTL)
 		if err != nil {
 			return err
 		}

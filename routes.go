@@ -13,26 +13,25 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/hibiken/asynqmon"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// routes is the HTTP surface: /query, the playground at /, asynqmon at /monitoring, /metrics,
-// /healthz (the process is up) and /readyz (MySQL and Redis answer).
+// routes is the HTTP surface: /query, the playground at /, asynqmon at /monitoring, /healthz (the
+// process is up) and /readyz (MySQL and Redis answer). /metrics has its own listener (metrics.go).
 func (a *app) routes() http.Handler {
 	gql := graph.NewHandler(&graph.Resolver{Templates: a.svc.Templates, Redeemer: a.svc.Redeemer, Wallet: a.svc.Wallet}, graph.HandlerConfig{
 		Signer:          a.signer,
 		Introspection:   a.cfg.Env != "prod",
 		ComplexityLimit: a.cfg.ComplexityLimit,
 		DepthLimit:      a.cfg.DepthLimit,
+		CORSOrigins:     a.cfg.CORSOrigins,
 	})
 	mon := asynqmon.New(asynqmon.Options{RootPath: "/monitoring", RedisConnOpt: a.queueOpt})
 
 	mux := http.NewServeMux()
 	mux.Handle("/query", a.signer.Middleware(gql))
 	mux.Handle("GET /{$}", playground.Handler("coupond", "/query"))
-	mux.Handle("/monitoring/", a.operatorOnly(mon))
-	mux.Handle("/monitoring", a.operatorOnly(mon))
-	mux.Handle("GET /metrics", promhttp.Handler())
+	mux.Handle("/monitoring/", sameOriginWrites(a.operatorOnly(mon)))
+	mux.Handle("/monitoring", sameOriginWrites(a.operatorOnly(mon)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
 	mux.HandleFunc("GET /readyz", a.ready)
 	return mux

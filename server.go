@@ -73,15 +73,16 @@ func printToken(cfg config, args []string) error {
 	role := fs.String("role", "USER", "USER, MERCHANT or PLATFORM")
 	sub := fs.Int64("sub", 1, "user id")
 	shop := fs.Int64("shop", 0, "shop number (merchants)")
-	ttl := fs.Duration("ttl", 24*time.Hour, "validity")
+	ttl := fs.Duration("ttl", cfg.JWTMaxTTL, "validity (at most COUPON_JWT_MAX_TTL)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	tok, err := auth.NewSigner(cfg.JWTSecret).Issue(coupon.Actor{UserID: *sub, Role: coupon.Role(*role), Shop: *shop}, *ttl)
+	signer := auth.NewSigner(cfg.JWTSecret, auth.MaxTTL(cfg.JWTMaxTTL))
+	tok, err := signer.Issue(coupon.Actor{UserID: *sub, Role: coupon.Role(*role), Shop: *shop}, *ttl)
 	if err != nil {
-		return err
+		return fmt.Errorf("--ttl: %w (COUPON_JWT_MAX_TTL)", err)
 	}
-	if _, err := auth.NewSigner(cfg.JWTSecret).Parse(tok); err != nil {
+	if _, err := signer.Parse(tok); err != nil {
 		return err // e.g. a merchant without --shop
 	}
 	fmt.Println(tok)
@@ -101,7 +102,13 @@ func serve(cfg config, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	startPprof(cfg.PprofAddr)
+	if err := startPprof(cfg.PprofAddr); err != nil {
+		return err
+	}
+	metricsSrv, err := startMetrics(cfg.MetricsAddr)
+	if err != nil {
+		return err
+	}
 	a, err := newApp(ctx, cfg)
 	if err != nil {
 		return err
@@ -147,6 +154,9 @@ func serve(cfg config, args []string) error {
 		if err := httpSrv.Shutdown(sctx); err != nil {
 			slog.Error("http shutdown", "err", err)
 		}
+	}
+	if metricsSrv != nil {
+		metricsSrv.Close()
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ package auth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -24,13 +25,45 @@ type Claims struct {
 	jwt.RegisteredClaims
 }
 
+// UnmarshalJSON decodes the claims, refusing exp, iat and nbf that are not JSON numbers (the
+// JWT library would read "exp": "99999999999" as a date).
+func (c *Claims) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	for _, k := range []string{"exp", "iat", "nbf"} {
+		if v, ok := raw[k]; ok && (len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9'))) {
+			return fmt.Errorf("claim %s is not a number", k)
+		}
+	}
+	type plain Claims // without this method
+	return json.Unmarshal(b, (*plain)(c))
+}
+
 // Signer issues and verifies tokens with one shared secret. Verified tokens are remembered (up to
 // verifiedCacheSize, until they expire), so a client sending the same token on every request
 // pays for the HMAC and the claims decoding once.
 type Signer struct {
 	secret   []byte
+	maxTTL   time.Duration
 	verified *lru.Cache[string, verified]
 }
+
+// DefaultMaxTTL is the longest token lifetime a Signer issues or accepts unless MaxTTL says
+// otherwise.
+const DefaultMaxTTL = 24 * time.Hour
+
+// leeway is the clock skew tolerated on iat (a token issued by a host whose clock is ahead) and
+// on the lifetime; exp is exact.
+const leeway = 30 * time.Second
+
+// Option configures a Signer.
+type Option func(*Signer)
+
+// MaxTTL sets the longest lifetime (exp minus iat, or exp minus now without iat) of a token the
+// Signer issues or accepts.
+func MaxTTL(d time.Duration) Option { return func(s *Signer) { s.maxTTL = d } }
 
 type verified struct {
 	actor   coupon.Actor
@@ -40,13 +73,20 @@ type verified struct {
 const verifiedCacheSize = 100_000
 
 // NewSigner returns a Signer for secret.
-func NewSigner(secret string) *Signer {
+func NewSigner(secret string, opts ...Option) *Signer {
 	c, _ := lru.New[string, verified](verifiedCacheSize) // fails only for a size <= 0
-	return &Signer{secret: []byte(secret), verified: c}
+	s := &Signer{secret: []byte(secret), maxTTL: DefaultMaxTTL, verified: c}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
-// Issue returns a signed token for the actor, valid for ttl.
+// Issue returns a signed token for the actor, valid for ttl (at most the Signer's MaxTTL).
 func (s *Signer) Issue(a coupon.Actor, ttl time.Duration) (string, error) {
+	if ttl > s.maxTTL {
+		return "", fmt.Errorf("a token lifetime of %s exceeds the maximum of %s", ttl, s.maxTTL)
+	}
 	c := Claims{
 		Role: string(a.Role),
 		RegisteredClaims: jwt.RegisteredClaims{
@@ -74,13 +114,24 @@ func (s *Signer) Parse(token string) (coupon.Actor, error) {
 	return a, nil
 }
 
-// verify checks the token (HS256 only, signature and expiry) and returns its actor and expiry.
+// verify checks the token (HS256 only, signature, expiry, iat not in the future, a lifetime of
+// at most maxTTL, numeric dates) and returns its actor and expiry.
 func (s *Signer) verify(token string) (coupon.Actor, time.Time, error) {
 	var c Claims
 	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return s.secret, nil },
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired())
 	if err != nil {
 		return coupon.Actor{}, time.Time{}, fmt.Errorf("invalid token: %w", err)
+	}
+	start := time.Now()
+	if c.IssuedAt != nil {
+		if c.IssuedAt.After(start.Add(leeway)) {
+			return coupon.Actor{}, time.Time{}, errors.New("invalid token: iat is in the future")
+		}
+		start = c.IssuedAt.Time
+	}
+	if life := c.ExpiresAt.Sub(start); life > s.maxTTL+leeway {
+		return coupon.Actor{}, time.Time{}, fmt.Errorf("invalid token: a lifetime of %s exceeds the maximum of %s", life.Round(time.Second), s.maxTTL)
 	}
 	uid, err := strconv.ParseInt(c.Subject, 10, 64)
 	if err != nil || uid <= 0 {

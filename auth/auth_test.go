@@ -1,10 +1,13 @@
 package auth
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
 	"coupond/coupon"
+
+	"github.com/golang-jwt/jwt/v5"
 )
 
 func TestParseChecksEveryTokenAndRemembersGoodOnes(t *testing.T) {
@@ -38,5 +41,42 @@ func TestParseChecksEveryTokenAndRemembersGoodOnes(t *testing.T) {
 	bad, _ := s.Issue(coupon.Actor{UserID: 5, Role: "ADMIN"}, time.Hour)
 	if _, err := s.Parse(bad); err == nil {
 		t.Fatal("an unknown role was accepted")
+	}
+}
+
+func TestParseRefusesBadDatesAndLongLifetimes(t *testing.T) {
+	s := NewSigner("secret-one", MaxTTL(24*time.Hour))
+	now := time.Now().Unix()
+	sign := func(claims jwt.MapClaims) string {
+		claims["sub"], claims["role"] = "7", "USER"
+		tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte("secret-one"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	for name, c := range map[string]struct {
+		claims jwt.MapClaims
+		ok     bool
+	}{
+		"good":                   {jwt.MapClaims{"iat": now, "exp": now + 3600}, true},
+		"iat within the leeway":  {jwt.MapClaims{"iat": now + 10, "exp": now + 3600}, true},
+		"no iat, 1h left":        {jwt.MapClaims{"exp": now + 3600}, true},
+		"iat in the future":      {jwt.MapClaims{"iat": now + 3600, "exp": now + 7200}, false},
+		"exp as a string":        {jwt.MapClaims{"iat": now, "exp": strconv.FormatInt(now+3600, 10)}, false},
+		"iat as a string":        {jwt.MapClaims{"iat": strconv.FormatInt(now, 10), "exp": now + 3600}, false},
+		"exp decades away":       {jwt.MapClaims{"iat": now, "exp": now + 30*365*86400}, false},
+		"no iat, exp 2 days out": {jwt.MapClaims{"exp": now + 2*86400}, false},
+		"lifetime just over max": {jwt.MapClaims{"iat": now - 3600, "exp": now + 23*3600 + 120}, false},
+	} {
+		if _, err := s.Parse(sign(c.claims)); (err == nil) != c.ok {
+			t.Errorf("%s: Parse error = %v, want ok=%v", name, err, c.ok)
+		}
+	}
+	if _, err := s.Issue(coupon.Actor{UserID: 1, Role: coupon.RoleUser}, 25*time.Hour); err == nil {
+		t.Error("Issue accepted a lifetime over MaxTTL")
+	}
+	if _, err := NewSigner("x", MaxTTL(time.Hour)).Issue(coupon.Actor{UserID: 1, Role: coupon.RoleUser}, 2*time.Hour); err == nil {
+		t.Error("Issue accepted 2h under MaxTTL(1h)")
 	}
 }

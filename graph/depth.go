@@ -21,7 +21,7 @@ func (d depthLimit) MutateOperationContext(_ context.Context, oc *graphql.Operat
 	}
 	if depth := selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, map[string]bool{}); depth > d.max {
 		err := gqlerror.Errorf("operation depth %d exceeds the limit of %d", depth, d.max)
-		err.Extensions = map[string]any{"code": string(codeComplexity)}
+		err.Extensions = map[string]any{"code": codeComplexity}
 		return err
 	}
 	return nil

@@ -20,7 +20,7 @@ const (
 	CodeForbidden       coupon.Code = "FORBIDDEN"
 	CodeBadUserInput    coupon.Code = "BAD_USER_INPUT"
 	CodeInternal        coupon.Code = "INTERNAL"
-	codeComplexity      coupon.Code = "COMPLEXITY_LIMIT_EXCEEDED"
+	codeComplexity                  = "COMPLEXITY_LIMIT_EXCEEDED"
 )
 
 // payload splits a domain error into the userErrors of a mutation payload (business outcomes,
@@ -63,10 +63,13 @@ func topLevelCode(code coupon.Code) coupon.Code {
 	return CodeBadUserInput
 }
 
-// ErrorPresenter is the one place errors become GraphQL errors: typed domain errors keep their
-// code (extensions.code), malformed scalars are BAD_USER_INPUT, gqlgen's own parse, validation
-// and complexity errors pass unchanged, and everything else is logged and shown as INTERNAL with
-// no detail (no SQL text or stack trace reaches a client).
+// ErrorPresenter is the one place errors become GraphQL errors, and every error leaves it with
+// an extensions.code: typed domain errors keep their code, malformed scalars (scalar.InputError)
+// are BAD_USER_INPUT, gqlgen's own coded errors (parse, validation, complexity, persisted
+// queries) pass unchanged, an uncoded error without a path is a mistake in the request itself
+// (gqlgen's transports make those) and is BAD_USER_INPUT with its message cut short, and
+// everything else is logged and shown as INTERNAL with no detail (no SQL text or stack trace
+// reaches a client). Client mistakes are logged at INFO, shortened, never with the request body.
 func ErrorPresenter(ctx context.Context, err error) *gqlerror.Error {
 	gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 	if _, ok := gqlErr.Extensions["code"]; ok && gqlErr.Err == nil {
@@ -86,11 +89,23 @@ func ErrorPresenter(ctx context.Context, err error) *gqlerror.Error {
 	if _, ok := gqlErr.Extensions["code"]; ok {
 		return gqlErr
 	}
-	slog.ErrorContext(ctx, "request failed", "path", gqlErr.Path.String(), "err", err)
+	if gqlErr.Err == nil && len(gqlErr.Path) == 0 {
+		gqlErr.Message = truncate(gqlErr.Message, maxClientMessage)
+		slog.InfoContext(ctx, "bad request", "err", gqlErr.Message)
+		setCode(gqlErr, CodeBadUserInput)
+		return gqlErr
+	}
+	slog.ErrorContext(ctx, "request failed", "path", gqlErr.Path.String(), "err", truncate(err.Error(), maxLoggedError))
 	gqlErr.Message = "internal error"
 	setCode(gqlErr, CodeInternal)
 	return gqlErr
 }
+
+// Lengths of a client mistake's message and of a logged error.
+const (
+	maxClientMessage = 200
+	maxLoggedError   = 1000
+)
 
 func setCode(e *gqlerror.Error, code coupon.Code) {
 	if e.Extensions == nil {

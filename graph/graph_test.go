@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -21,23 +22,26 @@ import (
 const testSecret = "graph-test-secret"
 
 type env struct {
-	t      *testing.T
-	srv    *httptest.Server
-	db     *ent.Client
-	signer *auth.Signer
+	t       *testing.T
+	srv     *httptest.Server
+	handler http.Handler // what srv serves
+	db      *ent.Client
+	sqlDB   *sql.DB
+	signer  *auth.Signer
 }
 
 func newEnv(t *testing.T, name string) *env {
 	t.Helper()
 	s := stack.New(t, "graph", name, stack.Options{Config: services.Config{Redeem: claim.Config{Mode: claim.ModeSync}}})
-	db := s.DB
+	db, sqlDB := s.DB, s.SQL
 	signer := auth.NewSigner(testSecret)
 	h := NewHandler(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet}, HandlerConfig{
 		Signer: signer, Introspection: true, ComplexityLimit: 500, DepthLimit: 15,
 	})
-	srv := httptest.NewServer(signer.Middleware(h))
+	handler := signer.Middleware(h)
+	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
-	return &env{t: t, srv: srv, db: db, signer: signer}
+	return &env{t: t, srv: srv, handler: handler, db: db, sqlDB: sqlDB, signer: signer}
 }
 
 func (e *env) token(a coupon.Actor) string {

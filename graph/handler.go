@@ -1,7 +1,10 @@
 package graph
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"net/http"
 	"strings"
 	"time"
 
@@ -22,20 +25,40 @@ type HandlerConfig struct {
 	Introspection   bool         // off in production
 	ComplexityLimit int
 	DepthLimit      int
+	CORSOrigins     []string // browser origins allowed to call /query (ParseOrigins); nil: none
+
+	// Bounds checked before authentication; zero means the default.
+	MaxBodyBytes int64 // a POST body, a GET query string, a websocket message (default 256 KiB)
+	MaxTokens    int   // lexical tokens of a document, and fields it expands to (default 5000)
+	MaxRepeats   int   // fields sharing a response name in one selection set (default 30)
 }
 
-// NewHandler returns the /query handler: POST, GET, multipart and websocket transports, a parsed
-// query cache, automatic persisted queries, complexity and depth limits, typed error mapping and
-// panic recovery. HTTP authentication is done by auth.Signer.Middleware in front of it.
-func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
+// Defaults of the pre-authentication bounds.
+const (
+	defaultMaxBodyBytes = 256 << 10
+	defaultMaxTokens    = 5000
+	defaultMaxRepeats   = 30
+)
+
+// NewHandler returns the /query handler: the CORS allowlist, request size and parameter checks
+// (httpEdge), POST, GET, multipart and websocket transports, a token and shape limit before
+// validation (queryGuard), a parsed query cache, automatic persisted queries, complexity and
+// depth limits, typed error mapping and panic recovery. HTTP authentication is done by
+// auth.Signer.Middleware in front of it.
+func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
+	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, defaultMaxBodyBytes)
+	cfg.MaxTokens = cmp.Or(cfg.MaxTokens, defaultMaxTokens)
+	cfg.MaxRepeats = cmp.Or(cfg.MaxRepeats, defaultMaxRepeats)
 	es := generated.NewExecutableSchema(generated.Config{
 		Resolvers:  r,
 		Directives: generated.DirectiveRoot{HasRole: HasRole},
 	})
 	srv := handler.New(es)
 	srv.AddTransport(transport.Websocket{
+		Implementation:        websocketOrigins(cfg.CORSOrigins),
 		KeepAlivePingInterval: 10 * time.Second,
 		InitFunc:              wsAuth(cfg.Signer),
+		PayloadReadLimit:      &cfg.MaxBodyBytes,
 	})
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
@@ -43,7 +66,8 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	srv.AddTransport(transport.MultipartForm{MaxUploadSize: 64 << 20, MaxMemory: 8 << 20})
 
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(newQueryGuard(cfg.MaxTokens, cfg.MaxRepeats)) // before the persisted-query cache stores a query
+	srv.Use(persistedQueries{extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)}})
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
@@ -51,26 +75,51 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	srv.Use(depthLimit{max: cfg.DepthLimit})
 	srv.SetErrorPresenter(ErrorPresenter)
 	srv.SetRecoverFunc(Recover)
-	return srv
+	return withCORS(httpEdge{next: srv, max: cfg.MaxBodyBytes}, cfg.CORSOrigins)
 }
 
+// Websocket close codes of a refused connection_init (graphql-ws: 4400 Bad request, 4401
+// Unauthorized); clients treat them as fatal instead of reconnecting at once as after 1000.
+// (4403 Forbidden has no case here: every role may open a socket, and an operation the caller
+// may not run answers a FORBIDDEN GraphQL error on that operation.)
+const (
+	wsCloseBadRequest   = 4400
+	wsCloseUnauthorized = 4401
+)
+
 // wsAuth authenticates a websocket connection from the "Authorization" (or "authToken") entry of
-// its connection_init payload; browsers cannot set headers on websockets.
+// its connection_init payload; browsers cannot set headers on websockets. No token: an anonymous
+// connection. A token that is not valid closes the socket with 4401; a payload whose token entry
+// is not a string with 4400. The ack carries no payload (never an echo of the token).
 func wsAuth(s *auth.Signer) transport.WebsocketInitFunc {
 	return func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+		for _, k := range []string{"Authorization", "authorization", "authToken"} {
+			if v, ok := p[k]; ok {
+				if _, isString := v.(string); !isString {
+					return refuseWebsocket(ctx, wsCloseBadRequest, "the "+k+" entry of connection_init must be a string")
+				}
+			}
+		}
 		tok := p.Authorization()
 		if tok == "" {
 			tok = p.GetString("authToken")
 		}
 		if tok == "" {
-			return ctx, &p, nil
+			return ctx, nil, nil
 		}
 		actor, err := s.Parse(strings.TrimPrefix(tok, "Bearer "))
 		if err != nil {
-			return ctx, nil, err
+			return refuseWebsocket(ctx, wsCloseUnauthorized, "unauthenticated: the token is not valid")
 		}
-		return auth.WithActor(ctx, actor), &p, nil
+		return auth.WithActor(ctx, actor), nil, nil
 	}
+}
+
+// refuseWebsocket makes gqlgen close the socket with code and reason (reason is also sent as
+// the connection error; it must not echo the token).
+func refuseWebsocket(ctx context.Context, code int, reason string) (context.Context, *transport.InitPayload, error) {
+	ctx = transport.WithWebsocketCloseCode(ctx, code)
+	return transport.AppendCloseReason(ctx, reason), nil, errors.New(reason)
 }
 
 var _ graphql.HandlerExtension = depthLimit{}

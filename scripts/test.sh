@@ -61,6 +61,15 @@ step "staticcheck ./..."
 go run "$STATICCHECK" ./... || fail "staticcheck"
 echo "ok"
 
+step "npm ci (e2e/http: graphql-http audit, Apollo Client 3, graphql-ws)"
+# Run by TestNodeClients against the whole app; node and npm come from Debian when missing.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null || fail "installing nodejs and npm"
+fi
+npm ci --prefix "$root/e2e/http" --no-audit --no-fund --loglevel=error || fail "npm ci in e2e/http"
+export COUPON_E2E_NODE=1
+echo "ok"
+
 # Default package pattern ./..., unless the arguments name packages themselves.
 pkgs=(./...)
 for a in "$@"; do

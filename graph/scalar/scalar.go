@@ -42,6 +42,9 @@ func UnmarshalID(v any) (int64, error) {
 	default:
 		return 0, &InputError{fmt.Sprintf("ID must be a decimal string, got %T", v)}
 	}
+	if len(s) > 20 { // the longest int64
+		return 0, &InputError{fmt.Sprintf("ID must be a positive 64-bit integer, got %d characters", len(s))}
+	}
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
 		return 0, &InputError{fmt.Sprintf("ID %q is not a positive 64-bit integer", s)}
@@ -56,7 +59,12 @@ func MarshalDecimal(d decimal.Decimal) graphql.Marshaler {
 	})
 }
 
-// UnmarshalDecimal accepts a decimal string ("12.5", "12.50") or a JSON number.
+// maxDecimalLen bounds a Decimal input before it is parsed: parsing is superlinear in the number
+// of digits and runs before authorization (once per alias), and money columns hold 12 digits.
+const maxDecimalLen = 32
+
+// UnmarshalDecimal accepts a decimal string ("12.5", "12.50") or a JSON number of at most
+// maxDecimalLen characters.
 func UnmarshalDecimal(v any) (decimal.Decimal, error) {
 	var s string
 	switch x := v.(type) {
@@ -72,6 +80,9 @@ func UnmarshalDecimal(v any) (decimal.Decimal, error) {
 		return decimal.NewFromFloat(x), nil
 	default:
 		return decimal.Decimal{}, &InputError{fmt.Sprintf("Decimal must be a string like \"12.50\", got %T", v)}
+	}
+	if len(s) > maxDecimalLen {
+		return decimal.Decimal{}, &InputError{fmt.Sprintf("Decimal must be at most %d characters long, got %d", maxDecimalLen, len(s))}
 	}
 	d, err := decimal.NewFromString(s)
 	if err != nil {

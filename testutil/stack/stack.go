@@ -5,6 +5,7 @@ package stack
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 
@@ -33,6 +34,7 @@ type Stack struct {
 	*services.Services
 	Ctx   context.Context
 	DB    *ent.Client
+	SQL   *sql.DB // the same database, for statements ent does not make
 	Redis *redis.Client
 }
 
@@ -43,14 +45,14 @@ var Merchant = coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}
 // pkg (testutil.Redis), and starts what o asks for; all of it stops when the test ends.
 func New(t *testing.T, pkg, name string, o Options) *Stack {
 	t.Helper()
-	db, _, _ := testutil.MySQL(t, pkg+"_"+name)
+	db, sqlDB, _ := testutil.MySQL(t, pkg+"_"+name)
 	rdb := testutil.Redis(t, pkg)
 	client := asynq.NewClient(testutil.QueueOpt())
 	t.Cleanup(func() { client.Close() })
 	if o.Config.Redeem.TemplateRate == 0 {
 		o.Config.Redeem.TemplateRate = 1e9 // tests measure the books, not the token bucket
 	}
-	s := &Stack{Services: services.New(db, rdb, jobs.NewQueue(client), o.Config), Ctx: context.Background(), DB: db, Redis: rdb}
+	s := &Stack{Services: services.New(db, rdb, jobs.NewQueue(client), o.Config), Ctx: context.Background(), DB: db, SQL: sqlDB, Redis: rdb}
 	if o.Worker {
 		s.StartWorker(t)
 	}
