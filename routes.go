@@ -11,8 +11,8 @@ import (
 	"coupond/coupon"
 	"coupond/graph"
 	"coupond/jobs"
+	"coupond/playground"
 
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/hibiken/asynq"
 	"github.com/hibiken/asynqmon"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -31,7 +31,9 @@ func (a *app) routes() http.Handler {
 
 	mux := http.NewServeMux()
 	mux.Handle("/query", a.signer.Middleware(gql))
-	mux.Handle("GET /{$}", playground.Handler("coupond", "/query"))
+	pg := playground.Handler("coupond", "/query")
+	mux.Handle("GET /{$}", pg)
+	mux.Handle("GET "+playground.AssetPrefix, pg)
 	mux.Handle("/monitoring/", a.operatorOnly(mon))
 	mux.Handle("/monitoring", a.operatorOnly(mon))
 	mux.Handle("GET /metrics", promhttp.Handler())

@@ -61,6 +61,24 @@ step "staticcheck ./..."
 go run "$STATICCHECK" ./... || fail "staticcheck"
 echo "ok"
 
+step "node tools: playground assets, e2e/browser (Chromium)"
+# Installs what the node steps need when missing (Debian packages, as root or through sudo), then
+# `npm ci` per project (scripts/npm-ci.sh: skipped when node_modules is from the same lock file).
+apt_install() {
+	local run=()
+	[[ $EUID -eq 0 ]] || run=(sudo)
+	echo "installing $* with apt-get"
+	"${run[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null || fail "apt-get update"
+	"${run[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null ||
+		fail "apt-get install $*"
+}
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
+[[ -x ${CHROMIUM:-/usr/bin/chromium} ]] || apt_install chromium
+playground/build.sh --check || fail "playground/static/ is stale: run playground/build.sh and commit it"
+scripts/npm-ci.sh e2e/browser || fail "npm ci in e2e/browser"
+export COUPON_TEST_BROWSER=1 # TestPlaygroundInChromium fails instead of skipping when a piece is missing
+echo "ok"
+
 # Default package pattern ./..., unless the arguments name packages themselves.
 pkgs=(./...)
 for a in "$@"; do
