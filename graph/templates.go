@@ -36,8 +36,8 @@ func templateFilter(in *model.CouponTemplateFilter) (coupon.TemplateFilter, erro
 }
 
 // templateConnection builds the Relay connection of a page.
-func templateConnection(p *coupon.TemplatePage) *model.CouponTemplateConnection {
-	edges, info := page(p.Templates, p.HasNext, func(t *coupon.Template) int64 { return t.ID },
+func templateConnection(p *coupon.TemplatePage, req pageRequest) *model.CouponTemplateConnection {
+	edges, info := page(p.Templates, p.HasNext, req, func(t *coupon.Template) int64 { return t.ID },
 		func(cursor string, t *coupon.Template) *model.CouponTemplateEdge {
 			return &model.CouponTemplateEdge{Cursor: cursor, Node: t}
 		})

@@ -61,7 +61,7 @@ step "staticcheck ./..."
 go run "$STATICCHECK" ./... || fail "staticcheck"
 echo "ok"
 
-step "node tools: playground assets, e2e/browser (Chromium)"
+step "node tools: playground assets, relay-compiler and graphql-schema-linter on schema.graphql, e2e/browser"
 # Installs what the node steps need when missing (Debian packages, as root or through sudo), then
 # `npm ci` per project (scripts/npm-ci.sh: skipped when node_modules is from the same lock file).
 apt_install() {
@@ -75,7 +75,8 @@ apt_install() {
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
 [[ -x ${CHROMIUM:-/usr/bin/chromium} ]] || apt_install chromium
 playground/build.sh --check || fail "playground/static/ is stale: run playground/build.sh and commit it"
-scripts/npm-ci.sh e2e/browser || fail "npm ci in e2e/browser"
+scripts/npm-ci.sh e2e/relay e2e/browser || fail "npm ci"
+(cd e2e/relay && npm test --silent) || fail "relay-compiler or graphql-schema-linter refused schema.graphql (e2e/relay)"
 export COUPON_TEST_BROWSER=1 # TestPlaygroundInChromium fails instead of skipping when a piece is missing
 echo "ok"
 
