@@ -73,6 +73,7 @@ apt_install() {
 		fail "apt-get install $*"
 }
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
+(($(node -p 'process.versions.node.split(".")[0]') >= 20)) || fail "node $(node --version) is too old: playwright-core needs Node 20 or later"
 [[ -x ${CHROMIUM:-/usr/bin/chromium} ]] || apt_install chromium
 playground/build.sh --check || fail "playground/static/ is stale: run playground/build.sh and commit it"
 scripts/npm-ci.sh e2e/relay e2e/browser || fail "npm ci"
