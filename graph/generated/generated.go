@@ -799,9 +799,9 @@ type Query {
     first: Int
     "Start after this cursor (an edge's cursor from this connection)."
     after: String
-    "Page size when paging backward: 1 to 100. Not together with first."
+    "Page size when paging backward: 1 to 100. Not together with first. Not served yet: BAD_USER_INPUT."
     last: Int
-    "End before this cursor (an edge's cursor from this connection)."
+    "End before this cursor (an edge's cursor from this connection). Not served yet: BAD_USER_INPUT."
     before: String
     "Narrows the list; totalCount counts the matches."
     filter: CouponTemplateFilter
@@ -817,9 +817,9 @@ type Query {
     first: Int
     "Start after this cursor (an edge's cursor from this connection)."
     after: String
-    "Page size when paging backward: 1 to 100. Not together with first."
+    "Page size when paging backward: 1 to 100. Not together with first. Not served yet: BAD_USER_INPUT."
     last: Int
-    "End before this cursor (an edge's cursor from this connection)."
+    "End before this cursor (an edge's cursor from this connection). Not served yet: BAD_USER_INPUT."
     before: String
   ): UserCouponConnection! @hasRole(roles: [USER])
   "Where one of the caller's claims stands; another user's or an unknown id gives null."
