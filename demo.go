@@ -26,7 +26,7 @@ const demoTemplateName = "Demo: 10.00 off orders from 100.00"
 func (a *app) seedDemo(ctx context.Context) error {
 	page, err := a.svc.Templates.List(ctx, demoMerchant, template.Filter{
 		NameContains: ptr(demoTemplateName), Status: ptr(coupon.StatusActive),
-	}, 1, 0)
+	}, coupon.Keyset{Size: 1})
 	if err != nil {
 		return err
 	}

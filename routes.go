@@ -10,8 +10,8 @@ import (
 
 	"coupond/coupon"
 	"coupond/graph"
+	"coupond/playground"
 
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/hibiken/asynqmon"
 )
 
@@ -29,7 +29,9 @@ func (a *app) routes() http.Handler {
 
 	mux := http.NewServeMux()
 	mux.Handle("/query", a.signer.Middleware(gql))
-	mux.Handle("GET /{$}", playground.Handler("coupond", "/query"))
+	pg := playground.Handler("coupond", "/query")
+	mux.Handle("GET /{$}", pg)
+	mux.Handle("GET "+playground.AssetPrefix, pg)
 	mux.Handle("/monitoring/", sameOriginWrites(a.operatorOnly(mon)))
 	mux.Handle("/monitoring", sameOriginWrites(a.operatorOnly(mon)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })

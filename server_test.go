@@ -118,7 +118,7 @@ func TestDemoSeedIsIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	page, err := a.svc.Templates.List(ctx, demoMerchant, template.Filter{}, 10, 0)
+	page, err := a.svc.Templates.List(ctx, demoMerchant, template.Filter{}, coupon.Keyset{Size: 10})
 	if err != nil || page.Total != 1 {
 		t.Fatalf("demo templates = %+v, %v; want exactly 1", page, err)
 	}

@@ -6,8 +6,8 @@ import (
 )
 
 // couponConnection builds the Relay connection of a page of user coupons.
-func couponConnection(p coupon.Page[*coupon.UserCoupon]) *model.UserCouponConnection {
-	edges, info := page(p.Items, p.HasNext, func(uc *coupon.UserCoupon) int64 { return uc.ID },
+func couponConnection(p coupon.Page[*coupon.UserCoupon], req pageRequest) *model.UserCouponConnection {
+	edges, info := page(p.Items, p.HasMore, req, func(uc *coupon.UserCoupon) int64 { return uc.ID },
 		func(cursor string, uc *coupon.UserCoupon) *model.UserCouponEdge {
 			return &model.UserCouponEdge{Cursor: cursor, Node: uc}
 		})

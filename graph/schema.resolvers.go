@@ -55,6 +55,10 @@ func (r *mutationResolver) RedeemCoupon(ctx context.Context, input model.RedeemC
 	return &model.RedeemCouponPayload{Redemption: red, UserErrors: userErrors}, err
 }
 
+func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
+	return r.node(ctx, id)
+}
+
 func (r *queryResolver) CouponTemplate(ctx context.Context, id string) (*coupon.Template, error) {
 	actor, err := optionalActor(ctx)
 	if err != nil {
@@ -71,8 +75,8 @@ func (r *queryResolver) CouponTemplate(ctx context.Context, id string) (*coupon.
 	return t, err
 }
 
-func (r *queryResolver) CouponTemplates(ctx context.Context, first *int, after *string, filter *model.CouponTemplateFilter) (*model.CouponTemplateConnection, error) {
-	n, afterID, err := pageArgs(first, after)
+func (r *queryResolver) CouponTemplates(ctx context.Context, first *int, after *string, last *int, before *string, filter *model.CouponTemplateFilter) (*model.CouponTemplateConnection, error) {
+	req, err := pageArgs(first, after, last, before)
 	if err != nil {
 		return nil, err
 	}
@@ -80,23 +84,23 @@ func (r *queryResolver) CouponTemplates(ctx context.Context, first *int, after *
 	if err != nil {
 		return nil, err
 	}
-	page, err := r.Templates.List(ctx, actorOf(ctx), f, n, afterID)
+	page, err := r.Templates.List(ctx, actorOf(ctx), f, req.keyset())
 	if err != nil {
 		return nil, err
 	}
-	return templateConnection(page), nil
+	return templateConnection(page, req), nil
 }
 
-func (r *queryResolver) MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string) (*model.UserCouponConnection, error) {
-	n, afterID, err := pageArgs(first, after)
+func (r *queryResolver) MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string, last *int, before *string) (*model.UserCouponConnection, error) {
+	req, err := pageArgs(first, after, last, before)
 	if err != nil {
 		return nil, err
 	}
-	page, err := r.Wallet.MyCoupons(ctx, actorOf(ctx).UserID, status, n, afterID)
+	page, err := r.Wallet.MyCoupons(ctx, actorOf(ctx).UserID, status, req.keyset())
 	if err != nil {
 		return nil, err
 	}
-	return couponConnection(page), nil
+	return couponConnection(page, req), nil
 }
 
 func (r *queryResolver) Redemption(ctx context.Context, id string) (*claim.Redemption, error) {

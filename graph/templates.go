@@ -37,8 +37,8 @@ func templateFilter(in *model.CouponTemplateFilter) (template.Filter, error) {
 }
 
 // templateConnection builds the Relay connection of a page.
-func templateConnection(p coupon.Page[*coupon.Template]) *model.CouponTemplateConnection {
-	edges, info := page(p.Items, p.HasNext, func(t *coupon.Template) int64 { return t.ID },
+func templateConnection(p coupon.Page[*coupon.Template], req pageRequest) *model.CouponTemplateConnection {
+	edges, info := page(p.Items, p.HasMore, req, func(t *coupon.Template) int64 { return t.ID },
 		func(cursor string, t *coupon.Template) *model.CouponTemplateEdge {
 			return &model.CouponTemplateEdge{Cursor: cursor, Node: t}
 		})

@@ -61,13 +61,25 @@ step "staticcheck ./..."
 go run "$STATICCHECK" ./... || fail "staticcheck"
 echo "ok"
 
-step "npm ci (e2e/http: graphql-http audit, Apollo Client 3, graphql-ws)"
-# Run by TestNodeClients against the whole app; node and npm come from Debian when missing.
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null || fail "installing nodejs and npm"
-fi
-npm ci --prefix "$root/e2e/http" --no-audit --no-fund --loglevel=error || fail "npm ci in e2e/http"
-export COUPON_E2E_NODE=1
+step "node tools: playground assets, relay-compiler and graphql-schema-linter, e2e/browser, e2e/http"
+# Installs what the node steps need when missing (Debian packages, as root or through sudo), then
+# `npm ci` per project (scripts/npm-ci.sh: skipped when node_modules is from the same lock file).
+apt_install() {
+	local run=()
+	[[ $EUID -eq 0 ]] || run=(sudo)
+	echo "installing $* with apt-get"
+	"${run[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null || fail "apt-get update"
+	"${run[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null ||
+		fail "apt-get install $*"
+}
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_install nodejs npm
+(($(node -p 'process.versions.node.split(".")[0]') >= 20)) || fail "node $(node --version) is too old: playwright-core needs Node 20 or later"
+[[ -x ${CHROMIUM:-/usr/bin/chromium} ]] || apt_install chromium
+playground/build.sh --check || fail "playground/static/ is stale: run playground/build.sh and commit it"
+scripts/npm-ci.sh e2e/relay e2e/browser e2e/http || fail "npm ci"
+(cd e2e/relay && npm test --silent) || fail "relay-compiler or graphql-schema-linter refused schema.graphql (e2e/relay)"
+export COUPON_TEST_BROWSER=1 # TestPlaygroundInChromium fails instead of skipping when a piece is missing
+export COUPON_E2E_NODE=1     # TestNodeClients: the graphql-http audit, Apollo Client 3, graphql-ws (e2e/http)
 echo "ok"
 
 # Default package pattern ./..., unless the arguments name packages themselves.

@@ -210,13 +210,13 @@ func TestGetAndListAreScopedToTheShop(t *testing.T) {
 		}
 	}
 
-	page, err := a.List(ctx, merchantA, Filter{}, 2, 0)
-	if err != nil || page.Total != 5 || len(page.Items) != 2 || !page.HasNext || page.Items[0].ID != mine[4].ID {
+	page, err := a.List(ctx, merchantA, Filter{}, coupon.Keyset{Size: 2})
+	if err != nil || page.Total != 5 || len(page.Items) != 2 || !page.HasMore || page.Items[0].ID != mine[4].ID {
 		t.Fatalf("first page = %+v, %v", page, err)
 	}
 	var seen int
 	for after := int64(0); ; {
-		p, err := a.List(ctx, merchantA, Filter{}, 2, after)
+		p, err := a.List(ctx, merchantA, Filter{}, coupon.Keyset{Size: 2, After: after})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,30 +226,39 @@ func TestGetAndListAreScopedToTheShop(t *testing.T) {
 			}
 			seen++
 		}
-		if !p.HasNext {
+		if !p.HasMore {
 			break
 		}
 		after = p.Items[len(p.Items)-1].ID
+	}
+	// Backward (last/before): the oldest two, newest first, then the two above them.
+	back, err := a.List(ctx, merchantA, Filter{}, coupon.Keyset{Size: 2, Backward: true})
+	if err != nil || len(back.Items) != 2 || !back.HasMore || back.Items[0].ID != mine[1].ID || back.Items[1].ID != mine[0].ID {
+		t.Fatalf("last page backward = %+v, %v; want %d, %d", back, err, mine[1].ID, mine[0].ID)
+	}
+	back, err = a.List(ctx, merchantA, Filter{}, coupon.Keyset{Size: 2, Backward: true, Before: mine[1].ID})
+	if err != nil || len(back.Items) != 2 || !back.HasMore || back.Items[0].ID != mine[3].ID || back.Items[1].ID != mine[2].ID {
+		t.Fatalf("page before %d = %+v, %v", mine[1].ID, back, err)
 	}
 	if seen != 5 {
 		t.Fatalf("paged through %d templates, want 5", seen)
 	}
 	name := "spring"
-	if p, _ := a.List(ctx, merchantA, Filter{NameContains: &name}, 10, 0); p.Total != 3 {
+	if p, _ := a.List(ctx, merchantA, Filter{NameContains: &name}, coupon.Keyset{Size: 10}); p.Total != 3 {
 		t.Fatalf("name filter total = %d, want 3", p.Total)
 	}
 	if _, err := a.Terminate(ctx, merchantA, mine[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	ended := coupon.StatusEnded
-	if p, _ := a.List(ctx, merchantA, Filter{Status: &ended}, 10, 0); p.Total != 1 || p.Items[0].ID != mine[0].ID {
+	if p, _ := a.List(ctx, merchantA, Filter{Status: &ended}, coupon.Keyset{Size: 10}); p.Total != 1 || p.Items[0].ID != mine[0].ID {
 		t.Fatalf("ENDED filter = %+v", p)
 	}
 	shop := merchantB.Shop
-	if p, _ := a.List(ctx, platform, Filter{ShopNumber: &shop}, 10, 0); p.Total != 1 {
+	if p, _ := a.List(ctx, platform, Filter{ShopNumber: &shop}, coupon.Keyset{Size: 10}); p.Total != 1 {
 		t.Fatalf("platform shop filter total = %d, want 1", p.Total)
 	}
-	if p, _ := a.List(ctx, merchantA, Filter{ShopNumber: &shop}, 10, 0); p.Total != 5 {
+	if p, _ := a.List(ctx, merchantA, Filter{ShopNumber: &shop}, coupon.Keyset{Size: 10}); p.Total != 5 {
 		t.Fatalf("a merchant's shop filter must be ignored: total = %d", p.Total)
 	}
 }

@@ -24,9 +24,9 @@ type Filter struct {
 	ShopNumber   *int64 // platform only; merchants always see their own shop
 }
 
-// List returns up to first templates with id < afterID (0: from the newest) that the actor may
-// see and that match f, with the live stock of those cached, and the total count of matches.
-func (a *Admin) List(ctx context.Context, actor coupon.Actor, f Filter, first int, afterID int64) (coupon.Page[*coupon.Template], error) {
+// List returns the page k of the templates the actor may see that match f, newest first, with the
+// live stock of those cached, and the total count of matches.
+func (a *Admin) List(ctx context.Context, actor coupon.Actor, f Filter, k coupon.Keyset) (coupon.Page[*coupon.Template], error) {
 	var where []predicate.CouponTemplate
 	switch {
 	case actor.Role == coupon.RoleMerchant:
@@ -51,14 +51,21 @@ func (a *Admin) List(ctx context.Context, actor coupon.Actor, f Filter, first in
 		return coupon.Page[*coupon.Template]{}, fmt.Errorf("count templates: %w", err)
 	}
 	q := a.db.CouponTemplate.Query().Where(where...)
-	if afterID > 0 {
-		q = q.Where(coupontemplate.IDLT(afterID))
+	switch {
+	case k.Backward && k.Before > 0:
+		q = q.Where(coupontemplate.IDGT(k.Before))
+	case !k.Backward && k.After > 0:
+		q = q.Where(coupontemplate.IDLT(k.After))
 	}
-	rows, err := q.Order(coupontemplate.ByID(sql.OrderDesc())).Limit(first + 1).All(ctx)
+	order := sql.OrderDesc()
+	if k.Backward {
+		order = sql.OrderAsc()
+	}
+	rows, err := q.Order(coupontemplate.ByID(order)).Limit(k.Size + 1).All(ctx)
 	if err != nil {
 		return coupon.Page[*coupon.Template]{}, fmt.Errorf("list templates: %w", err)
 	}
-	page := coupon.NewPage(rows, first, total, coupon.TemplateFromRow)
+	page := coupon.NewPage(rows, k, total, coupon.TemplateFromRow)
 	if err := a.liveStocks(ctx, page.Items); err != nil {
 		return coupon.Page[*coupon.Template]{}, err
 	}

@@ -95,14 +95,17 @@ type ComplexityRoot struct {
 	}
 
 	PageInfo struct {
-		EndCursor   func(childComplexity int) int
-		HasNextPage func(childComplexity int) int
+		EndCursor       func(childComplexity int) int
+		HasNextPage     func(childComplexity int) int
+		HasPreviousPage func(childComplexity int) int
+		StartCursor     func(childComplexity int) int
 	}
 
 	Query struct {
 		CouponTemplate  func(childComplexity int, id string) int
-		CouponTemplates func(childComplexity int, first *int, after *string, filter *model.CouponTemplateFilter) int
-		MyCoupons       func(childComplexity int, status *usercoupon.Status, first *int, after *string) int
+		CouponTemplates func(childComplexity int, first *int, after *string, last *int, before *string, filter *model.CouponTemplateFilter) int
+		MyCoupons       func(childComplexity int, status *usercoupon.Status, first *int, after *string, last *int, before *string) int
+		Node            func(childComplexity int, id string) int
 		Redemption      func(childComplexity int, id string) int
 	}
 
@@ -164,9 +167,10 @@ type MutationResolver interface {
 	RedeemCoupon(ctx context.Context, input model.RedeemCouponInput) (*model.RedeemCouponPayload, error)
 }
 type QueryResolver interface {
+	Node(ctx context.Context, id string) (model.Node, error)
 	CouponTemplate(ctx context.Context, id string) (*coupon.Template, error)
-	CouponTemplates(ctx context.Context, first *int, after *string, filter *model.CouponTemplateFilter) (*model.CouponTemplateConnection, error)
-	MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string) (*model.UserCouponConnection, error)
+	CouponTemplates(ctx context.Context, first *int, after *string, last *int, before *string, filter *model.CouponTemplateFilter) (*model.CouponTemplateConnection, error)
+	MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string, last *int, before *string) (*model.UserCouponConnection, error)
 	Redemption(ctx context.Context, id string) (*claim.Redemption, error)
 }
 type UserCouponResolver interface {
@@ -420,6 +424,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+	case "PageInfo.hasPreviousPage":
+		if e.ComplexityRoot.PageInfo.HasPreviousPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasPreviousPage(childComplexity), true
+	case "PageInfo.startCursor":
+		if e.ComplexityRoot.PageInfo.StartCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
 	case "Query.couponTemplate":
 		if e.ComplexityRoot.Query.CouponTemplate == nil {
@@ -442,7 +458,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.CouponTemplates(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(*model.CouponTemplateFilter)), true
+		return e.ComplexityRoot.Query.CouponTemplates(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["filter"].(*model.CouponTemplateFilter)), true
 
 	case "Query.myCoupons":
 		if e.ComplexityRoot.Query.MyCoupons == nil {
@@ -454,7 +470,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.MyCoupons(childComplexity, args["status"].(*usercoupon.Status), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.MyCoupons(childComplexity, args["status"].(*usercoupon.Status), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+	case "Query.node":
+		if e.ComplexityRoot.Query.Node == nil {
+			break
+		}
+
+		args, err := ec.field_Query_node_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
 	case "Query.redemption":
 		if e.ComplexityRoot.Query.Redemption == nil {
 			break
@@ -714,46 +741,132 @@ func newExecutionContext(
 
 var sources = []*ast.Source{
 	{Name: "../../schema.graphql", Input: `# coupond GraphQL schema: the API contract (see ../shared/API.md). Hand-written; gqlgen generates graph/.
+# Every type, field, argument and enum value has a description (graphql-schema-linter checks it,
+# e2e/relay/package.json); the connections follow the Relay cursor connections spec and the
+# object types with an id implement Node (relay-compiler checks it, e2e/relay/src/).
 
-"An RFC 3339 time."
+"An RFC 3339 time, e.g. \"2026-01-01T00:00:00Z\"."
 scalar Time
 "Money: a decimal string with 2 decimals, e.g. \"12.50\"."
 scalar Decimal
 
 "Roles carried by the JWT's ` + "`" + `role` + "`" + ` claim."
-enum Role { USER MERCHANT PLATFORM }
-
-"Only callers with one of these roles may use the field; others get FORBIDDEN (no token: UNAUTHENTICATED)."
-directive @hasRole(roles: [Role!]!) on FIELD_DEFINITION
-
-type Query {
-  "Anyone may look a template up; a merchant sees only its own shop's templates (another shop's id gives null)."
-  couponTemplate(id: ID!): CouponTemplate
-  "The caller's templates (merchant: its shop; platform: all, or one shop by filter), newest first."
-  couponTemplates(first: Int, after: String, filter: CouponTemplateFilter): CouponTemplateConnection!
-    @hasRole(roles: [MERCHANT, PLATFORM])
-  "The caller's coupons, newest first; status filters as the user sees it (an unused coupon past its end is EXPIRED)."
-  myCoupons(status: UserCouponStatus, first: Int, after: String): UserCouponConnection! @hasRole(roles: [USER])
-  "Where one of the caller's claims stands; another user's or an unknown id gives null."
-  redemption(id: ID!): Redemption @hasRole(roles: [USER])
+enum Role {
+  "A shopper: claims and spends coupons."
+  USER
+  "A shop's staff: manages the shop's templates (the JWT's ` + "`" + `shop` + "`" + ` claim)."
+  MERCHANT
+  "The platform's operators: see every shop."
+  PLATFORM
 }
 
+"Only callers with one of these roles may use the field; others get FORBIDDEN (no token: UNAUTHENTICATED)."
+directive @hasRole(
+  "The roles allowed."
+  roles: [Role!]!
+) on FIELD_DEFINITION
+
+"""
+An object that ` + "`" + `node(id:)` + "`" + ` can fetch again by its id. Ids are the API's own: decimal strings of
+64-bit ids for templates and coupons, "<templateId>-<n>" for redemptions; they are unique across
+types.
+"""
+interface Node {
+  "The object's id, unique across all types."
+  id: ID!
+}
+
+"The queries."
+type Query {
+  """
+  The object with this id, as the caller may see it: a template (see couponTemplate), or the
+  caller's own coupon or redemption (USER callers). Null for an unknown id or one the caller may
+  not see; a malformed id is BAD_USER_INPUT.
+  """
+  node(
+    "A template's, coupon's or redemption's id."
+    id: ID!
+  ): Node
+  "Anyone may look a template up; a merchant sees only its own shop's templates (another shop's id gives null)."
+  couponTemplate(
+    "The template's id."
+    id: ID!
+  ): CouponTemplate
+  """
+  The caller's templates (merchant: its shop; platform: all, or one shop by filter), newest first.
+  Page forward with first/after (default: the first 20).
+  """
+  couponTemplates(
+    "Page size when paging forward: 1 to 100 (default 20). Not together with last."
+    first: Int
+    "Start after this cursor (an edge's cursor from this connection)."
+    after: String
+    "Page size when paging backward: 1 to 100. Not together with first."
+    last: Int
+    "End before this cursor (an edge's cursor from this connection). Not served yet: BAD_USER_INPUT."
+    before: String
+    "Narrows the list; totalCount counts the matches."
+    filter: CouponTemplateFilter
+  ): CouponTemplateConnection! @hasRole(roles: [MERCHANT, PLATFORM])
+  """
+  The caller's coupons, newest first; status filters as the user sees it (an unused coupon past its
+  end is EXPIRED). Page forward with first/after (default: the first 20).
+  """
+  myCoupons(
+    "Only coupons with this status as the user sees it."
+    status: UserCouponStatus
+    "Page size when paging forward: 1 to 100 (default 20). Not together with last."
+    first: Int
+    "Start after this cursor (an edge's cursor from this connection)."
+    after: String
+    "Page size when paging backward: 1 to 100. Not together with first."
+    last: Int
+    "End before this cursor (an edge's cursor from this connection). Not served yet: BAD_USER_INPUT."
+    before: String
+  ): UserCouponConnection! @hasRole(roles: [USER])
+  "Where one of the caller's claims stands; another user's or an unknown id gives null."
+  redemption(
+    "The id redeemCoupon answered."
+    id: ID!
+  ): Redemption @hasRole(roles: [USER])
+}
+
+"The mutations."
 type Mutation {
-  createCouponTemplate(input: CreateCouponTemplateInput!): CouponTemplatePayload! @hasRole(roles: [MERCHANT])
-  increaseCouponTemplateStock(input: IncreaseStockInput!): CouponTemplatePayload! @hasRole(roles: [MERCHANT])
-  terminateCouponTemplate(input: TerminateCouponTemplateInput!): CouponTemplatePayload! @hasRole(roles: [MERCHANT])
+  "Create a template for the merchant's shop; invalid input comes back as userErrors naming every broken rule."
+  createCouponTemplate(
+    "The new template."
+    input: CreateCouponTemplateInput!
+  ): CouponTemplatePayload! @hasRole(roles: [MERCHANT])
+  "Add stock to one of the merchant's templates (total and remaining stock grow by the amount)."
+  increaseCouponTemplateStock(
+    "Which template, and by how much."
+    input: IncreaseStockInput!
+  ): CouponTemplatePayload! @hasRole(roles: [MERCHANT])
+  "End one of the merchant's templates now: no claim succeeds afterwards. Ending an ended template changes nothing."
+  terminateCouponTemplate(
+    "Which template."
+    input: TerminateCouponTemplateInput!
+  ): CouponTemplatePayload! @hasRole(roles: [MERCHANT])
   """
   Claim one coupon. Accepted: redemption is set (PENDING in async mode, ISSUED with the coupon in
   sync mode). Refused: userErrors has one of OUT_OF_STOCK, LIMIT_REACHED, NOT_STARTED, ENDED,
   NOT_FOUND, RATE_LIMITED. The same requestId always gets the first answer (RATE_LIMITED is not
   remembered, so a retry after it can succeed).
   """
-  redeemCoupon(input: RedeemCouponInput!): RedeemCouponPayload! @hasRole(roles: [USER])
+  redeemCoupon(
+    "Which template, and the client's idempotency key."
+    input: RedeemCouponInput!
+  ): RedeemCouponPayload! @hasRole(roles: [USER])
 }
 
+"Narrows couponTemplates; every field set must match."
 input CouponTemplateFilter {
+  "Only templates with this status now."
   status: TemplateStatus
+  "Only templates of this discount type."
   type: DiscountType
+  "Only templates of this source."
   source: CouponSource
   "Case-insensitive substring of the name."
   nameContains: String
@@ -761,104 +874,314 @@ input CouponTemplateFilter {
   shopNumber: String
 }
 
+"A new template. Which discount fields apply depends on type; a field that does not apply is an error."
 input CreateCouponTemplateInput {
+  "Shown to users: 1 to 64 characters."
   name: String!
+  "Who funds the coupon."
   source: CouponSource!
+  "What the coupon applies to."
   target: DiscountTarget!
   "Required when target is PRODUCT: the goods the coupon applies to."
   goods: String
+  "How the discount is computed."
   type: DiscountType!
+  "When claiming opens."
   validStartTime: Time!
+  "When claiming closes (and, without validityHours, when the coupons end); after validStartTime and in the future."
   validEndTime: Time!
+  "How many coupons can be claimed: 1 to 10,000,000."
   stock: Int!
+  "How many coupons one user may claim: 1 to stock."
   limitPerPerson: Int!
+  "THRESHOLD_OFF: the order amount from which the discount applies."
   thresholdAmount: Decimal
+  "FIXED_OFF and THRESHOLD_OFF: the amount taken off (THRESHOLD_OFF: less than thresholdAmount)."
   discountAmount: Decimal
+  "PERCENT_OFF: the share of the price paid, strictly between 0 and 1 (0.85: 15% off), at most 4 decimals."
   discountRate: Decimal
+  "PERCENT_OFF: the largest amount taken off (optional)."
   maxDiscountAmount: Decimal
+  "When set, a claimed coupon ends this many hours after the claim (1 to 43,800) instead of at validEndTime."
   validityHours: Int
+  "What happens to a used coupon when its order is refunded (default RETURN)."
   refundPolicy: RefundPolicy
+  "Free text shown with the coupon: at most 500 characters."
   usageInstructions: String
 }
-input IncreaseStockInput { templateId: ID!  amount: Int! }
-input TerminateCouponTemplateInput { templateId: ID! }
+
+"Which template gets more stock."
+input IncreaseStockInput {
+  "One of the merchant's templates."
+  templateId: ID!
+  "How many coupons to add: at least 1."
+  amount: Int!
+}
+
+"Which template to end."
+input TerminateCouponTemplateInput {
+  "One of the merchant's templates."
+  templateId: ID!
+}
+
+"One claim."
 input RedeemCouponInput {
+  "The template to claim a coupon of."
   templateId: ID!
   "Client idempotency key (1–64 of A-Z a-z 0-9 . _ : -), per user and template."
   requestId: String
 }
 
-type CouponTemplate {
+"A shop's kind of coupon: its discount, validity, stock and per-user limit."
+type CouponTemplate implements Node {
+  "The template's id (a decimal string)."
   id: ID!
+  "The shop that owns the template."
   shopNumber: String!
+  "Shown to users."
   name: String!
+  "Who funds the coupon."
   source: CouponSource!
+  "What the coupon applies to."
   target: DiscountTarget!
+  "The goods the coupon applies to (target PRODUCT)."
   goods: String
+  "How the discount is computed."
   type: DiscountType!
+  "When claiming opens."
   validStartTime: Time!
+  "When claiming closes."
   validEndTime: Time!
+  "Stock ever made available: the initial stock plus every increase."
   totalStock: Int!
   "Remaining stock: the live (Redis) figure when the template is cached, else the database's."
   stock: Int!
+  "How many coupons one user may claim."
   limitPerPerson: Int!
+  "THRESHOLD_OFF: the order amount from which the discount applies."
   thresholdAmount: Decimal
+  "FIXED_OFF and THRESHOLD_OFF: the amount taken off."
   discountAmount: Decimal
+  "PERCENT_OFF: the share of the price paid (0.85: 15% off)."
   discountRate: Decimal
+  "PERCENT_OFF: the largest amount taken off, when capped."
   maxDiscountAmount: Decimal
+  "When set, a claimed coupon ends this many hours after the claim instead of at validEndTime."
   validityHours: Int
+  "What happens to a used coupon when its order is refunded."
   refundPolicy: RefundPolicy!
+  "Free text shown with the coupon."
   usageInstructions: String
+  "Where the template stands now."
   status: TemplateStatus!
+  "When the template was created."
   createdAt: Time!
 }
 
-type CouponTemplateEdge { cursor: String!  node: CouponTemplate! }
-type CouponTemplateConnection { edges: [CouponTemplateEdge!]!  pageInfo: PageInfo!  totalCount: Int! }
-type PageInfo { hasNextPage: Boolean!  endCursor: String }
+"One template in a page of couponTemplates."
+type CouponTemplateEdge {
+  "Where this edge stands, for after/before."
+  cursor: String!
+  "The template."
+  node: CouponTemplate!
+}
+"A page of templates (Relay connection)."
+type CouponTemplateConnection {
+  "The page's templates, newest first."
+  edges: [CouponTemplateEdge!]!
+  "Whether more pages exist, and the cursors to get them."
+  pageInfo: PageInfo!
+  "How many templates match, over all pages."
+  totalCount: Int!
+}
+"Where a page stands in its connection (Relay cursor connections spec)."
+type PageInfo {
+  "Paging forward (first): whether edges follow this page. Paging backward: false."
+  hasNextPage: Boolean!
+  "Paging backward (last): whether edges precede this page. Paging forward: false."
+  hasPreviousPage: Boolean!
+  "The first edge's cursor (null when the page is empty)."
+  startCursor: String
+  "The last edge's cursor (null when the page is empty)."
+  endCursor: String
+}
 
-type UserCoupon {
+"A coupon in a user's card bag."
+type UserCoupon implements Node {
+  "The coupon's id (a decimal string)."
   id: ID!
   "Unguessable code shown at checkout."
   code: String!
+  "The template the coupon was issued from."
   template: CouponTemplate!
+  "The coupon's status as the user sees it: an unused coupon past its end is EXPIRED."
   status: UserCouponStatus!
+  "How the user got the coupon."
   source: CouponOrigin!
   "1-based: this is the user's nth coupon of the template."
   receiveCount: Int!
+  "From when the coupon can be spent."
   validStartTime: Time!
+  "Until when the coupon can be spent."
   validEndTime: Time!
+  "When the coupon was claimed or distributed."
   receivedAt: Time!
+  "When the coupon was spent."
   usedAt: Time
+  "The order the coupon was spent on."
   orderId: ID
 }
-type UserCouponEdge { cursor: String!  node: UserCoupon! }
-type UserCouponConnection { edges: [UserCouponEdge!]!  pageInfo: PageInfo!  totalCount: Int! }
+"One coupon in a page of myCoupons."
+type UserCouponEdge {
+  "Where this edge stands, for after/before."
+  cursor: String!
+  "The coupon."
+  node: UserCoupon!
+}
+"A page of the user's coupons (Relay connection)."
+type UserCouponConnection {
+  "The page's coupons, newest first."
+  edges: [UserCouponEdge!]!
+  "Whether more pages exist, and the cursors to get them."
+  pageInfo: PageInfo!
+  "How many coupons match, over all pages."
+  totalCount: Int!
+}
 
-type Redemption {
+"One accepted claim: where it stands."
+type Redemption implements Node {
+  "The claim's id: \"<templateId>-<n>\"."
   id: ID!
+  "Where the claim stands."
   status: RedemptionStatus!
   "Set when ISSUED."
   coupon: UserCoupon
   "Set when FAILED."
   failureReason: String
 }
-type RedeemCouponPayload { redemption: Redemption  userErrors: [UserError!]! }
+"What redeemCoupon answers: a redemption, or why the claim was refused."
+type RedeemCouponPayload {
+  "The accepted claim; null when refused."
+  redemption: Redemption
+  "Why the claim was refused (empty when accepted)."
+  userErrors: [UserError!]!
+}
 
-type UserError { code: ErrorCode!  field: [String!]  message: String! }
-type CouponTemplatePayload { template: CouponTemplate  userErrors: [UserError!]! }
+"A business outcome that refused a mutation, e.g. a broken rule of its input."
+type UserError {
+  "What went wrong."
+  code: ErrorCode!
+  "The input field at fault, as a path (e.g. [\"input\", \"stock\"]), when one is."
+  field: [String!]
+  "For people: what went wrong and how to fix it."
+  message: String!
+}
+"What a template mutation answers: the template, or why the mutation was refused."
+type CouponTemplatePayload {
+  "The template as it stands after the mutation; null when refused."
+  template: CouponTemplate
+  "Why the mutation was refused (empty when it succeeded)."
+  userErrors: [UserError!]!
+}
 
-enum CouponSource { SHOP PLATFORM }
-enum DiscountTarget { PRODUCT SHOP_WIDE }
-enum DiscountType { FIXED_OFF THRESHOLD_OFF PERCENT_OFF }
-enum RefundPolicy { RETURN FORFEIT }
-enum TemplateStatus { NOT_STARTED ACTIVE ENDED }
-enum UserCouponStatus { UNUSED LOCKED USED EXPIRED REVOKED }
-enum CouponOrigin { CLAIM DISTRIBUTION }
-enum RedemptionStatus { PENDING ISSUED FAILED }
+"Who funds a coupon."
+enum CouponSource {
+  "The shop: valid in that shop."
+  SHOP
+  "The platform."
+  PLATFORM
+}
+"What a coupon applies to."
+enum DiscountTarget {
+  "The goods named by the template."
+  PRODUCT
+  "Everything the shop sells."
+  SHOP_WIDE
+}
+"How a discount is computed."
+enum DiscountType {
+  "A fixed amount off (discountAmount)."
+  FIXED_OFF
+  "A fixed amount off orders from a threshold (discountAmount from thresholdAmount)."
+  THRESHOLD_OFF
+  "A share of the price (discountRate), optionally capped (maxDiscountAmount)."
+  PERCENT_OFF
+}
+"What happens to a used coupon when its order is refunded."
+enum RefundPolicy {
+  "The coupon goes back to the user's card bag."
+  RETURN
+  "The coupon is lost."
+  FORFEIT
+}
+"Where a template stands now."
+enum TemplateStatus {
+  "Before validStartTime: claims are refused."
+  NOT_STARTED
+  "Claims are accepted while stock lasts."
+  ACTIVE
+  "Past validEndTime or terminated: claims are refused."
+  ENDED
+}
+"Where a coupon stands, as the user sees it."
+enum UserCouponStatus {
+  "Can be spent."
+  UNUSED
+  "Held by an order being paid."
+  LOCKED
+  "Spent on an order."
+  USED
+  "Past its end unused."
+  EXPIRED
+  "Taken back by the shop or the platform."
+  REVOKED
+}
+"How a user got a coupon."
+enum CouponOrigin {
+  "Claimed by the user (redeemCoupon)."
+  CLAIM
+  "Pushed to the user by the shop (a distribution task)."
+  DISTRIBUTION
+}
+"Where a claim stands."
+enum RedemptionStatus {
+  "Accepted; the coupon is being recorded (async mode)."
+  PENDING
+  "The coupon is in the user's card bag."
+  ISSUED
+  "Accepted, then given back (failureReason says why); the stock was returned."
+  FAILED
+}
+"Codes of userErrors: business outcomes."
 enum ErrorCode {
-  INVALID_INPUT NOT_FOUND OUT_OF_STOCK LIMIT_REACHED NOT_STARTED ENDED RATE_LIMITED
-  NOT_OWNER ALREADY_LOCKED NOT_APPLICABLE THRESHOLD_NOT_MET EXPIRED INVALID_STATE FILE_INVALID
+  "The input breaks a rule (field names it)."
+  INVALID_INPUT
+  "No such object, or not one the caller may see."
+  NOT_FOUND
+  "The template has no stock left."
+  OUT_OF_STOCK
+  "The user holds limitPerPerson coupons of the template already."
+  LIMIT_REACHED
+  "The template's validStartTime is ahead."
+  NOT_STARTED
+  "The template has ended."
+  ENDED
+  "Too many attempts: retry later."
+  RATE_LIMITED
+  "The coupon is another user's."
+  NOT_OWNER
+  "The coupon is held by another order."
+  ALREADY_LOCKED
+  "The coupon does not apply to this order."
+  NOT_APPLICABLE
+  "The order amount is below the coupon's threshold."
+  THRESHOLD_NOT_MET
+  "The coupon is past its end."
+  EXPIRED
+  "The object is not in a state that allows this."
+  INVALID_STATE
+  "The uploaded file cannot be read."
+  FILE_INVALID
 }
 `, BuiltIn: false},
 }
@@ -952,6 +1275,10 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	switch field.Name {
 	case "hasNextPage":
 		return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+	case "hasPreviousPage":
+		return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+	case "startCursor":
+		return ec.fieldContext_PageInfo_startCursor(ctx, field)
 	case "endCursor":
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
@@ -1277,14 +1604,30 @@ func (ec *executionContext) field_Query_couponTemplates_args(ctx context.Context
 		return nil, err
 	}
 	args["after"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
 		func(ctx context.Context, v any) (*model.CouponTemplateFilter, error) {
 			return ec.unmarshalOCouponTemplateFilter2ᚖcoupondᚋgraphᚋmodelᚐCouponTemplateFilter(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["filter"] = arg2
+	args["filter"] = arg4
 	return args, nil
 }
 
@@ -1315,6 +1658,36 @@ func (ec *executionContext) field_Query_myCoupons_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
 	return args, nil
 }
 
@@ -2366,6 +2739,52 @@ func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context,
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasPreviousPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_startCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+}
+
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2387,6 +2806,50 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+}
+
+func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Node(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Node) graphql.Marshaler {
+			return ec.marshalONode2coupondᚋgraphᚋmodelᚐNode(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_node_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Query_couponTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -2443,7 +2906,7 @@ func (ec *executionContext) _Query_couponTemplates(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().CouponTemplates(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(*model.CouponTemplateFilter))
+			return ec.Resolvers.Query().CouponTemplates(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["filter"].(*model.CouponTemplateFilter))
 		},
 		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
 			directive0 := next
@@ -2505,7 +2968,7 @@ func (ec *executionContext) _Query_myCoupons(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().MyCoupons(ctx, fc.Args["status"].(*usercoupon.Status), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().MyCoupons(ctx, fc.Args["status"].(*usercoupon.Status), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
 			directive0 := next
@@ -4767,11 +5230,45 @@ func UnmarshalTerminateCouponTemplateInput(ctx context.Context, raw any) (model.
 
 // region    ************************** interface.gotpl ***************************
 
+func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj model.Node) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case coupon.UserCoupon:
+		return ec._UserCoupon(ctx, sel, &obj)
+	case *coupon.UserCoupon:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._UserCoupon(ctx, sel, obj)
+	case claim.Redemption:
+		return ec._Redemption(ctx, sel, &obj)
+	case *claim.Redemption:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Redemption(ctx, sel, obj)
+	case coupon.Template:
+		return ec._CouponTemplate(ctx, sel, &obj)
+	case *coupon.Template:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CouponTemplate(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of Node must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
 
-var couponTemplateImplementors = []string{"CouponTemplate"}
+var couponTemplateImplementors = []string{"CouponTemplate", "Node"}
 
 func (ec *executionContext) _CouponTemplate(ctx context.Context, sel ast.SelectionSet, obj *coupon.Template) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, couponTemplateImplementors)
@@ -5104,6 +5601,16 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "hasPreviousPage":
+			out.Values[i] = ec._PageInfo_hasPreviousPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startCursor":
+			out.Values[i] = ec._PageInfo_startCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -5145,6 +5652,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Query")
+		case "node":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_node(ctx, field)
+				})
 		case "couponTemplate":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, false,
@@ -5238,7 +5751,7 @@ func (ec *executionContext) _RedeemCouponPayload(ctx context.Context, sel ast.Se
 	return out
 }
 
-var redemptionImplementors = []string{"Redemption"}
+var redemptionImplementors = []string{"Redemption", "Node"}
 
 func (ec *executionContext) _Redemption(ctx context.Context, sel ast.SelectionSet, obj *claim.Redemption) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, redemptionImplementors)
@@ -5286,7 +5799,7 @@ func (ec *executionContext) _Redemption(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
-var userCouponImplementors = []string{"UserCoupon"}
+var userCouponImplementors = []string{"UserCoupon", "Node"}
 
 func (ec *executionContext) _UserCoupon(ctx context.Context, sel ast.SelectionSet, obj *coupon.UserCoupon) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, userCouponImplementors)
@@ -6558,6 +7071,13 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = ctx
 	res := graphql.MarshalInt(*v)
 	return res
+}
+
+func (ec *executionContext) marshalONode2coupondᚋgraphᚋmodelᚐNode(ctx context.Context, sel ast.SelectionSet, v model.Node) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Node(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalORedemption2ᚖcoupondᚋcouponᚋclaimᚐRedemption(ctx context.Context, sel ast.SelectionSet, v *claim.Redemption) graphql.Marshaler {

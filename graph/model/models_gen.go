@@ -8,20 +8,31 @@ import (
 	"coupond/ent/coupontemplate"
 )
 
+// A page of templates (Relay connection).
 type CouponTemplateConnection struct {
-	Edges      []*CouponTemplateEdge `json:"edges"`
-	PageInfo   *PageInfo             `json:"pageInfo"`
-	TotalCount int                   `json:"totalCount"`
+	// The page's templates, newest first.
+	Edges []*CouponTemplateEdge `json:"edges"`
+	// Whether more pages exist, and the cursors to get them.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many templates match, over all pages.
+	TotalCount int `json:"totalCount"`
 }
 
+// One template in a page of couponTemplates.
 type CouponTemplateEdge struct {
-	Cursor string           `json:"cursor"`
-	Node   *coupon.Template `json:"node"`
+	// Where this edge stands, for after/before.
+	Cursor string `json:"cursor"`
+	// The template.
+	Node *coupon.Template `json:"node"`
 }
 
+// Narrows couponTemplates; every field set must match.
 type CouponTemplateFilter struct {
+	// Only templates with this status now.
 	Status *coupon.TemplateStatus `json:"status,omitempty"`
-	Type   *coupontemplate.Type   `json:"type,omitempty"`
+	// Only templates of this discount type.
+	Type *coupontemplate.Type `json:"type,omitempty"`
+	// Only templates of this source.
 	Source *coupontemplate.Source `json:"source,omitempty"`
 	// Case-insensitive substring of the name.
 	NameContains *string `json:"nameContains,omitempty"`
@@ -29,49 +40,78 @@ type CouponTemplateFilter struct {
 	ShopNumber *string `json:"shopNumber,omitempty"`
 }
 
+// What a template mutation answers: the template, or why the mutation was refused.
 type CouponTemplatePayload struct {
-	Template   *coupon.Template `json:"template,omitempty"`
-	UserErrors []*coupon.Error  `json:"userErrors"`
+	// The template as it stands after the mutation; null when refused.
+	Template *coupon.Template `json:"template,omitempty"`
+	// Why the mutation was refused (empty when it succeeded).
+	UserErrors []*coupon.Error `json:"userErrors"`
 }
 
+// Which template gets more stock.
 type IncreaseStockInput struct {
+	// One of the merchant's templates.
 	TemplateID string `json:"templateId"`
-	Amount     int    `json:"amount"`
+	// How many coupons to add: at least 1.
+	Amount int `json:"amount"`
 }
 
+// The mutations.
 type Mutation struct {
 }
 
+// Where a page stands in its connection (Relay cursor connections spec).
 type PageInfo struct {
-	HasNextPage bool    `json:"hasNextPage"`
-	EndCursor   *string `json:"endCursor,omitempty"`
+	// Paging forward (first): whether edges follow this page. Paging backward: false.
+	HasNextPage bool `json:"hasNextPage"`
+	// Paging backward (last): whether edges precede this page. Paging forward: false.
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// The first edge's cursor (null when the page is empty).
+	StartCursor *string `json:"startCursor,omitempty"`
+	// The last edge's cursor (null when the page is empty).
+	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// The queries.
 type Query struct {
 }
 
+// One claim.
 type RedeemCouponInput struct {
+	// The template to claim a coupon of.
 	TemplateID string `json:"templateId"`
 	// Client idempotency key (1–64 of A-Z a-z 0-9 . _ : -), per user and template.
 	RequestID *string `json:"requestId,omitempty"`
 }
 
+// What redeemCoupon answers: a redemption, or why the claim was refused.
 type RedeemCouponPayload struct {
+	// The accepted claim; null when refused.
 	Redemption *claim.Redemption `json:"redemption,omitempty"`
-	UserErrors []*coupon.Error   `json:"userErrors"`
+	// Why the claim was refused (empty when accepted).
+	UserErrors []*coupon.Error `json:"userErrors"`
 }
 
+// Which template to end.
 type TerminateCouponTemplateInput struct {
+	// One of the merchant's templates.
 	TemplateID string `json:"templateId"`
 }
 
+// A page of the user's coupons (Relay connection).
 type UserCouponConnection struct {
-	Edges      []*UserCouponEdge `json:"edges"`
-	PageInfo   *PageInfo         `json:"pageInfo"`
-	TotalCount int               `json:"totalCount"`
+	// The page's coupons, newest first.
+	Edges []*UserCouponEdge `json:"edges"`
+	// Whether more pages exist, and the cursors to get them.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many coupons match, over all pages.
+	TotalCount int `json:"totalCount"`
 }
 
+// One coupon in a page of myCoupons.
 type UserCouponEdge struct {
-	Cursor string             `json:"cursor"`
-	Node   *coupon.UserCoupon `json:"node"`
+	// Where this edge stands, for after/before.
+	Cursor string `json:"cursor"`
+	// The coupon.
+	Node *coupon.UserCoupon `json:"node"`
 }
