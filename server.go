@@ -132,7 +132,8 @@ func serve(cfg config, args []string) error {
 		}()
 	}
 	if *mode != "worker" {
-		go a.svc.Redeemer.Run(ctx) // hands accepted claims to the persister (sync: the unfinished ones)
+		go a.svc.Redeemer.Run(ctx)         // hands accepted claims to the persister (sync: the unfinished ones)
+		go a.svc.Redeemer.WatchLosses(ctx) // counts and records what a Redis restart loses
 	}
 	var w *worker
 	if *mode != "api" {

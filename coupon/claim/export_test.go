@@ -11,6 +11,7 @@ var (
 	ClaimsTotal    = claimsTotal
 	PersistedTotal = persistedTotal
 	DriftTotal     = driftTotal
+	LostTotal      = lostTotal
 )
 
 // OutboxGroup is the persisters' consumer group.
@@ -33,3 +34,8 @@ func (p *Persister) CommitMessages(ctx context.Context, templateID int64, msgs [
 
 // OnStep makes the persister call f after each step of a batch.
 func (p *Persister) OnStep(f func(step string)) { p.step = f }
+
+// RecordLost runs what follows a Redis restart over the claims this redeemer accepted lately.
+func (r *Redeemer) RecordLost(ctx context.Context) (int, error) {
+	return r.recordLost(ctx, r.losses.snapshot())
+}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	promtest "github.com/prometheus/client_golang/prometheus/testutil"
+
 	"coupond/coupon"
 	"coupond/coupon/claim"
 	"coupond/coupon/keys"
@@ -235,5 +237,45 @@ func TestRetryRefusedForStockFindsTheFirstCoupon(t *testing.T) {
 	retry, err := e.redeemer.Redeem(e.Ctx, 8, tpl.ID, "r-9")
 	if err != nil || retry.Status != claim.RedemptionIssued || retry.ID != first.ID {
 		t.Fatalf("retry = %+v, %v; want ISSUED redemption %s", retry, err, first.ID)
+	}
+}
+
+// Redis loses its last second (a power loss under appendfsync everysec): claims it had accepted
+// and not yet handed to MySQL vanish from the outbox with their redemption keys. They are counted
+// and recorded FAILED with a reason, never left unknown; claims MySQL holds are untouched.
+func TestClaimsLostByRedisAreRecorded(t *testing.T) {
+	e := newRedeemEnv(t, "lost_claims", claim.Config{})
+	tpl := e.Template(t, 20, 1, nil)
+	kept := e.claimAll(t, tpl.ID, 1, 2)
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	lost := e.claimAll(t, tpl.ID, 3, 4, 5)
+	pending := e.claimAll(t, tpl.ID, 6) // survives: its redemption key and entry are still there
+	// The rewind: the last three claims' writes are gone (their entries and redemption keys).
+	entries := e.Redis.XRange(e.Ctx, keys.Outbox(tpl.ID), "-", "+").Val()
+	for i, rid := range lost {
+		e.Redis.Del(e.Ctx, keys.Redemption(tpl.ID, rid))
+		e.Redis.XDel(e.Ctx, keys.Outbox(tpl.ID), entries[i].ID)
+	}
+	before := promtest.ToFloat64(claim.LostTotal)
+	n, err := e.redeemer.RecordLost(e.Ctx)
+	if err != nil || n != 3 || promtest.ToFloat64(claim.LostTotal)-before != 3 {
+		t.Fatalf("recorded %d lost, %v (metric +%v); want 3", n, err, promtest.ToFloat64(claim.LostTotal)-before)
+	}
+	for i, rid := range lost {
+		red, err := e.redeemer.Redemption(e.Ctx, int64(3+i), rid)
+		if err != nil || red.Status != claim.RedemptionFailed || *red.FailureReason != claim.ReasonLost {
+			t.Fatalf("lost redemption %s = %+v, %v; want FAILED (lost)", rid, red, err)
+		}
+	}
+	for i, rid := range append(kept, pending...) {
+		user := []int64{1, 2, 6}[i]
+		if red, err := e.redeemer.Redemption(e.Ctx, user, rid); err != nil || red.Status == claim.RedemptionFailed {
+			t.Fatalf("redemption %s of user %d = %+v, %v; want it untouched", rid, user, red, err)
+		}
+	}
+	if n, _ := e.redeemer.RecordLost(e.Ctx); n != 0 {
+		t.Fatalf("a second check recorded %d more", n)
 	}
 }

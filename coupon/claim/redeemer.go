@@ -45,6 +45,7 @@ type Redeemer struct {
 	limiters sync.Map // template id → *rate.Limiter
 	dirtyMu  sync.Mutex
 	dirty    map[int64]struct{} // templates with claims not yet handed to the persister
+	losses   lossWatch          // the claims accepted lately, to find those a Redis restart loses
 }
 
 type metaEntry struct {
@@ -123,7 +124,9 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 		return r.Redemption(ctx, userID, res.RedemptionID)
 	case res.Replayed:
 		return &Redemption{ID: res.RedemptionID, Status: RedemptionPending}, nil
-	case r.cfg.Mode == ModeSync:
+	}
+	r.losses.remember(templateID, userID, res.RedemptionID, now)
+	if r.cfg.Mode == ModeSync {
 		return r.finishNow(ctx, templateID, userID, requestID, res, now)
 	}
 	r.markDirty(templateID)

@@ -1,0 +1,54 @@
+package template
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"coupond/coupon"
+	"coupond/coupon/keys"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ReconcileStocks compares, for every template in the outbox index, the cached stock with what it
+// must be (the database's stock less the journaled claims MySQL does not hold yet) and drops the
+// hashes that show more, so the next lookup rebuilds them exactly. That is what a Redis restored
+// from an AOF older than MySQL looks like (claims persisted after its last fsync): left alone, it
+// would sell those units again. It returns, per corrected template, how many units Redis showed too
+// many. Run it at start-up; it is safe beside running claims (a hash showing less is left alone).
+func (c *Cache) ReconcileStocks(ctx context.Context) (map[int64]int, error) {
+	members, err := c.rdb.SMembers(ctx, keys.OutboxIndex()).Result()
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: outbox index: %w", err)
+	}
+	fixed := map[int64]int{}
+	for _, m := range members {
+		id, err := strconv.ParseInt(m, 10, 64)
+		if err != nil {
+			continue
+		}
+		cached, err := c.rdb.HGet(ctx, keys.Template(id), "stock").Int()
+		if errors.Is(err, redis.Nil) {
+			continue // not cached: the next lookup rebuilds it exactly anyway
+		}
+		if err != nil {
+			return fixed, fmt.Errorf("reconcile %d: %w", id, err)
+		}
+		want, err := c.load(ctx, id)
+		if errors.Is(err, coupon.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fixed, fmt.Errorf("reconcile %d: %w", id, err)
+		}
+		if cached > want.Stock {
+			if err := c.Invalidate(ctx, id); err != nil {
+				return fixed, fmt.Errorf("reconcile %d: %w", id, err)
+			}
+			fixed[id] = cached - want.Stock
+		}
+	}
+	return fixed, nil
+}
