@@ -313,3 +313,24 @@ func TestAdministrationDuringAFlashSale(t *testing.T) {
 }
 
 func num(n int) *int { return &n }
+
+// A replay answers the redemption as it stands now: the same id, ISSUED with its coupon once the
+// persister recorded it (not the PENDING of the first answer).
+func TestReplayAnswersTheRedemptionAsItStandsNow(t *testing.T) {
+	e := newRedeemEnv(t, "replay_now", claim.Config{})
+	tpl := e.Template(t, 10, 1, nil)
+	first, err := e.redeemer.Redeem(e.Ctx, 3, tpl.ID, "again")
+	if err != nil || first.Status != claim.RedemptionPending {
+		t.Fatalf("first answer = %+v, %v", first, err)
+	}
+	if again, err := e.redeemer.Redeem(e.Ctx, 3, tpl.ID, "again"); err != nil || again.ID != first.ID || again.Status != claim.RedemptionPending {
+		t.Fatalf("replay before persistence = %+v, %v", again, err)
+	}
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.redeemer.Redeem(e.Ctx, 3, tpl.ID, "again")
+	if err != nil || again.ID != first.ID || again.Status != claim.RedemptionIssued || again.Coupon == nil {
+		t.Fatalf("replay after persistence = %+v, %v; want ISSUED with the coupon, same id", again, err)
+	}
+}

@@ -63,7 +63,7 @@ func NewRedeemer(db *ent.Client, rdb redis.UniversalClient, cache *template.Cach
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
 // Redeem claims one coupon of the template for the user. A requestId makes the call idempotent:
-// the same (user, template, requestId) always gets the first answer the claim script gave.
+// the same (user, template, requestId) always gets the claim of the first answer, as it stands now.
 // Refusals are *coupon.Error values with codes NOT_FOUND, NOT_STARTED, ENDED, RATE_LIMITED,
 // OUT_OF_STOCK or LIMIT_REACHED; nothing is deducted for them.
 func (r *Redeemer) Redeem(ctx context.Context, userID, templateID int64, requestID string) (*Redemption, error) {
@@ -120,10 +120,10 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 		return nil, err
 	}
 	switch {
-	case res.Replayed && r.cfg.Mode == ModeSync:
-		return r.Redemption(ctx, userID, res.RedemptionID)
 	case res.Replayed:
-		return &Redemption{ID: res.RedemptionID, Status: RedemptionPending}, nil
+		// A replay answers the claim as it stands now (PENDING, ISSUED with the coupon, or FAILED),
+		// so a client's cache never goes back from ISSUED to PENDING; the first answer reads nothing.
+		return r.Redemption(ctx, userID, res.RedemptionID)
 	}
 	r.losses.remember(templateID, userID, res.RedemptionID, now)
 	if r.cfg.Mode == ModeSync {
