@@ -21,35 +21,42 @@ type fault func(ctx context.Context, w *world, b *burst, templateID int64) (stri
 // noFault leaves the system alone (the client side of a scenario is the fault).
 func noFault(context.Context, *world, *burst, int64) (string, error) { return "-", nil }
 
-// killServer kill -9s coupond once at share at of the burst and starts it again after down.
-func killServer(at float64, down time.Duration) fault {
+// restartable is a process of the world that a fault may kill and start again.
+type restartable interface {
+	process() *proc
+	start(ctx context.Context) error
+}
+
+// killAt kill -9s the process pick chooses at share at of the burst and starts it again after down.
+func killAt(name string, pick func(*world) restartable, at float64, down time.Duration) fault {
 	return func(ctx context.Context, w *world, b *burst, _ int64) (string, error) {
 		if err := b.waitProgress(ctx, at); err != nil {
 			return "", err
 		}
-		w.srv.p.kill9()
+		r := pick(w)
+		r.process().kill9()
 		time.Sleep(down)
 		t := time.Now()
-		if err := w.srv.start(ctx); err != nil {
+		if err := r.start(ctx); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("kill -9 coupond at %.0f%%, back in %s", at*100, round(time.Since(t)+down)), nil
+		return fmt.Sprintf("kill -9 %s at %.0f%%, back in %s", name, at*100, round(time.Since(t)+down)), nil
 	}
+}
+
+// killServer kill -9s coupond at share at of the burst and starts it again after down.
+func killServer(at float64, down time.Duration) fault {
+	return killAt("coupond", func(w *world) restartable { return w.srv }, at, down)
 }
 
 // killRedis kill -9s Redis at share at and restarts it from its AOF after down.
 func killRedis(at float64, down time.Duration) fault {
-	return func(ctx context.Context, w *world, b *burst, _ int64) (string, error) {
-		if err := b.waitProgress(ctx, at); err != nil {
-			return "", err
-		}
-		w.rd.p.kill9()
-		time.Sleep(down)
-		if err := w.rd.start(ctx); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("kill -9 redis (appendfsync %s) at %.0f%%, down %s", w.rd.fsync, at*100, down), nil
-	}
+	return killAt("redis", func(w *world) restartable { return w.rd }, at, down)
+}
+
+// killMariaDB kill -9s MariaDB at share at and restarts it (InnoDB crash recovery) after down.
+func killMariaDB(at float64, down time.Duration) fault {
+	return killAt("mariadbd", func(w *world) restartable { return w.my }, at, down)
 }
 
 // powerLoss emulates a power loss of the Redis host under appendfsync everysec: the AOF
@@ -77,22 +84,6 @@ func powerLoss(at float64, lag time.Duration) fault {
 			return "", err
 		}
 		return fmt.Sprintf("AOF copied at %.0f%%, kill -9 redis %s later, copy restored", at*100, lag), nil
-	}
-}
-
-// killMariaDB kill -9s MariaDB at share at and restarts it (InnoDB crash recovery) after down.
-func killMariaDB(at float64, down time.Duration) fault {
-	return func(ctx context.Context, w *world, b *burst, _ int64) (string, error) {
-		if err := b.waitProgress(ctx, at); err != nil {
-			return "", err
-		}
-		w.my.p.kill9()
-		time.Sleep(down)
-		t := time.Now()
-		if err := w.my.start(ctx); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("kill -9 mariadbd at %.0f%%, back in %s", at*100, round(time.Since(t)+down)), nil
 	}
 }
 

@@ -186,11 +186,7 @@ func (m *mariadb) start(ctx context.Context) error {
 	})
 }
 
-// restart kills the server with -9 (if it still runs) and starts it again on the same data.
-func (m *mariadb) restart(ctx context.Context) error {
-	m.p.kill9()
-	return m.start(ctx)
-}
+func (m *mariadb) process() *proc { return m.p }
 
 // close stops the server and the runner's pool.
 func (m *mariadb) close() {
@@ -251,11 +247,7 @@ func (r *redisServer) start(ctx context.Context) error {
 	})
 }
 
-// restart kills Redis with -9 (if it still runs) and starts it again from its AOF.
-func (r *redisServer) restart(ctx context.Context) error {
-	r.p.kill9()
-	return r.start(ctx)
-}
+func (r *redisServer) process() *proc { return r.p }
 
 func (r *redisServer) close() {
 	if r == nil {
@@ -302,11 +294,7 @@ func (s *server) start(ctx context.Context) error {
 	})
 }
 
-// restart kills coupond with -9 (if it still runs) and starts it again.
-func (s *server) restart(ctx context.Context) error {
-	s.p.kill9()
-	return s.start(ctx)
-}
+func (s *server) process() *proc { return s.p }
 
 func (s *server) close() {
 	if s != nil {
