@@ -32,7 +32,7 @@ func main() {
 	flag.Parse()
 	if *list {
 		for _, s := range scenarios {
-			fmt.Printf("%-26s %-5s known failing: %v\n", s.name, s.mode, s.knownFailing)
+			fmt.Printf("%-28s %-5s known failing: %v\n", s.name, s.mode, s.knownFailing)
 		}
 		return
 	}

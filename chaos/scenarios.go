@@ -38,32 +38,50 @@ const (
 	settleTarget = 5 * time.Second
 )
 
-// scenarios is the table of every scenario the runner knows, in the order it runs them.
+// scenarios is the table of every scenario the runner knows, in the order it runs them. The
+// comments on known-failing ones say what the current code does (numbers of full runs) and which
+// defect of issue 7 it is.
+var (
+	stalls  = []time.Duration{300 * time.Millisecond, 800 * time.Millisecond, 1500 * time.Millisecond}
+	timeout = [2]time.Duration{30 * time.Millisecond, 80 * time.Millisecond}
+	evict   = evictHash(0.1, 0.9, 10*time.Millisecond)
+)
+
 var scenarios = []scenario{
+	// Sometimes: 111-210 claims not persisted for > 30 s after the worker died mid-task (defect 3).
 	{name: "kill-coupond-async", knownFailing: true, mode: "async", retry: true, fault: killServer(0.4, 300*time.Millisecond)},
+	// Sometimes: 7-13 claims accepted by Redis, never committed, their stock and limits leaked (defect 1).
 	{name: "kill-coupond-sync", knownFailing: true, mode: "sync", retry: true, fault: killServer(0.4, 300*time.Millisecond)},
+	// Sometimes: one acknowledged claim gone with a plain kill -9 under everysec, its retry OUT_OF_STOCK (defect 6).
 	{name: "kill-redis-async", knownFailing: true, mode: "async", retry: true, fault: killRedis(0.4, 500*time.Millisecond)},
 	{name: "kill-redis-sync", mode: "sync", retry: true, fault: killRedis(0.4, 500*time.Millisecond)},
+	// Mostly: persistence stalls 29 s or > 30 s after MariaDB is back, the task waiting in retry (defect 3).
 	{name: "kill-mariadb-async", knownFailing: true, mode: "async", retry: true, fault: killMariaDB(0.4, 500*time.Millisecond)},
+	// Sometimes: a commit that went through when MariaDB died is given back; the user ends over the limit (defects 1, 4).
 	{name: "kill-mariadb-sync", knownFailing: true, mode: "sync", retry: true, fault: killMariaDB(0.4, 500*time.Millisecond)},
-	{name: "stall-mariadb-async", mode: "async", retry: true,
-		fault: stallMariaDB(0.3, 300*time.Millisecond, 800*time.Millisecond, 1500*time.Millisecond)},
-	{name: "stall-mariadb-sync", mode: "sync", retry: true,
-		fault: stallMariaDB(0.3, 300*time.Millisecond, 800*time.Millisecond, 1500*time.Millisecond)},
+	{name: "stall-mariadb-async", mode: "async", retry: true, fault: stallMariaDB(0.3, stalls...)},
+	{name: "stall-mariadb-sync", mode: "sync", retry: true, fault: stallMariaDB(0.3, stalls...)},
+	// 97-500 claims not persisted for > 30 s (defect 3).
 	{name: "kill-coupond-in-stall-async", knownFailing: true, mode: "async", retry: true, fault: killServerInStall(0.4, 600*time.Millisecond)},
+	// 31-32 claims lost with their stock and limits (defect 1).
 	{name: "kill-coupond-in-stall-sync", knownFailing: true, mode: "sync", retry: true, fault: killServerInStall(0.4, 600*time.Millisecond)},
-	{name: "timeouts-async", mode: "async", timeoutMin: 30 * time.Millisecond, timeoutMax: 80 * time.Millisecond, fault: noFault},
-	{name: "timeouts-sync", knownFailing: true, mode: "sync", timeoutMin: 30 * time.Millisecond, timeoutMax: 80 * time.Millisecond, fault: noFault},
-	{name: "timeouts-sync-retry", knownFailing: true, mode: "sync", timeoutMin: 30 * time.Millisecond, timeoutMax: 80 * time.Millisecond, retry: true, fault: noFault},
-	{name: "evict-hash-async", mode: "async", fault: evictHash(0.1, 0.9, 10*time.Millisecond)},
-	{name: "evict-hash-stall-async", mode: "async", retry: true, fault: together(evictHash(0.1, 0.9, 10*time.Millisecond),
-		stallMariaDB(0.3, 300*time.Millisecond, 800*time.Millisecond, 1500*time.Millisecond))},
-	{name: "evict-hash-sync", mode: "sync", fault: evictHash(0.1, 0.9, 10*time.Millisecond)},
+	{name: "timeouts-async", mode: "async", timeoutMin: timeout[0], timeoutMax: timeout[1], fault: noFault},
+	// 359-939 units of Redis stock and 323-641 users' limits leaked (defect 1).
+	{name: "timeouts-sync", knownFailing: true, mode: "sync", timeoutMin: timeout[0], timeoutMax: timeout[1], fault: noFault},
+	// The retry replays an accepted answer whose commit never came: 142-353 claims lost (defect 1).
+	{name: "timeouts-sync-retry", knownFailing: true, mode: "sync", timeoutMin: timeout[0], timeoutMax: timeout[1], retry: true, fault: noFault},
+	{name: "evict-hash-async", mode: "async", fault: evict},
+	{name: "evict-hash-stall-async", mode: "async", retry: true, fault: together(evict, stallMariaDB(0.3, stalls...))},
+	{name: "evict-hash-sync", mode: "sync", fault: evict},
+	// Replays answer differently (~340), ~150 users' counters below their rows, users over the
+	// limit (0-6), lost claims not counted by the server (0-305) or a stalled persister (defects 3, 4, 6).
 	{name: "powerloss-everysec-async", knownFailing: true, mode: "async", retry: true, lossAllowed: true, fault: powerLoss(0.3, time.Second)},
+	// Replays answer differently (~310), ~160 users' counters below their rows (defects 4, 6).
 	{name: "powerloss-everysec-sync", knownFailing: true, mode: "sync", retry: true, lossAllowed: true, fault: powerLoss(0.3, time.Second)},
 	// With appendfsync always every acknowledged write is on disk, so a power loss leaves exactly
-	// the AOF a kill -9 leaves.
-	{name: "powerloss-always-async", mode: "async", fsync: "always", retry: true, fault: killRedis(0.3, 500*time.Millisecond)},
+	// the AOF a kill -9 leaves. Sometimes: nothing persisted for > 30 s after Redis is back (defect 3).
+	{name: "powerloss-always-async", knownFailing: true, mode: "async", fsync: "always", retry: true, fault: killRedis(0.3, 500*time.Millisecond)},
+	// After the archive nothing more is persisted, ever (defect 3).
 	{name: "archive-persist-async", knownFailing: true, mode: "async", retry: true, fault: archivePersist(0.3)},
 }
 
@@ -188,11 +206,11 @@ func runScenario(ctx context.Context, r *run, s scenario, short bool, logf func(
 }
 
 // header and line format the one-line-per-scenario table.
-const header = "scenario                  mode   accepted  rows failed leak(db/redis) lost oversold overlimit limits(hi/lo) badretry  settle  verdict"
+const header = "scenario                     mode   accepted  rows failed leak(db/redis) lost oversold overlimit limits(hi/lo) badretry  settle  verdict"
 
 func (r result) line() string {
 	if r.err != nil {
-		return fmt.Sprintf("%-25s %-5s  ERROR %v", r.name, r.mode, r.err)
+		return fmt.Sprintf("%-28s %-5s  ERROR %v", r.name, r.mode, r.err)
 	}
 	bk := r.bk
 	redis := strconv.Itoa(bk.redisLeak)
@@ -209,7 +227,7 @@ func (r result) line() string {
 	} else if bk.lost > 0 {
 		verdict = fmt.Sprintf("PASS (lost %d reported by the server)", bk.lost)
 	}
-	return fmt.Sprintf("%-25s %-5s %9d %5d %6d %7d/%-6s %4d %8d %9d %7d/%-5d %8d %7s  %s",
+	return fmt.Sprintf("%-28s %-5s %9d %5d %6d %7d/%-6s %4d %8d %9d %7d/%-5d %8d %7s  %s",
 		r.name, r.mode, bk.accepted, bk.rows, bk.failed, bk.dbLeak, redis, bk.lost, bk.oversold,
 		bk.overLimit, bk.limitsHigh, bk.limitsLow, r.inconsistent, settle, verdict)
 }
