@@ -157,6 +157,36 @@ func evictHash(from, to float64, period time.Duration) fault {
 	}
 }
 
+// evictInBatch deletes the template's cache hash whenever the persister holds a batch it has
+// not acknowledged yet (XPENDING > 0 on the outbox: read, maybe committed, not XACKed), from
+// share from to share to of the burst, so the rebuild that the next claim triggers runs while that
+// batch may be in MySQL and in the outbox at once.
+func evictInBatch(from, to float64) fault {
+	return func(ctx context.Context, w *world, b *burst, templateID int64) (string, error) {
+		if err := b.waitProgress(ctx, from); err != nil {
+			return "", err
+		}
+		key, outbox := fmt.Sprintf("{t%d}:tpl", templateID), fmt.Sprintf("{t%d}:outbox", templateID)
+		n := 0
+		for b.progress() < to {
+			select {
+			case <-b.done:
+				return fmt.Sprintf("DEL %s %d times in a batch", key, n), nil
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(time.Millisecond):
+			}
+			if pending, err := xpending(ctx, w.rd.rdb, outbox); err != nil || pending == 0 {
+				continue
+			}
+			if deleted, err := w.rd.rdb.Del(ctx, key).Result(); err == nil && deleted == 1 {
+				n++
+			}
+		}
+		return fmt.Sprintf("DEL %s %d times while a batch was unacknowledged, from %.0f%% to %.0f%%", key, n, from*100, to*100), nil
+	}
+}
+
 // archivePersist archives the template's persister task (id persist:<template>) through the asynq
 // inspector from share at of the burst, as an operator would in asynqmon: a pending, scheduled or
 // retrying task is archived at once; a running one is first cancelled (asynq then moves it to

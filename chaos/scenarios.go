@@ -73,6 +73,7 @@ var scenarios = []scenario{
 	{name: "evict-hash-async", mode: "async", fault: evict},
 	{name: "evict-hash-stall-async", mode: "async", retry: true, fault: together(evict, stallMariaDB(0.3, stalls...))},
 	{name: "evict-hash-sync", mode: "sync", fault: evict},
+	{name: "evict-in-batch-async", mode: "async", fault: evictInBatch(0.1, 0.9)},
 	// Replays answer differently (~340), ~150 users' counters below their rows, users over the
 	// limit (0-6), lost claims not counted by the server (0-305) or a stalled persister (defects 3, 4, 6).
 	{name: "powerloss-everysec-async", knownFailing: true, mode: "async", retry: true, lossAllowed: true, fault: powerLoss(0.3, time.Second)},
