@@ -262,12 +262,14 @@ type server struct {
 	bin, log string
 	env      []string
 	url      string
+	metrics  string // base URL of the /metrics listener (COUPON_METRICS_ADDR), tried before url
 	p        *proc
 }
 
 // startServer runs `coupond serve` with env and waits until /readyz answers 200.
-func startServer(ctx context.Context, bin, log string, env []string, httpPort int) (*server, error) {
-	s := &server{bin: bin, log: log, env: env, url: fmt.Sprintf("http://127.0.0.1:%d", httpPort)}
+func startServer(ctx context.Context, bin, log string, env []string, httpPort, metricsPort int) (*server, error) {
+	s := &server{bin: bin, log: log, env: env, url: fmt.Sprintf("http://127.0.0.1:%d", httpPort),
+		metrics: fmt.Sprintf("http://127.0.0.1:%d", metricsPort)}
 	return s, s.start(ctx)
 }
 
@@ -366,18 +368,32 @@ func tail(b []byte) string {
 
 // countedLoss adds up every /metrics sample whose name contains "lost": the claims the server
 // itself reports as lost (e.g. by a start-up check of outboxes against MySQL). 0 when it has none.
+// /metrics is read from its own listener, or from the API's (builds before COUPON_METRICS_ADDR).
 func (s *server) countedLoss() int {
-	resp, err := http.Get(s.url + "/metrics")
+	for _, base := range []string{s.metrics, s.url} {
+		if body, ok := get(base + "/metrics"); ok {
+			return sumLost(body)
+		}
+	}
+	return 0
+}
+
+// get returns the body of a 200 answer to GET url.
+func get(url string) (string, bool) {
+	hc := &http.Client{Timeout: 5 * time.Second}
+	resp, err := hc.Get(url)
 	if err != nil {
-		return 0
+		return "", false
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0
-	}
+	return string(b), err == nil && resp.StatusCode == http.StatusOK
+}
+
+// sumLost adds up the samples of a Prometheus text exposition whose series name contains "lost".
+func sumLost(exposition string) int {
 	total := 0.0
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range strings.Split(exposition, "\n") {
 		i := strings.LastIndexByte(line, ' ')
 		if i < 0 || strings.HasPrefix(line, "#") || !strings.Contains(line[:i], "lost") {
 			continue

@@ -83,12 +83,20 @@ func newWorld(ctx context.Context, r *run, name, mode, fsync string) (w *world, 
 	if err != nil {
 		return w, err
 	}
+	metricsPort := httpPort
+	for metricsPort == httpPort && err == nil {
+		metricsPort, err = anyPort()
+	}
+	if err != nil {
+		return w, err
+	}
 	env := []string{
 		"COUPON_ENV=dev",
 		"COUPON_MYSQL_DSN=" + w.my.dsn(),
 		"COUPON_REDIS_ADDR=" + w.rd.addr(),
 		"COUPON_QUEUE_REDIS_ADDR=" + w.rd.addr(),
 		"COUPON_HTTP_ADDR=" + fmt.Sprintf("127.0.0.1:%d", httpPort),
+		"COUPON_METRICS_ADDR=" + fmt.Sprintf("127.0.0.1:%d", metricsPort), // builds before it serve /metrics on the API port
 		"COUPON_JWT_SECRET=" + r.secret,
 		"COUPON_REDEEM_MODE=" + mode,
 		"COUPON_REDEEM_USER_RATE=0",
@@ -97,7 +105,7 @@ func newWorld(ctx context.Context, r *run, name, mode, fsync string) (w *world, 
 		"COUPON_WORKER_CONCURRENCY=10",
 		"COUPON_REDIS_FSYNC=" + fsync, // read by builds that configure Redis themselves; ignored otherwise
 	}
-	if w.srv, err = startServer(ctx, r.bin, filepath.Join(dir, "coupond.log"), env, httpPort); err != nil {
+	if w.srv, err = startServer(ctx, r.bin, filepath.Join(dir, "coupond.log"), env, httpPort, metricsPort); err != nil {
 		return w, err
 	}
 	w.gql = newGQLClient(w.srv.url)
