@@ -227,6 +227,8 @@ func (r result) line() string {
 	verdict := "PASS"
 	if f := r.failures(); len(f) > 0 {
 		verdict = "FAIL: " + strings.Join(f, ", ")
+	} else if strings.HasPrefix(r.fault, "not injected") {
+		verdict = "PASS (fault " + r.fault + ")"
 	} else if bk.lost > 0 {
 		verdict = fmt.Sprintf("PASS (lost %d reported by the server)", bk.lost)
 	}
