@@ -72,7 +72,7 @@ type books struct {
 	rows         int // user_coupon rows of the template
 	failed       int // accepted ids with a redemption_failure row
 	lost         int // accepted ids neither a row nor a failure
-	unresolved   int // accepted ids redemption(id) does not show as ISSUED with a coupon or FAILED with a reason
+	unresolved   int // accepted ids redemption(id) does not show as ISSUED with a coupon or FAILED with a reason (and no row)
 	dbLeak       int // total_stock - stock - rows in MySQL (≠ 0: stock leaked or invented)
 	redisLeak    int // total - (hash stock + outbox + rows) when the hash exists
 	hashMissing  bool
@@ -147,7 +147,9 @@ func (w *world) takeBooks(ctx context.Context, templateID int64, limit int, b *b
 			}
 		}
 	}
-	bk.unresolved = w.checkRedemptions(ctx, owner, issued, tokens, b.plan.concurrency)
+	var unresolved []string
+	bk.unresolved, unresolved = w.checkRedemptions(ctx, owner, issued, tokens, b.plan.concurrency)
+	bk.examples = append(bk.examples, unresolved...)
 
 	bk.dbLeak = total - bk.dbStock - bk.rows
 	bk.oversold = max(0, bk.rows-total) + max(0, -bk.dbStock)
@@ -196,8 +198,9 @@ func (w *world) takeBooks(ctx context.Context, templateID int64, limit int, b *b
 }
 
 // checkRedemptions asks redemption(id) for every accepted id as its owner and counts the answers
-// that are not final (ISSUED with a coupon or FAILED with a reason) or disagree with MySQL.
-func (w *world) checkRedemptions(ctx context.Context, owner map[string]int, issued map[string]bool, tokens []string, concurrency int) int {
+// that are not final (ISSUED with a coupon or FAILED with a reason) or say FAILED for a coupon
+// MySQL holds, with up to two examples.
+func (w *world) checkRedemptions(ctx context.Context, owner map[string]int, issued map[string]bool, tokens []string, concurrency int) (int, []string) {
 	type item struct {
 		rid  string
 		user int
@@ -205,6 +208,7 @@ func (w *world) checkRedemptions(ctx context.Context, owner map[string]int, issu
 	work := make(chan item)
 	var mu sync.Mutex
 	bad := 0
+	var examples []string
 	var wg sync.WaitGroup
 	for range concurrency {
 		wg.Add(1)
@@ -212,12 +216,17 @@ func (w *world) checkRedemptions(ctx context.Context, owner map[string]int, issu
 			defer wg.Done()
 			for it := range work {
 				st, err := w.gql.redemptionStatus(ctx, tokens[it.user-1], it.rid)
-				ok := err == nil && ((st == "ISSUED" && issued[it.rid]) || (st == "FAILED" && !issued[it.rid]))
-				if !ok {
-					mu.Lock()
-					bad++
-					mu.Unlock()
+				// ISSUED without a row of its own is the coupon of an earlier claim with the same
+				// requestId; FAILED while MySQL holds its coupon contradicts the books.
+				if err == nil && (st == "ISSUED" || (st == "FAILED" && !issued[it.rid])) {
+					continue
 				}
+				mu.Lock()
+				bad++
+				if len(examples) < 2 {
+					examples = append(examples, fmt.Sprintf("redemption(%s) = %q (err %v), coupon row in MySQL: %v", it.rid, st, err, issued[it.rid]))
+				}
+				mu.Unlock()
 			}
 		}()
 	}
@@ -226,5 +235,5 @@ func (w *world) checkRedemptions(ctx context.Context, owner map[string]int, issu
 	}
 	close(work)
 	wg.Wait()
-	return bad
+	return bad, examples
 }

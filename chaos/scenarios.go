@@ -39,8 +39,7 @@ const (
 )
 
 // scenarios is the table of every scenario the runner knows, in the order it runs them. The
-// comments on known-failing ones say what the current code does (numbers of full runs) and which
-// defect of issue 7 it is.
+// comments name the defect of issue 7 a scenario showed before its fix (README: the numbers).
 var (
 	stalls  = []time.Duration{300 * time.Millisecond, 800 * time.Millisecond, 1500 * time.Millisecond}
 	timeout = [2]time.Duration{30 * time.Millisecond, 80 * time.Millisecond}
@@ -48,44 +47,30 @@ var (
 )
 
 var scenarios = []scenario{
-	// Sometimes: 111-210 claims not persisted for > 30 s after the worker died mid-task (defect 3).
-	{name: "kill-coupond-async", knownFailing: true, mode: "async", retry: true, fault: killServer(0.4, 300*time.Millisecond)},
-	// Sometimes: 7-25 claims accepted by Redis, never committed, their stock and limits leaked (defect 1).
-	{name: "kill-coupond-sync", knownFailing: true, mode: "sync", retry: true, fault: killServer(0.4, 300*time.Millisecond)},
-	// Sometimes: one acknowledged claim gone with a plain kill -9 under everysec, its retry OUT_OF_STOCK (defect 6).
-	{name: "kill-redis-async", knownFailing: true, mode: "async", retry: true, fault: killRedis(0.4, 500*time.Millisecond)},
+	{name: "kill-coupond-async", mode: "async", retry: true, fault: killServer(0.4, 300*time.Millisecond)}, // defect 3
+	{name: "kill-coupond-sync", mode: "sync", retry: true, fault: killServer(0.4, 300*time.Millisecond)},   // defect 1
+	{name: "kill-redis-async", mode: "async", retry: true, fault: killRedis(0.4, 500*time.Millisecond)},    // defect 6
 	{name: "kill-redis-sync", mode: "sync", retry: true, fault: killRedis(0.4, 500*time.Millisecond)},
-	// Mostly: after MariaDB is back, persistence stalls 29 s or > 30 s (the task waits in retry), or the
-	// rows are in but the batch stays unacknowledged in the outbox for > 30 s (defect 3).
-	{name: "kill-mariadb-async", knownFailing: true, mode: "async", retry: true, fault: killMariaDB(0.4, 500*time.Millisecond)},
-	// Sometimes (1 of 4 full runs, 2 of 2 short ones): a commit that went through when MariaDB died is
-	// given back, and the user ends over the limit (defects 1, 4).
-	{name: "kill-mariadb-sync", knownFailing: true, mode: "sync", retry: true, fault: killMariaDB(0.4, 500*time.Millisecond)},
+	{name: "kill-mariadb-async", mode: "async", retry: true, fault: killMariaDB(0.4, 500*time.Millisecond)}, // defect 3
+	{name: "kill-mariadb-sync", mode: "sync", retry: true, fault: killMariaDB(0.4, 500*time.Millisecond)},   // defects 1, 4
 	{name: "stall-mariadb-async", mode: "async", retry: true, fault: stallMariaDB(0.3, stalls...)},
 	{name: "stall-mariadb-sync", mode: "sync", retry: true, fault: stallMariaDB(0.3, stalls...)},
-	// 97-500 claims not persisted for > 30 s (defect 3).
-	{name: "kill-coupond-in-stall-async", knownFailing: true, mode: "async", retry: true, fault: killServerInStall(0.4, 600*time.Millisecond)},
-	// 31-32 claims lost with their stock and limits (defect 1).
-	{name: "kill-coupond-in-stall-sync", knownFailing: true, mode: "sync", retry: true, fault: killServerInStall(0.4, 600*time.Millisecond)},
+	{name: "kill-coupond-in-stall-async", mode: "async", retry: true, fault: killServerInStall(0.4, 600*time.Millisecond)}, // defect 3
+	{name: "kill-coupond-in-stall-sync", mode: "sync", retry: true, fault: killServerInStall(0.4, 600*time.Millisecond)},   // defect 1
 	{name: "timeouts-async", mode: "async", timeoutMin: timeout[0], timeoutMax: timeout[1], fault: noFault},
-	// 359-939 units of Redis stock and 323-641 users' limits leaked (defect 1).
-	{name: "timeouts-sync", knownFailing: true, mode: "sync", timeoutMin: timeout[0], timeoutMax: timeout[1], fault: noFault},
-	// The retry replays an accepted answer whose commit never came: 142-353 claims lost (defect 1).
-	{name: "timeouts-sync-retry", knownFailing: true, mode: "sync", timeoutMin: timeout[0], timeoutMax: timeout[1], retry: true, fault: noFault},
-	{name: "evict-hash-async", mode: "async", fault: evict},
-	{name: "evict-hash-stall-async", mode: "async", retry: true, fault: together(evict, stallMariaDB(0.3, stalls...))},
+	{name: "timeouts-sync", mode: "sync", timeoutMin: timeout[0], timeoutMax: timeout[1], fault: noFault},                    // defect 1
+	{name: "timeouts-sync-retry", mode: "sync", timeoutMin: timeout[0], timeoutMax: timeout[1], retry: true, fault: noFault}, // defect 1
+	{name: "evict-hash-async", mode: "async", fault: evict},                                                                  // defect 2
+	{name: "evict-hash-stall-async", mode: "async", retry: true, fault: together(evict, stallMariaDB(0.3, stalls...))},       // defect 2
 	{name: "evict-hash-sync", mode: "sync", fault: evict},
-	{name: "evict-in-batch-async", mode: "async", fault: evictInBatch(0.1, 0.9)},
-	// Replays answer differently (~340), ~150 users' counters below their rows, users over the
-	// limit (0-6), lost claims not counted by the server (0-305) or a stalled persister (defects 3, 4, 6).
+	{name: "evict-in-batch-async", mode: "async", fault: evictInBatch(0.1, 0.9)}, // defect 2
+	// Still failing on 1ff6f50: replays answer differently, users' counters below their rows (defects 4, 6).
 	{name: "powerloss-everysec-async", knownFailing: true, mode: "async", retry: true, lossAllowed: true, fault: powerLoss(0.3, time.Second)},
-	// Replays answer differently (~310), ~160 users' counters below their rows (defects 4, 6).
 	{name: "powerloss-everysec-sync", knownFailing: true, mode: "sync", retry: true, lossAllowed: true, fault: powerLoss(0.3, time.Second)},
 	// With appendfsync always every acknowledged write is on disk, so a power loss leaves exactly
-	// the AOF a kill -9 leaves. Sometimes: nothing persisted for > 30 s after Redis is back (defect 3).
-	{name: "powerloss-always-async", knownFailing: true, mode: "async", fsync: "always", retry: true, fault: killRedis(0.3, 500*time.Millisecond)},
-	// After the archive nothing more is persisted, ever (defect 3).
-	{name: "archive-persist-async", knownFailing: true, mode: "async", retry: true, fault: archivePersist(0.3)},
+	// the AOF a kill -9 leaves.
+	{name: "powerloss-always-async", mode: "async", fsync: "always", retry: true, fault: killRedis(0.3, 500*time.Millisecond)}, // defects 3, 6
+	{name: "archive-persist-async", mode: "async", retry: true, fault: archivePersist(0.3)},                                    // defect 3
 }
 
 // plan is the scenario's burst; short runs a smaller one.
