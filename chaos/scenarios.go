@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// scenario is one fault against one fresh world.
+type scenario struct {
+	name  string
+	mode  string // COUPON_REDEEM_MODE: async or sync
+	fsync string // Redis appendfsync: everysec (default) or always
+	// timeoutMin…timeoutMax is the client timeout of first calls (default 5 s).
+	timeoutMin, timeoutMax time.Duration
+	retry                  bool // clients retry a call without answer with the same requestId
+	fault                  fault
+	// lossAllowed: accepted claims lost with Redis's last second (an everysec power loss) are
+	// reported, and no failure when the server counts them itself (a /metrics series with "lost"
+	// in its name adds up to at least the number lost).
+	lossAllowed bool
+	// knownFailing: fails on the current code (issue 7); run only with -all and not in TestChaosShort.
+	knownFailing bool
+}
+
+const (
+	stockFull, stockShort = 1000, 400
+	usersFull, usersShort = 800, 300
+	attemptsPerUser       = 3 // each with its own requestId
+	limitPerPerson        = 2 // so demand (users × 2) exceeds the stock and the sale sells out
+	concurrency           = 32
+	claimsPerSec          = 600
+	settleMax             = 30 * time.Second
+	// settleTarget is issue 7's bound: persistence resumes within 2 s of a store's recovery and
+	// within 5 s of a worker's death, so the last claim is in MySQL within 5 s of the burst's end.
+	settleTarget = 5 * time.Second
+)
+
+// scenarios is the table of every scenario the runner knows, in the order it runs them. The
+// comments name the defect of issue 7 a scenario showed before its fix (README: the numbers).
+var (
+	stalls  = []time.Duration{300 * time.Millisecond, 800 * time.Millisecond, 1500 * time.Millisecond}
+	timeout = [2]time.Duration{30 * time.Millisecond, 80 * time.Millisecond}
+	evict   = evictHash(0.1, 0.9, 10*time.Millisecond)
+)
+
+var scenarios = []scenario{
+	{name: "kill-coupond-async", mode: "async", retry: true, fault: killServer(0.4, 300*time.Millisecond)}, // defect 3
+	{name: "kill-coupond-sync", mode: "sync", retry: true, fault: killServer(0.4, 300*time.Millisecond)},   // defect 1
+	{name: "kill-redis-async", mode: "async", retry: true, fault: killRedis(0.4, 500*time.Millisecond)},    // defect 6
+	{name: "kill-redis-sync", mode: "sync", retry: true, fault: killRedis(0.4, 500*time.Millisecond)},
+	{name: "kill-mariadb-async", mode: "async", retry: true, fault: killMariaDB(0.4, 500*time.Millisecond)}, // defect 3
+	{name: "kill-mariadb-sync", mode: "sync", retry: true, fault: killMariaDB(0.4, 500*time.Millisecond)},   // defects 1, 4
+	{name: "stall-mariadb-async", mode: "async", retry: true, fault: stallMariaDB(0.3, stalls...)},
+	{name: "stall-mariadb-sync", mode: "sync", retry: true, fault: stallMariaDB(0.3, stalls...)},
+	{name: "kill-coupond-in-stall-async", mode: "async", retry: true, fault: killServerInStall(0.4, 600*time.Millisecond)}, // defect 3
+	{name: "kill-coupond-in-stall-sync", mode: "sync", retry: true, fault: killServerInStall(0.4, 600*time.Millisecond)},   // defect 1
+	{name: "timeouts-async", mode: "async", timeoutMin: timeout[0], timeoutMax: timeout[1], fault: noFault},
+	{name: "timeouts-sync", mode: "sync", timeoutMin: timeout[0], timeoutMax: timeout[1], fault: noFault},                    // defect 1
+	{name: "timeouts-sync-retry", mode: "sync", timeoutMin: timeout[0], timeoutMax: timeout[1], retry: true, fault: noFault}, // defect 1
+	{name: "evict-hash-async", mode: "async", fault: evict},                                                                  // defect 2
+	{name: "evict-hash-stall-async", mode: "async", retry: true, fault: together(evict, stallMariaDB(0.3, stalls...))},       // defect 2
+	{name: "evict-hash-sync", mode: "sync", fault: evict},
+	{name: "evict-in-batch-async", mode: "async", fault: evictInBatch(0.1, 0.9)}, // defect 2
+	// Still failing on 1ff6f50: replays answer differently, users' counters below their rows (defects 4, 6).
+	{name: "powerloss-everysec-async", knownFailing: true, mode: "async", retry: true, lossAllowed: true, fault: powerLoss(0.3, time.Second)},
+	{name: "powerloss-everysec-sync", knownFailing: true, mode: "sync", retry: true, lossAllowed: true, fault: powerLoss(0.3, time.Second)},
+	// With appendfsync always every acknowledged write is on disk, so a power loss leaves exactly
+	// the AOF a kill -9 leaves.
+	{name: "powerloss-always-async", mode: "async", fsync: "always", retry: true, fault: killRedis(0.3, 500*time.Millisecond)}, // defects 3, 6
+	{name: "archive-persist-async", mode: "async", retry: true, fault: archivePersist(0.3)},                                    // defect 3
+}
+
+// plan is the scenario's burst; short runs a smaller one.
+func (s scenario) plan(short bool) (p burstPlan, stock int) {
+	p = burstPlan{users: usersFull, attempts: attemptsPerUser, concurrency: concurrency, ratePerSec: claimsPerSec,
+		timeoutMin: s.timeoutMin, timeoutMax: s.timeoutMax, retry: s.retry}
+	stock = stockFull
+	if short {
+		p.users, stock = usersShort, stockShort
+	}
+	if p.timeoutMin == 0 {
+		p.timeoutMin, p.timeoutMax = 5*time.Second, 5*time.Second
+	}
+	return p, stock
+}
+
+// result is what one scenario measured.
+type result struct {
+	name, mode   string
+	fault        string
+	err          error
+	bk           *books
+	inconsistent int
+	examples     []string
+	settle       time.Duration
+	settled      bool
+	serverLost   int // claims the server itself counts as lost (/metrics)
+	took         time.Duration
+	lossAllowed  bool
+}
+
+// failures lists why the scenario misses zero loss (empty: PASS).
+func (r result) failures() []string {
+	if r.err != nil {
+		return []string{"error: " + r.err.Error()}
+	}
+	var f []string
+	add := func(n int, what string) {
+		if n != 0 {
+			f = append(f, fmt.Sprintf("%s %d", what, n))
+		}
+	}
+	bk := r.bk
+	if !r.lossAllowed || r.serverLost < bk.lost {
+		add(bk.lost, "lost")
+	}
+	add(bk.unresolved, "redemption(id) not final")
+	add(bk.dbLeak, "db stock+rows off by")
+	add(bk.redisLeak, "redis stock+pending+rows off by")
+	add(bk.oversold, "oversold")
+	add(bk.overLimit, "users over limit")
+	add(bk.limitsHigh, "leaked limits")
+	add(bk.limitsLow, "limits below rows")
+	add(r.inconsistent, "inconsistent retries")
+	switch {
+	case !r.settled:
+		f = append(f, fmt.Sprintf("not settled in %s", settleMax))
+	case r.settle > settleTarget:
+		f = append(f, fmt.Sprintf("settled after %s (target %s)", round(r.settle), settleTarget))
+	}
+	return f
+}
+
+// runScenario runs s in a fresh world and takes the books.
+func runScenario(ctx context.Context, r *run, s scenario, short bool, logf func(string, ...any)) (res result) {
+	start := time.Now()
+	res = result{name: s.name, mode: s.mode, lossAllowed: s.lossAllowed}
+	defer func() { res.took = time.Since(start) }()
+	fsync := s.fsync
+	if fsync == "" {
+		fsync = "everysec"
+	}
+	w, err := newWorld(ctx, r, s.name, s.mode, fsync)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	defer w.close(r.keep)
+	if r.keep {
+		logf("%s: world in %s", s.name, w.dir)
+	}
+	plan, stock := s.plan(short)
+	tpl, err := w.gql.createTemplate(ctx, r.merchant, stock, limitPerPerson)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	tid, err := strconv.ParseInt(tpl, 10, 64)
+	if err != nil {
+		res.err = fmt.Errorf("template id %q: %w", tpl, err)
+		return res
+	}
+	b := startBurst(ctx, w.gql, tpl, r.users, plan, fmt.Sprintf("c%d", time.Now().UnixMilli()))
+	res.fault, err = s.fault(ctx, w, b, tid)
+	if werr := b.wait(ctx); err == nil {
+		err = werr
+	}
+	if err != nil {
+		res.err = err
+		return res
+	}
+	logf("%s: %d calls in %s, first answers: %s; fault: %s", s.name, len(b.calls), round(b.end.Sub(b.start)), b.summary(), res.fault)
+	res.settle, res.settled = w.settle(ctx, tid, settleMax)
+	// Every answered call once more with its requestId: the answers must agree, and whatever the
+	// replays did (new claims where the first answer was forgotten) is in the books below.
+	res.inconsistent, res.examples = b.replay(ctx, w.gql, tpl, r.users)
+	again := settleMax
+	if !res.settled {
+		again = 5 * time.Second
+	}
+	if _, ok := w.settle(ctx, tid, again); !ok {
+		res.settled = false
+	}
+	if res.bk, err = w.takeBooks(ctx, tid, limitPerPerson, b, r.users); err != nil {
+		res.err = err
+		return res
+	}
+	res.examples = append(res.bk.examples, res.examples...)
+	res.serverLost = w.srv.countedLoss()
+	return res
+}
+
+// header and line format the one-line-per-scenario table.
+const header = "scenario                     mode   accepted  rows failed leak(db/redis) lost oversold overlimit limits(hi/lo) badretry  settle  verdict"
+
+func (r result) line() string {
+	if r.err != nil {
+		return fmt.Sprintf("%-28s %-5s  ERROR %v", r.name, r.mode, r.err)
+	}
+	bk := r.bk
+	redis := strconv.Itoa(bk.redisLeak)
+	if bk.hashMissing {
+		redis = "nohash"
+	}
+	settle := round(r.settle).String()
+	if !r.settled {
+		settle = ">" + settleMax.String()
+	}
+	verdict := "PASS"
+	if f := r.failures(); len(f) > 0 {
+		verdict = "FAIL: " + strings.Join(f, ", ")
+	} else if strings.HasPrefix(r.fault, "not injected") {
+		verdict = "PASS (fault " + r.fault + ")"
+	} else if bk.lost > 0 {
+		verdict = fmt.Sprintf("PASS (lost %d reported by the server)", bk.lost)
+	}
+	return fmt.Sprintf("%-28s %-5s %9d %5d %6d %7d/%-6s %4d %8d %9d %7d/%-5d %8d %7s  %s",
+		r.name, r.mode, bk.accepted, bk.rows, bk.failed, bk.dbLeak, redis, bk.lost, bk.oversold,
+		bk.overLimit, bk.limitsHigh, bk.limitsLow, r.inconsistent, settle, verdict)
+}
