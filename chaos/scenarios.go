@@ -21,7 +21,8 @@ type scenario struct {
 	// reported, and no failure when the server counts them itself (a /metrics series with "lost"
 	// in its name adds up to at least the number lost).
 	lossAllowed bool
-	// knownFailing: fails on the current code (issue 7); run only with -all and not in TestChaosShort.
+	// knownFailing: fails on the current code, always or some of the time (issue 7); run only with
+	// -all and not in TestChaosShort.
 	knownFailing bool
 }
 
@@ -64,7 +65,10 @@ var scenarios = []scenario{
 	{name: "evict-hash-stall-async", mode: "async", retry: true, fault: together(evict, stallMariaDB(0.3, stalls...))},       // defect 2
 	{name: "evict-hash-sync", mode: "sync", fault: evict},
 	{name: "evict-in-batch-async", mode: "async", fault: evictInBatch(0.1, 0.9)}, // defect 2
-	// Still failing on 1ff6f50: replays answer differently, users' counters below their rows (defects 4, 6).
+	// The everysec power losses pass since the restart repair (lost claims recorded, answers and
+	// counters restored, rebuilds counting give-backs still owed): sync 2 of 2 runs, async 2 of 3
+	// (once Redis was 10 units high and 18 counters below their rows). Kept out of TestChaosShort
+	// until the async one passes every run.
 	{name: "powerloss-everysec-async", knownFailing: true, mode: "async", retry: true, lossAllowed: true, fault: powerLoss(0.3, time.Second)},
 	{name: "powerloss-everysec-sync", knownFailing: true, mode: "sync", retry: true, lossAllowed: true, fault: powerLoss(0.3, time.Second)},
 	// With appendfsync always every acknowledged write is on disk, so a power loss leaves exactly

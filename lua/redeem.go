@@ -306,3 +306,11 @@ func RedeemScriptSource() string {
 
 // RedeemScriptSHA returns the SHA-1 of redeem.lua, the name EVALSHA knows it by after SCRIPT LOAD.
 func RedeemScriptSHA() string { return redeem.Hash() }
+
+// RestoreAnswer stores res under the request key k, as redeem.lua stores every answer of its steps 4
+// to 7 ("code:receive_count:redemption_id", EX ttl), unless the key exists: the way to give a
+// replay its first answer back after Redis lost it. It reports whether it stored it.
+func RestoreAnswer(ctx context.Context, rdb redis.Cmdable, k string, res RedeemResult, ttl time.Duration) (bool, error) {
+	v := strconv.Itoa(int(res.Code)) + ":" + strconv.Itoa(res.ReceiveCount) + ":" + res.RedemptionID
+	return rdb.SetNX(ctx, k, v, ttl).Result()
+}

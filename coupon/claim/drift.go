@@ -10,16 +10,11 @@ import (
 	"coupond/ent"
 )
 
-// Failure reasons of claims Redis accepted and MySQL refused (redemption_failure.reason).
+// Failure reasons of claims Redis accepted and MySQL refused (see package coupon).
 const (
-	// ReasonStockDrift: the database had no stock left for the claim.
-	ReasonStockDrift = "the coupon ran out of stock before your claim was recorded"
-	// ReasonLimitReached: the user already held limitPerPerson coupons of the template in the
-	// database (Redis had lost their counter).
-	ReasonLimitReached = "you already hold as many of these coupons as allowed"
-	// ReasonDuplicateRequest: the claim repeated the requestId of one MySQL already holds (Redis
-	// had lost the first answer); it ends with that claim's coupon.
-	ReasonDuplicateRequest = "the same request was already granted"
+	ReasonStockDrift       = coupon.ReasonStockDrift
+	ReasonLimitReached     = coupon.ReasonLimitReached
+	ReasonDuplicateRequest = coupon.ReasonDuplicateRequest
 )
 
 // failedClaim is a claim MySQL refused, with the reason.

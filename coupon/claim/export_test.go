@@ -39,3 +39,9 @@ func (p *Persister) OnStep(f func(step string)) { p.step = f }
 func (r *Redeemer) RecordLost(ctx context.Context) (int, error) {
 	return r.recordLost(ctx, r.losses.snapshot())
 }
+
+// RepairAfterRestart runs what follows a Redis restart (lost claims, answers, counters).
+func (r *Redeemer) RepairAfterRestart(ctx context.Context) error {
+	_, err := r.repair(ctx)
+	return err
+}

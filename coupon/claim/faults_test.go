@@ -279,3 +279,51 @@ func TestClaimsLostByRedisAreRecorded(t *testing.T) {
 		t.Fatalf("a second check recorded %d more", n)
 	}
 }
+
+// After a Redis restart that lost the last second, replays get their first answers again (a lost
+// claim's redemption, a refusal's code) and counters catch up with the coupons MySQL holds.
+func TestRestartRepairsAnswersAndCounters(t *testing.T) {
+	e := newRedeemEnv(t, "restart_repair", claim.Config{})
+	tpl := e.Template(t, 2, 1, nil)
+	held, err := e.redeemer.Redeem(e.Ctx, 1, tpl.ID, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	lost, err := e.redeemer.Redeem(e.Ctx, 2, tpl.ID, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.redeemer.Redeem(e.Ctx, 3, tpl.ID, "c"); codeOf(err) != coupon.CodeOutOfStock {
+		t.Fatalf("third claim: %v, want OUT_OF_STOCK", err)
+	}
+	// The rewind: every request key, user 1's counter, user 2's claim (entry and redemption key).
+	for _, k := range []string{keys.Request(tpl.ID, 1, "a"), keys.Request(tpl.ID, 2, "b"), keys.Request(tpl.ID, 3, "c"),
+		keys.ClaimCounter(tpl.ID, 1), keys.Redemption(tpl.ID, lost.ID)} {
+		e.Redis.Del(e.Ctx, k)
+	}
+	e.Redis.XTrimMaxLen(e.Ctx, keys.Outbox(tpl.ID), 0)
+	e.Redis.HIncrBy(e.Ctx, keys.Template(tpl.ID), "stock", 1) // user 2's unit is back in Redis
+	if err := e.redeemer.RepairAfterRestart(e.Ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := e.Redis.HGet(e.Ctx, keys.ClaimCounter(tpl.ID, 1), "n").Int(); n != 1 {
+		t.Fatalf("user 1's counter = %d, want 1 (the coupon MySQL holds)", n)
+	}
+	for _, c := range []struct {
+		user   int64
+		req    string
+		id     string
+		status claim.RedemptionStatus
+	}{{1, "a", held.ID, claim.RedemptionIssued}, {2, "b", lost.ID, claim.RedemptionFailed}} {
+		again, err := e.redeemer.Redeem(e.Ctx, c.user, tpl.ID, c.req)
+		if err != nil || again.ID != c.id || again.Status != c.status {
+			t.Fatalf("replay of %q = %+v, %v; want %s %s", c.req, again, err, c.id, c.status)
+		}
+	}
+	if _, err := e.redeemer.Redeem(e.Ctx, 3, tpl.ID, "c"); codeOf(err) != coupon.CodeOutOfStock {
+		t.Fatalf("replay of the refusal: %v, want OUT_OF_STOCK again", err)
+	}
+}

@@ -2,24 +2,26 @@ package claim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
+	"coupond/coupon"
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/usercoupon"
+	"coupond/lua"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/redis/go-redis/v9"
 )
 
-// ReasonLost is the failure reason of a claim Redis accepted and then lost with its last second of
-// writes (an AOF fsynced every second, a power loss) before the persister recorded it.
-const ReasonLost = "your claim was lost in a storage failure before it was recorded; please claim again"
+// ReasonLost is the failure reason of a claim a Redis restart lost (coupon.ReasonLost).
+const ReasonLost = coupon.ReasonLost
 
 var lostTotal = promauto.NewCounter(prometheus.CounterOpts{
 	Name: "coupond_claims_lost_total",
@@ -30,32 +32,38 @@ var lostTotal = promauto.NewCounter(prometheus.CounterOpts{
 // everysec AOF can lose, and than a persister needs to record a claim.
 const lossWindow = 10 * time.Second
 
-// recent is one accepted claim, remembered for lossWindow.
+// recent is one answer of the claim script, remembered for lossWindow: an accepted claim, or a
+// refusal the script stored under a requestId.
 type recent struct {
 	templateID, userID int64
-	redemptionID       string
+	requestID          string // "" for none
+	answer             lua.RedeemResult
 	at                 time.Time
 }
 
-// lossWatch remembers the claims this process accepted in the last lossWindow and, when the data
-// Redis restarts (its run_id changes), finds those the restart lost: no redemption key in Redis and
-// nothing in MySQL. They are counted (coupond_claims_lost_total), logged, and recorded FAILED with
-// ReasonLost, so their users read a reason instead of an unknown redemption: never silently.
+// lossWatch remembers the claim script's answers of the last lossWindow in this process and, when
+// the data Redis restarts (its run_id changes), repairs what the restart lost of them:
+//   - accepted claims with no redemption key left and nothing in MySQL are counted
+//     (coupond_claims_lost_total), logged, and recorded FAILED with ReasonLost, so their users read
+//     a reason instead of an unknown redemption: never silently;
+//   - the answers stored under a requestId are stored again, so a replay gets its first answer
+//     (for a lost claim: its redemption, FAILED with the reason);
+//   - a user's claim counter below the coupons MySQL holds is raised to them.
 type lossWatch struct {
 	mu     sync.Mutex
 	claims []recent // oldest first
 	runID  string
 }
 
-// remember notes an accepted claim.
-func (w *lossWatch) remember(templateID, userID int64, rid string, at time.Time) {
+// remember notes an answer of the claim script.
+func (w *lossWatch) remember(templateID, userID int64, requestID string, answer lua.RedeemResult, at time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	cut := 0
 	for cut < len(w.claims) && at.Sub(w.claims[cut].at) > lossWindow {
 		cut++
 	}
-	w.claims = append(w.claims[cut:], recent{templateID, userID, rid, at})
+	w.claims = append(w.claims[cut:], recent{templateID, userID, requestID, answer, at})
 }
 
 // snapshot returns the remembered claims.
@@ -65,10 +73,14 @@ func (w *lossWatch) snapshot() []recent {
 	return append([]recent(nil), w.claims...)
 }
 
-// WatchLosses checks the data Redis every second until ctx ends, and after each restart of it
-// records the claims this process accepted that the restart lost (see lossWatch).
+// lossCheckEvery is how often WatchLosses asks the data Redis for its run_id: soon after a restart,
+// before claims sell the stock a rewound hash shows.
+const lossCheckEvery = 200 * time.Millisecond
+
+// WatchLosses checks the data Redis every lossCheckEvery until ctx ends, and after each restart of
+// it repairs what the restart lost of this process's recent answers (see lossWatch).
 func (r *Redeemer) WatchLosses(ctx context.Context) {
-	tick := time.NewTicker(time.Second)
+	tick := time.NewTicker(lossCheckEvery)
 	defer tick.Stop()
 	for {
 		select {
@@ -103,16 +115,81 @@ func (r *Redeemer) checkLosses(ctx context.Context) (int, error) {
 	} else if len(fixed) > 0 {
 		slog.WarnContext(ctx, "Redis came back with more stock than MySQL allows; hashes dropped for an exact rebuild", "templates", fixed)
 	}
-	return r.recordLost(ctx, r.losses.snapshot())
+	return r.repair(ctx)
+}
+
+// repair restores what a Redis restart lost of the remembered answers (see lossWatch) and returns
+// how many claims it lost.
+func (r *Redeemer) repair(ctx context.Context) (int, error) {
+	recent := r.losses.snapshot()
+	if err := r.restoreAnswers(ctx, recent); err != nil {
+		return 0, err
+	}
+	if err := r.resyncCounters(ctx, recent); err != nil {
+		return 0, err
+	}
+	return r.recordLost(ctx, recent)
+}
+
+// restoreAnswers stores again the answers of requestId calls whose request key the restart lost.
+func (r *Redeemer) restoreAnswers(ctx context.Context, recent []recent) error {
+	for _, c := range recent {
+		if c.requestID == "" {
+			continue
+		}
+		if _, err := lua.RestoreAnswer(ctx, r.rdb, keys.Request(c.templateID, c.userID, c.requestID), c.answer, r.cfg.RequestTTL); err != nil {
+			return fmt.Errorf("restore answer: %w", err)
+		}
+	}
+	return nil
+}
+
+// resyncCounters raises the claim counter of each user with a recent accepted claim to the coupons
+// MySQL holds for them, when the restart left it lower (their claims persisted after Redis's last
+// fsync), so Redis refuses what MySQL would.
+func (r *Redeemer) resyncCounters(ctx context.Context, recent []recent) error {
+	seen := map[[2]int64]bool{}
+	for _, c := range recent {
+		k := [2]int64{c.templateID, c.userID}
+		if c.answer.Code != lua.RedeemOK || seen[k] {
+			continue
+		}
+		seen[k] = true
+		held, err := r.db.UserCoupon.Query().Where(usercoupon.UserID(c.userID), usercoupon.TemplateID(c.templateID)).Count(ctx)
+		if err != nil {
+			return fmt.Errorf("count coupons: %w", err)
+		}
+		key := keys.ClaimCounter(c.templateID, c.userID)
+		n, err := r.rdb.HGet(ctx, key, "n").Int()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return fmt.Errorf("read claim counter: %w", err)
+		}
+		if n < held {
+			pipe := r.rdb.Pipeline()
+			pipe.HSet(ctx, key, "n", held)
+			pipe.Expire(ctx, key, redemptionTTL) // at the latest; the claim script sets the template's end
+			if _, err := pipe.Exec(ctx); err != nil {
+				return fmt.Errorf("raise claim counter: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // recordLost records as FAILED (ReasonLost) the claims with no redemption key in Redis that MySQL
 // holds no coupon or failure for.
 func (r *Redeemer) recordLost(ctx context.Context, claims []recent) (int, error) {
+	var accepted []recent
+	for _, c := range claims {
+		if c.answer.Code == lua.RedeemOK {
+			accepted = append(accepted, c)
+		}
+	}
+	claims = accepted
 	pipe := r.rdb.Pipeline()
 	exists := make([]*redis.IntCmd, len(claims))
 	for i, c := range claims {
-		exists[i] = pipe.Exists(ctx, keys.Redemption(c.templateID, c.redemptionID))
+		exists[i] = pipe.Exists(ctx, keys.Redemption(c.templateID, c.answer.RedemptionID))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return 0, fmt.Errorf("look up redemptions: %w", err)
@@ -130,14 +207,14 @@ func (r *Redeemer) recordLost(ctx context.Context, claims []recent) (int, error)
 			continue
 		}
 		err = r.db.RedemptionFailure.Create().SetUserID(c.userID).SetTemplateID(c.templateID).
-			SetRedemptionID(c.redemptionID).SetReason(ReasonLost).Exec(ctx)
+			SetRedemptionID(c.answer.RedemptionID).SetReason(ReasonLost).Exec(ctx)
 		if err != nil && !ent.IsConstraintError(err) { // recorded meanwhile: not lost
 			return lost, fmt.Errorf("record lost claim: %w", err)
 		}
 		if err == nil {
 			lost++
 			lostTotal.Inc()
-			slog.ErrorContext(ctx, "claim lost by Redis", "template", c.templateID, "user", c.userID, "redemption", c.redemptionID)
+			slog.ErrorContext(ctx, "claim lost by Redis", "template", c.templateID, "user", c.userID, "redemption", c.answer.RedemptionID)
 		}
 	}
 	return lost, nil
@@ -145,10 +222,10 @@ func (r *Redeemer) recordLost(ctx context.Context, claims []recent) (int, error)
 
 // recorded reports whether MySQL holds a coupon or a failure for the claim.
 func (r *Redeemer) recorded(ctx context.Context, c recent) (bool, error) {
-	n, err := r.db.UserCoupon.Query().Where(usercoupon.UserID(c.userID), usercoupon.RedemptionID(c.redemptionID)).Count(ctx)
+	n, err := r.db.UserCoupon.Query().Where(usercoupon.UserID(c.userID), usercoupon.RedemptionID(c.answer.RedemptionID)).Count(ctx)
 	if err != nil || n > 0 {
 		return n > 0, err
 	}
-	n, err = r.db.RedemptionFailure.Query().Where(redemptionfailure.UserID(c.userID), redemptionfailure.RedemptionID(c.redemptionID)).Count(ctx)
+	n, err = r.db.RedemptionFailure.Query().Where(redemptionfailure.UserID(c.userID), redemptionfailure.RedemptionID(c.answer.RedemptionID)).Count(ctx)
 	return n > 0, err
 }

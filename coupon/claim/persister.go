@@ -182,7 +182,7 @@ func (p *Persister) followUp(ctx context.Context, templateID int64, res batchRes
 		_, err := lua.RedeemRelease(ctx, p.rdb, lua.ReleaseKeys{
 			Template: keys.Template(templateID), Claims: keys.ClaimCounter(templateID, f.userID),
 			Redemption: keys.Redemption(templateID, f.redemptionID),
-		}, f.reason != ReasonStockDrift) // drift: Redis had stock MySQL had not; keep it taken
+		}, coupon.GivesStockBack(f.reason))
 		if err != nil {
 			return fmt.Errorf("give back failed claim: %w", err)
 		}

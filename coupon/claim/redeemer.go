@@ -110,6 +110,9 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 		r.markDirty(templateID)
 		return nil, fmt.Errorf("claim script: %w", err)
 	}
+	if stored := res.Code <= lua.RedeemEnded; !res.Replayed && (res.Code == lua.RedeemOK || (requestID != "" && stored)) {
+		r.losses.remember(templateID, userID, requestID, res, now) // see lossWatch
+	}
 	if err := refusal(res.Code); err != nil {
 		if requestID != "" && (res.Code == lua.RedeemOutOfStock || res.Code == lua.RedeemLimitReached) {
 			// Refused by stock or limit: maybe a retry whose first answer Redis lost.
@@ -123,9 +126,13 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 	case res.Replayed:
 		// A replay answers the claim as it stands now (PENDING, ISSUED with the coupon, or FAILED),
 		// so a client's cache never goes back from ISSUED to PENDING; the first answer reads nothing.
-		return r.Redemption(ctx, userID, res.RedemptionID)
+		// In sync mode a FAILED claim was answered with its refusal, and is again.
+		red, err := r.Redemption(ctx, userID, res.RedemptionID)
+		if err == nil && r.cfg.Mode == ModeSync && red.Status == RedemptionFailed {
+			return nil, failureError(*red.FailureReason)
+		}
+		return red, err
 	}
-	r.losses.remember(templateID, userID, res.RedemptionID, now)
 	if r.cfg.Mode == ModeSync {
 		return r.finishNow(ctx, templateID, userID, requestID, res, now)
 	}

@@ -107,7 +107,7 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 		if err != nil {
 			return err
 		}
-		decided, err := decidedClaims(ctx, tx, id, journaled)
+		decided, err := c.decidedClaims(ctx, tx, id, journaled)
 		if err != nil {
 			return err
 		}
@@ -134,8 +134,10 @@ func (c *Cache) outbox(ctx context.Context, id int64) ([]lua.OutboxEntry, error)
 }
 
 // decidedClaims counts the claims MySQL already holds a coupon or a failure for, in chunks of 500
-// (every query carries user_id, the sharding key).
-func decidedClaims(ctx context.Context, tx *ent.Tx, templateID int64, claims []lua.OutboxEntry) (int, error) {
+// (every query carries user_id, the sharding key). A failed claim whose unit the persister has
+// still to give back to Redis (its redemption key is still there) counts as undecided: the
+// give-back will add that unit to the hash this rebuild writes.
+func (c *Cache) decidedClaims(ctx context.Context, tx *ent.Tx, templateID int64, claims []lua.OutboxEntry) (int, error) {
 	decided := 0
 	for chunk := range slices.Chunk(claims, 500) {
 		users := make([]int64, len(chunk))
@@ -149,13 +151,40 @@ func decidedClaims(ctx context.Context, tx *ent.Tx, templateID int64, claims []l
 			return 0, fmt.Errorf("count persisted claims: %w", err)
 		}
 		failed, err := tx.RedemptionFailure.Query().Where(redemptionfailure.UserIDIn(users...),
-			redemptionfailure.RedemptionIDIn(rids...)).Count(ctx)
+			redemptionfailure.RedemptionIDIn(rids...)).
+			Select(redemptionfailure.FieldRedemptionID, redemptionfailure.FieldReason).All(ctx)
 		if err != nil {
 			return 0, fmt.Errorf("count failed claims: %w", err)
 		}
-		decided += issued + failed
+		owed, err := c.owedBack(ctx, templateID, failed)
+		if err != nil {
+			return 0, err
+		}
+		decided += issued + len(failed) - owed
 	}
 	return decided, nil
+}
+
+// owedBack counts the failures that give their unit back to Redis and have not yet.
+func (c *Cache) owedBack(ctx context.Context, templateID int64, failed []*ent.RedemptionFailure) (int, error) {
+	pipe := c.rdb.Pipeline()
+	var pending []*redis.IntCmd
+	for _, f := range failed {
+		if coupon.GivesStockBack(f.Reason) {
+			pending = append(pending, pipe.Exists(ctx, keys.Redemption(templateID, f.RedemptionID)))
+		}
+	}
+	if len(pending) == 0 {
+		return 0, nil
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, fmt.Errorf("read redemption keys: %w", err)
+	}
+	owed := 0
+	for _, e := range pending {
+		owed += int(e.Val())
+	}
+	return owed, nil
 }
 
 func templateKeys(id int64) lua.TemplateKeys {
