@@ -89,6 +89,22 @@ func printToken(cfg config, args []string) error {
 	return nil
 }
 
+// startAPI serves the HTTP surface on COUPON_HTTP_ADDR (a listener failure goes to errc) and runs
+// the redeemer's background loops until ctx ends: the kicker, which hands accepted claims to the
+// persister (in sync mode the unfinished ones), and the watch that repairs what a Redis restart loses.
+func (a *app) startAPI(ctx context.Context, errc chan<- error) *http.Server {
+	srv := &http.Server{Addr: a.cfg.HTTPAddr, Handler: a.routes(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		slog.Info("serving", "addr", a.cfg.HTTPAddr, "playground", localURL(a.cfg.HTTPAddr)+"/")
+		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errc <- err
+		}
+	}()
+	go a.svc.Redeemer.Run(ctx)
+	go a.svc.Redeemer.WatchLosses(ctx)
+	return srv
+}
+
 // serve implements `coupond serve`.
 func serve(cfg config, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -123,17 +139,7 @@ func serve(cfg config, args []string) error {
 	errc := make(chan error, 2)
 	var httpSrv *http.Server
 	if *mode != "worker" {
-		httpSrv = &http.Server{Addr: cfg.HTTPAddr, Handler: a.routes(), ReadHeaderTimeout: 10 * time.Second}
-		go func() {
-			slog.Info("serving", "addr", cfg.HTTPAddr, "playground", localURL(cfg.HTTPAddr)+"/")
-			if err := httpSrv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				errc <- err
-			}
-		}()
-	}
-	if *mode != "worker" {
-		go a.svc.Redeemer.Run(ctx)         // hands accepted claims to the persister (sync: the unfinished ones)
-		go a.svc.Redeemer.WatchLosses(ctx) // counts and records what a Redis restart loses
+		httpSrv = a.startAPI(ctx, errc)
 	}
 	var w *worker
 	if *mode != "api" {
