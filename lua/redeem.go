@@ -80,8 +80,8 @@ type RedeemArgs struct {
 	RequestTTL    time.Duration // how long the answer is kept under the request key; > 0 when Request is set
 	RateLimit     int           // attempts allowed per user and window; 0 turns the per-user limit off
 	RateWindow    time.Duration // the rate window; > 0 when RateLimit > 0
-	Outbox        bool          // true: XADD the accepted claim to the outbox (async mode); false: sync mode
-	RedemptionTTL time.Duration // lifetime of the redemption key; 0 = no key (sync mode only)
+	Outbox        bool          // true: XADD the accepted claim to the outbox (the server always does); false: not journaled
+	RedemptionTTL time.Duration // lifetime of the redemption key; 0 = no key (only without the outbox)
 	RequestID     string        // the client's requestId, journaled with the claim ("" for none)
 }
 
@@ -209,7 +209,7 @@ func redeemCall(k RedeemKeys, a RedeemArgs) ([]string, []any, error) {
 	outbox := "0"
 	if a.Outbox {
 		if k.Outbox == "" || a.RedemptionTTL <= 0 {
-			return nil, nil, errors.New("lua: Redeem: async mode needs an outbox key and a RedemptionTTL")
+			return nil, nil, errors.New("lua: Redeem: journaling needs an outbox key and a RedemptionTTL")
 		}
 		outbox = "1"
 	} else if k.Outbox == "" {

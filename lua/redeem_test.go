@@ -258,7 +258,7 @@ func TestRedeemCacheMissing(t *testing.T) {
 	}
 }
 
-func TestRedeemSyncModeWritesNoOutbox(t *testing.T) {
+func TestRedeemWithoutOutboxJournalsNothing(t *testing.T) {
 	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	putTemplate(t, rdb, 15, activeTpl(10, 2))
 	k := redeemKeys(15, 1, "req", "rd-1")
@@ -268,7 +268,7 @@ func TestRedeemSyncModeWritesNoOutbox(t *testing.T) {
 		t.Fatalf("Redeem = %+v", res)
 	}
 	if rdb.Exists(ctx, k.Outbox).Val() != 0 {
-		t.Error("sync mode wrote an outbox entry")
+		t.Error("a call without the outbox wrote an outbox entry")
 	}
 	if rdb.Exists(ctx, k.Redemption).Val() != 0 {
 		t.Error("redemption key set without RedemptionTTL")
@@ -277,14 +277,14 @@ func TestRedeemSyncModeWritesNoOutbox(t *testing.T) {
 		t.Errorf("stock = %d, want 9", s)
 	}
 
-	// Sync mode with a redemption key, and with the unused keys left empty.
+	// Without the outbox, with a redemption key, and with the unused keys left empty.
 	k2 := RedeemKeys{Template: k.Template, Claims: k.Claims, Redemption: ns + "{t15}:rd:rd-2"}
 	a.RedemptionID, a.RedemptionTTL = "rd-2", time.Minute
 	if res := mustRedeem(t, rdb, k2, a); res.Code != RedeemOK || res.ReceiveCount != 2 {
 		t.Fatalf("Redeem = %+v", res)
 	}
 	if rdb.Get(ctx, k2.Redemption).Val() != "1" || rdb.Exists(ctx, k.Outbox).Val() != 0 {
-		t.Error("sync mode with RedemptionTTL: want a redemption key and no outbox")
+		t.Error("no outbox, RedemptionTTL set: want a redemption key and no outbox")
 	}
 }
 

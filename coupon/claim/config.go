@@ -29,7 +29,8 @@ type Config struct {
 	RequestTTL time.Duration
 	// MetaTTL is how long template metadata is kept in process between cache reads.
 	MetaTTL time.Duration
-	// KickEvery is how often accepted claims' templates are handed to the persister (async mode).
+	// KickEvery is how often accepted claims' templates are handed to the persister (in sync mode,
+	// those a request could not finish).
 	KickEvery time.Duration
 }
 

@@ -174,9 +174,9 @@ func (p *Persister) finish(ctx context.Context, templateID int64, c claim) (*Red
 }
 
 // followUp does the Redis side of a committed batch: the give-back of failed claims (idempotent
-// through the redemption key; the stock too, but for drift: a claim refused for the per-person
-// limit or as a repeated requestId took no database stock), the correction of the counters of users MySQL found at their limit, then the
-// after-commit work of the issued coupons (issue.Issuer).
+// through the redemption key; the stock too unless drift, see coupon.GivesStockBack), the
+// correction of the counters of users MySQL found at their limit, then the after-commit work of
+// the issued coupons (issue.Issuer).
 func (p *Persister) followUp(ctx context.Context, templateID int64, res batchResult) error {
 	for _, f := range res.failed {
 		_, err := lua.RedeemRelease(ctx, p.rdb, lua.ReleaseKeys{
