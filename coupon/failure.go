@@ -2,7 +2,8 @@ package coupon
 
 // Reasons a claim Redis accepted ends FAILED (redemption_failure.reason), as users read them.
 const (
-	// ReasonStockDrift: the database had no stock left for the claim.
+	// ReasonStockDrift: the database had no stock left for the claim (Redis showed more than
+	// MySQL had: its hash is then rebuilt from MySQL).
 	ReasonStockDrift = "the coupon ran out of stock before your claim was recorded"
 	// ReasonLimitReached: the user already held limitPerPerson coupons of the template in the
 	// database (Redis had lost their counter).
@@ -14,8 +15,3 @@ const (
 	// second, a power loss) before the persister recorded it.
 	ReasonLost = "your claim was lost in a storage failure before it was recorded; please claim again"
 )
-
-// GivesStockBack reports whether the failure of a claim gives its unit of stock back to Redis:
-// every failure but drift took a unit the database still has (a drifted claim took one Redis had
-// too many of).
-func GivesStockBack(reason string) bool { return reason != ReasonStockDrift }

@@ -10,7 +10,7 @@ import (
 )
 
 // OutboxEntry is one claim redeem.lua journaled in a template's outbox stream (XADD … rid user rc
-// ts [req]).
+// ts n [req]).
 type OutboxEntry struct {
 	StreamID     string
 	RedemptionID string
@@ -18,6 +18,9 @@ type OutboxEntry struct {
 	ReceiveCount int
 	At           time.Time // the claim's time, milliseconds, UTC
 	RequestID    string    // the client's requestId, "" when it sent none
+	// Counted is the user's claim counter right after this claim (0 in an entry journaled before
+	// the field existed): fewer than the coupons MySQL holds with this one means Redis lost claims.
+	Counted int
 }
 
 // ParseOutboxEntry reads one outbox stream entry.
@@ -30,6 +33,9 @@ func ParseOutboxEntry(m redis.XMessage) (OutboxEntry, error) {
 	e.ReceiveCount, err2 = strconv.Atoi(str("rc"))
 	ms, err3 := strconv.ParseInt(str("ts"), 10, 64)
 	e.At = time.UnixMilli(ms).UTC()
+	if n := str("n"); n != "" {
+		e.Counted, _ = strconv.Atoi(n)
+	}
 	if err := errors.Join(err1, err2, err3); err != nil || e.RedemptionID == "" {
 		return e, fmt.Errorf("outbox entry %s is malformed: %v", m.ID, m.Values)
 	}

@@ -92,6 +92,7 @@ type RedeemResult struct {
 	RedemptionID string // the accepted claim's redemption id; "" when refused
 	Replayed     bool   // the stored answer of an earlier call with the same request key
 	EntryID      string // the claim's outbox entry (stream id) when this call journaled it, else ""
+	Counted      int    // the user's claim counter after this claim when this call accepted it, else 0
 }
 
 // ceilSeconds returns d in whole seconds, rounded up.
@@ -227,20 +228,23 @@ func redeemCall(k RedeemKeys, a RedeemArgs) ([]string, []any, error) {
 	return keys, []any{a.UserID, a.RedemptionID, a.Now.UnixMilli(), reqTTL, a.RateLimit, rateWindow, outbox, rdTTL, a.RequestID}, nil
 }
 
-// parseRedeem decodes the script's array {code, receive_count, redemption_id, replayed, entry_id}.
+// parseRedeem decodes the script's array {code, receive_count, redemption_id, replayed, entry_id,
+// counted}.
 func parseRedeem(res []any) (RedeemResult, error) {
-	if len(res) != 5 {
-		return RedeemResult{}, fmt.Errorf("lua: Redeem: answer has %d elements, want 5", len(res))
+	if len(res) != 6 {
+		return RedeemResult{}, fmt.Errorf("lua: Redeem: answer has %d elements, want 6", len(res))
 	}
 	code, ok1 := res[0].(int64)
 	rc, ok2 := res[1].(int64)
 	rid, ok3 := res[2].(string)
 	replayed, ok4 := res[3].(int64)
 	entry, ok5 := res[4].(string)
-	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
+	counted, ok6 := res[5].(int64)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 {
 		return RedeemResult{}, fmt.Errorf("lua: Redeem: malformed answer %v", res)
 	}
-	return RedeemResult{Code: RedeemCode(code), ReceiveCount: int(rc), RedemptionID: rid, Replayed: replayed == 1, EntryID: entry}, nil
+	return RedeemResult{Code: RedeemCode(code), ReceiveCount: int(rc), RedemptionID: rid, Replayed: replayed == 1,
+		EntryID: entry, Counted: int(counted)}, nil
 }
 
 // ReleaseKeys are the keys of one accepted claim (all with the template's hash tag {t<id>};

@@ -16,14 +16,15 @@
 -- ARGV[8]  redemption-key TTL in seconds; 0 = don't set the redemption key
 -- ARGV[9]  the client's requestId, journaled with the claim (field req); "" or absent: none
 --
--- Returns an array {code, receive_count, redemption_id, replayed, entry_id}; never a bit-packed
--- number (D-07).
+-- Returns an array {code, receive_count, redemption_id, replayed, entry_id, counted}; never a
+-- bit-packed number (D-07).
 --   code: 0 OK, 1 OUT_OF_STOCK, 2 LIMIT_REACHED, 3 NOT_STARTED, 4 ENDED, 5 RATE_LIMITED,
 --         6 CACHE_MISSING
 --   receive_count: the user's 1-based claim number for this template (0 when refused)
 --   redemption_id: ARGV[2] when accepted ("" when refused)
 --   replayed: 1 when the answer is the stored answer of an earlier call with the same request key
 --   entry_id: the outbox entry's stream id when this call XADDed the claim, else ""
+--   counted: the user's counter n after this claim when this call accepted it, else 0
 --
 -- Steps, in order:
 --  1. KEYS[4] exists: return its stored answer (the first answer that reached this script), replayed.
@@ -36,8 +37,9 @@
 --  5. stock <= 0: OUT_OF_STOCK.  6. n >= limit: LIMIT_REACHED.
 --  7. Accept: stock -1; n +1; receive_count = seq +1 (seq never goes down, so a number is never
 --     handed out twice, even after a release); KEYS[2] expires at the template's end in seconds
---     (ceil(end / 1000); the seed passed milliseconds, D-14); XADD KEYS[3] * rid user rc ts [req]
---     when ARGV[7] is "1"; SET KEYS[5] user EX ARGV[8].
+--     (ceil(end / 1000); the seed passed milliseconds, D-14); XADD KEYS[3] * rid user rc ts n [req]
+--     when ARGV[7] is "1" (n: the user's counter after this claim, which the persister compares
+--     with the coupons MySQL holds); SET KEYS[5] user EX ARGV[8].
 -- Every answer of steps 4 to 7 is stored in KEYS[4] (EX ARGV[4]) as "code:receive_count:redemption_id".
 local reqTTL = tonumber(ARGV[4])
 
@@ -46,7 +48,7 @@ if reqTTL > 0 then
   if stored then
     local code, rc, rid = string.match(stored, '^(%d+):(%d+):(.*)$')
     if code then
-      return {tonumber(code), tonumber(rc), rid, 1, ''}
+      return {tonumber(code), tonumber(rc), rid, 1, '', 0}
     end
   end
 end
@@ -54,7 +56,7 @@ end
 local tpl = redis.call('HMGET', KEYS[1], 'data', 'stock', 'status', 'start', 'end', 'limit')
 local stock, startMs, endMs, limit = tonumber(tpl[2]), tonumber(tpl[4]), tonumber(tpl[5]), tonumber(tpl[6])
 if not tpl[1] or not stock or not startMs or not endMs or not limit then
-  return {6, 0, '', 0, ''}
+  return {6, 0, '', 0, '', 0}
 end
 
 local rateLimit = tonumber(ARGV[5])
@@ -64,15 +66,15 @@ if rateLimit > 0 then
     redis.call('PEXPIRE', KEYS[6], ARGV[6])
   end
   if attempts > rateLimit then
-    return {5, 0, '', 0, ''}
+    return {5, 0, '', 0, '', 0}
   end
 end
 
-local function answer(code, rc, rid, entry)
+local function answer(code, rc, rid, entry, n)
   if reqTTL > 0 then
     redis.call('SET', KEYS[4], code .. ':' .. rc .. ':' .. rid, 'EX', ARGV[4])
   end
-  return {code, rc, rid, 0, entry or ''}
+  return {code, rc, rid, 0, entry or '', n or 0}
 end
 
 local now = tonumber(ARGV[3])
@@ -92,18 +94,18 @@ end
 
 local rid = ARGV[2]
 redis.call('HINCRBY', KEYS[1], 'stock', -1)
-redis.call('HINCRBY', KEYS[2], 'n', 1)
+local n = redis.call('HINCRBY', KEYS[2], 'n', 1)
 local rc = redis.call('HINCRBY', KEYS[2], 'seq', 1)
 redis.call('EXPIREAT', KEYS[2], string.format('%d', math.ceil(endMs / 1000)))
 local entry = ''
 if ARGV[7] == '1' then
   if ARGV[9] and ARGV[9] ~= '' then
-    entry = redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3], 'req', ARGV[9])
+    entry = redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3], 'n', n, 'req', ARGV[9])
   else
-    entry = redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3])
+    entry = redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3], 'n', n)
   end
 end
 if tonumber(ARGV[8]) > 0 then
   redis.call('SET', KEYS[5], ARGV[1], 'EX', ARGV[8])
 end
-return answer(0, rc, rid, entry)
+return answer(0, rc, rid, entry, n)

@@ -24,7 +24,7 @@ func TestRedeemReplay(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		again := mustRedeem(t, rdb, k2, asyncArgs(4, "rd-2"))
 		want := first
-		want.Replayed, want.EntryID = true, "" // a replay journals nothing
+		want.Replayed, want.EntryID, want.Counted = true, "", 0 // a replay journals and counts nothing
 		if again != want {
 			t.Fatalf("replay = %+v, want %+v", again, want)
 		}
@@ -66,7 +66,7 @@ func TestRedeemReplay(t *testing.T) {
 		if r.Replayed {
 			replays++
 		}
-		r.Replayed, r.EntryID = false, "" // the one first answer carries its entry id
+		r.Replayed, r.EntryID, r.Counted = false, "", 0 // the one first answer carries its entry id and count
 		if r != (RedeemResult{Code: RedeemOK, ReceiveCount: 1, RedemptionID: answers[0].RedemptionID}) {
 			t.Errorf("concurrent answer %+v differs", r)
 		}

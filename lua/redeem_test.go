@@ -102,7 +102,7 @@ func TestRedeemAccept(t *testing.T) {
 	if e, err := ParseOutboxEntry(entries[0]); err != nil || e.RequestID != "req-1" || e.RedemptionID != "rd-1" || e.UserID != 7 {
 		t.Fatalf("journaled entry %+v, %v; want rd-1 of user 7 with its requestId", e, err)
 	}
-	if want := (RedeemResult{Code: RedeemOK, ReceiveCount: 1, RedemptionID: "rd-1", EntryID: entries[0].ID}); res != want {
+	if want := (RedeemResult{Code: RedeemOK, ReceiveCount: 1, RedemptionID: "rd-1", EntryID: entries[0].ID, Counted: 1}); res != want {
 		t.Fatalf("Redeem = %+v, want %+v", res, want)
 	}
 	if s := hgetInt(t, rdb, k.Template, "stock"); s != 9 {
@@ -123,7 +123,7 @@ func TestRedeemAccept(t *testing.T) {
 	if len(msgs) != 1 {
 		t.Fatalf("outbox has %d entries, want 1", len(msgs))
 	}
-	want := map[string]any{"rid": "rd-1", "user": "7", "rc": "1", "ts": strconv.FormatInt(a.Now.UnixMilli(), 10), "req": "req-1"}
+	want := map[string]any{"rid": "rd-1", "user": "7", "rc": "1", "ts": strconv.FormatInt(a.Now.UnixMilli(), 10), "n": "1", "req": "req-1"}
 	if fmt.Sprint(msgs[0].Values) != fmt.Sprint(want) {
 		t.Errorf("outbox entry = %v, want %v", msgs[0].Values, want)
 	}
@@ -264,7 +264,7 @@ func TestRedeemWithoutOutboxJournalsNothing(t *testing.T) {
 	k := redeemKeys(15, 1, "req", "rd-1")
 	a := RedeemArgs{UserID: 1, RedemptionID: "rd-1", Now: time.Now(), RequestTTL: time.Minute}
 	res := mustRedeem(t, rdb, k, a)
-	if res != (RedeemResult{Code: RedeemOK, ReceiveCount: 1, RedemptionID: "rd-1"}) {
+	if res != (RedeemResult{Code: RedeemOK, ReceiveCount: 1, RedemptionID: "rd-1", Counted: 1}) {
 		t.Fatalf("Redeem = %+v", res)
 	}
 	if rdb.Exists(ctx, k.Outbox).Val() != 0 {

@@ -41,7 +41,7 @@ func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Confi
 	s.Templates = template.NewAdmin(db, rdb, s.Cache)
 	s.Issuer = issue.NewIssuer(rdb, queue)
 	s.Expirer = expiry.NewExpirer(db, rdb)
-	s.Persister = claim.NewPersister(db, rdb, s.Issuer, cfg.Persist)
+	s.Persister = claim.NewPersister(db, rdb, s.Issuer, s.Cache, cfg.Persist)
 	s.Redeemer = claim.NewRedeemer(db, rdb, s.Cache, s.Persister, queue, cfg.Redeem)
 	s.Wallet = wallet.New(db)
 	return s

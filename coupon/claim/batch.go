@@ -19,7 +19,7 @@ type batchResult struct {
 	inserted int               // of which new
 	drifted  int               // claims newly failed for want of stock
 	failed   []failedClaim     // claims MySQL refused (new and previously recorded)
-	atLimit  map[int64]int     // users refused for the per-person limit → coupons they hold
+	held     map[int64]int     // users whose Redis counter may be low → coupons they hold after the batch
 	end      time.Time         // the template's end
 }
 
@@ -32,7 +32,7 @@ type batchResult struct {
 func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []claim) (batchResult, error) {
 	var res batchResult
 	err := store.WithTx(ctx, p.db, func(tx *ent.Tx) error {
-		res = batchResult{atLimit: map[int64]int{}}
+		res = batchResult{held: map[int64]int{}}
 		tpl, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(templateID)).ForUpdate().Only(ctx)
 		if err != nil {
 			return fmt.Errorf("lock template %d: %w", templateID, err)
@@ -52,9 +52,16 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 		}
 		for _, c := range slotted[k:] {
 			refused = append(refused, failedClaim{c, ReasonStockDrift, ""})
+			seen.count[c.userID]-- // its slot was not used
 		}
 		res.drifted = len(slotted) - k
 		res.failed = append(res.failed, refused...)
+		for _, f := range res.failed {
+			res.held[f.userID] = seen.count[f.userID]
+		}
+		for u := range seen.behind {
+			res.held[u] = seen.count[u]
+		}
 		return recordFailures(ctx, tx, tpl, refused)
 	}, nil)
 	return res, err
@@ -75,6 +82,7 @@ type seenClaims struct {
 	count  map[int64]int     // user → coupons held
 	taken  map[[2]int64]bool // (user, receive_count) pairs in use
 	done   map[string]bool   // redemption ids persisted or failed
+	behind map[int64]bool    // users whose claim Redis counted below the coupons MySQL holds with it
 }
 
 // loadSeen reads, inside the batch's transaction, the coupons and failures the batch's claims
@@ -98,7 +106,8 @@ func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, claims []claim)
 		return nil, fmt.Errorf("load failed claims: %w", err)
 	}
 	s := &seenClaims{held: held, failed: map[string]string{}, dupOf: map[string]string{},
-		byReq: map[reqKey]string{}, count: map[int64]int{}, taken: map[[2]int64]bool{}, done: map[string]bool{}}
+		byReq: map[reqKey]string{}, count: map[int64]int{}, taken: map[[2]int64]bool{}, done: map[string]bool{},
+		behind: map[int64]bool{}}
 	for _, uc := range held {
 		if uc.RequestID != nil {
 			s.byReq[reqKey{uc.UserID, *uc.RequestID}] = uc.RedemptionID
@@ -144,7 +153,7 @@ func (s *seenClaims) split(claims []claim, res *batchResult) []claim {
 // assignSlots gives each claim a free receive_count in 1…limit for its user: its own when free and
 // within the limit, else the lowest free one. A claim repeating a requestId of a coupon the user
 // holds (or of an earlier claim of the batch) is refused as a duplicate of it; claims with no free
-// slot are refused (LIMIT_REACHED), and their users' holdings noted in res.atLimit.
+// slot are refused (LIMIT_REACHED).
 func (s *seenClaims) assignSlots(claims []claim, limit int, res *batchResult) (slotted []claim, refused []failedClaim) {
 	for _, c := range claims {
 		if first, dup := s.byReq[reqKey{c.userID, c.requestID}]; dup && c.requestID != "" {
@@ -162,11 +171,13 @@ func (s *seenClaims) assignSlots(claims []claim, limit int, res *batchResult) (s
 		}
 		if rc == 0 {
 			refused = append(refused, failedClaim{c, ReasonLimitReached, ""})
-			res.atLimit[c.userID] = s.count[c.userID]
 			continue
 		}
 		s.taken[[2]int64{c.userID, int64(rc)}] = true
 		s.count[c.userID]++
+		if c.counted > 0 && c.counted < s.count[c.userID] {
+			s.behind[c.userID] = true // Redis lost claims MySQL holds: raise its counter after the batch
+		}
 		if c.requestID != "" {
 			s.byReq[reqKey{c.userID, c.requestID}] = c.redemptionID
 		}

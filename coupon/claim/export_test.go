@@ -12,6 +12,7 @@ var (
 	PersistedTotal = persistedTotal
 	DriftTotal     = driftTotal
 	LostTotal      = lostTotal
+	RewoundTotal   = rewoundTotal
 )
 
 // OutboxGroup is the persisters' consumer group.

@@ -2,7 +2,6 @@ package claim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -11,9 +10,11 @@ import (
 	"coupond/coupon"
 	"coupond/coupon/keys"
 	"coupond/ent"
+	"coupond/ent/coupontemplate"
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/usercoupon"
 	"coupond/lua"
+	"coupond/store"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
@@ -148,36 +149,25 @@ func (r *Redeemer) restoreAnswers(ctx context.Context, recent []recent) error {
 // MySQL holds for them, when the restart left it lower (their claims persisted after Redis's last
 // fsync), so Redis refuses what MySQL would.
 func (r *Redeemer) resyncCounters(ctx context.Context, recent []recent) error {
-	seen := map[[2]int64]bool{}
+	users := map[int64][]int64{} // template → users
 	for _, c := range recent {
-		k := [2]int64{c.templateID, c.userID}
-		if c.answer.Code != lua.RedeemOK || seen[k] {
-			continue
+		if c.answer.Code == lua.RedeemOK {
+			users[c.templateID] = append(users[c.templateID], c.userID)
 		}
-		seen[k] = true
-		held, err := r.db.UserCoupon.Query().Where(usercoupon.UserID(c.userID), usercoupon.TemplateID(c.templateID)).Count(ctx)
-		if err != nil {
-			return fmt.Errorf("count coupons: %w", err)
-		}
-		key := keys.ClaimCounter(c.templateID, c.userID)
-		n, err := r.rdb.HGet(ctx, key, "n").Int()
-		if err != nil && !errors.Is(err, redis.Nil) {
-			return fmt.Errorf("read claim counter: %w", err)
-		}
-		if n < held {
-			pipe := r.rdb.Pipeline()
-			pipe.HSet(ctx, key, "n", held)
-			pipe.Expire(ctx, key, redemptionTTL) // at the latest; the claim script sets the template's end
-			if _, err := pipe.Exec(ctx); err != nil {
-				return fmt.Errorf("raise claim counter: %w", err)
-			}
+	}
+	for templateID, us := range users {
+		if err := r.persister.raiseCounters(ctx, templateID, us, time.Time{}); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // recordLost records as FAILED (ReasonLost) the claims with no redemption key in Redis that MySQL
-// holds no coupon or failure for.
+// holds no coupon or failure for. Each template's claims are checked and recorded in one
+// transaction holding the template row FOR UPDATE, as a persister's batch does: a batch still in
+// flight with such a claim (read before the restart) either commits first, and its coupon is seen
+// here, or sees the failure recorded here and issues nothing. A claim never ends both ways.
 func (r *Redeemer) recordLost(ctx context.Context, claims []recent) (int, error) {
 	var accepted []recent
 	for _, c := range claims {
@@ -194,24 +184,41 @@ func (r *Redeemer) recordLost(ctx context.Context, claims []recent) (int, error)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return 0, fmt.Errorf("look up redemptions: %w", err)
 	}
-	lost := 0
+	gone := map[int64][]recent{} // template → claims without a redemption key
 	for i, c := range claims {
-		if exists[i].Val() == 1 {
-			continue
+		if exists[i].Val() == 0 {
+			gone[c.templateID] = append(gone[c.templateID], c)
 		}
-		known, err := r.recorded(ctx, c)
+	}
+	lost := 0
+	for templateID, cs := range gone {
+		var recorded []recent
+		err := store.WithTx(ctx, r.db, func(tx *ent.Tx) error {
+			recorded = nil
+			if _, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(templateID)).ForUpdate().Only(ctx); err != nil {
+				return fmt.Errorf("lock template %d: %w", templateID, err)
+			}
+			for _, c := range cs {
+				known, err := decided(ctx, tx, c)
+				if err != nil {
+					return err
+				}
+				if known {
+					continue
+				}
+				err = tx.RedemptionFailure.Create().SetUserID(c.userID).SetTemplateID(c.templateID).
+					SetRedemptionID(c.answer.RedemptionID).SetReason(ReasonLost).Exec(ctx)
+				if err != nil {
+					return fmt.Errorf("record lost claim: %w", err)
+				}
+				recorded = append(recorded, c)
+			}
+			return nil
+		}, nil)
 		if err != nil {
 			return lost, err
 		}
-		if known {
-			continue
-		}
-		err = r.db.RedemptionFailure.Create().SetUserID(c.userID).SetTemplateID(c.templateID).
-			SetRedemptionID(c.answer.RedemptionID).SetReason(ReasonLost).Exec(ctx)
-		if err != nil && !ent.IsConstraintError(err) { // recorded meanwhile: not lost
-			return lost, fmt.Errorf("record lost claim: %w", err)
-		}
-		if err == nil {
+		for _, c := range recorded {
 			lost++
 			lostTotal.Inc()
 			slog.ErrorContext(ctx, "claim lost by Redis", "template", c.templateID, "user", c.userID, "redemption", c.answer.RedemptionID)
@@ -220,12 +227,12 @@ func (r *Redeemer) recordLost(ctx context.Context, claims []recent) (int, error)
 	return lost, nil
 }
 
-// recorded reports whether MySQL holds a coupon or a failure for the claim.
-func (r *Redeemer) recorded(ctx context.Context, c recent) (bool, error) {
-	n, err := r.db.UserCoupon.Query().Where(usercoupon.UserID(c.userID), usercoupon.RedemptionID(c.answer.RedemptionID)).Count(ctx)
+// decided reports whether MySQL holds a coupon or a failure for the claim.
+func decided(ctx context.Context, tx *ent.Tx, c recent) (bool, error) {
+	n, err := tx.UserCoupon.Query().Where(usercoupon.UserID(c.userID), usercoupon.RedemptionID(c.answer.RedemptionID)).Count(ctx)
 	if err != nil || n > 0 {
 		return n > 0, err
 	}
-	n, err = r.db.RedemptionFailure.Query().Where(redemptionfailure.UserID(c.userID), redemptionfailure.RedemptionID(c.answer.RedemptionID)).Count(ctx)
+	n, err = tx.RedemptionFailure.Query().Where(redemptionfailure.UserID(c.userID), redemptionfailure.RedemptionID(c.answer.RedemptionID)).Count(ctx)
 	return n > 0, err
 }

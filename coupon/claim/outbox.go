@@ -26,13 +26,14 @@ type claim struct {
 	receiveCount int
 	at           time.Time
 	requestID    string // the client's, "" for none
+	counted      int    // the user's Redis counter right after the claim; 0: unknown
 }
 
 // parseClaim reads one outbox entry.
 func parseClaim(m redis.XMessage) (claim, error) {
 	e, err := lua.ParseOutboxEntry(m)
 	return claim{streamID: e.StreamID, redemptionID: e.RedemptionID, userID: e.UserID,
-		receiveCount: e.ReceiveCount, at: e.At, requestID: e.RequestID}, err
+		receiveCount: e.ReceiveCount, at: e.At, requestID: e.RequestID, counted: e.Counted}, err
 }
 
 // outboxReader hands out the batches of one outbox: first the entries a crashed persister left

@@ -11,6 +11,7 @@ import (
 	"coupond/coupon"
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
+	"coupond/coupon/template"
 	"coupond/ent"
 	"coupond/lua"
 
@@ -41,6 +42,7 @@ type Persister struct {
 	db     *ent.Client
 	rdb    redis.UniversalClient
 	issuer *issue.Issuer
+	cache  *template.Cache // dropped for an exact rebuild after drift or a batch Redis lost in flight
 	cfg    PersistConfig
 	now    func() time.Time
 	// step, when set, is called after each step of a batch ("committed", "followed-up", "acked"):
@@ -49,7 +51,7 @@ type Persister struct {
 }
 
 // NewPersister returns a Persister.
-func NewPersister(db *ent.Client, rdb redis.UniversalClient, issuer *issue.Issuer, cfg PersistConfig) *Persister {
+func NewPersister(db *ent.Client, rdb redis.UniversalClient, issuer *issue.Issuer, cache *template.Cache, cfg PersistConfig) *Persister {
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 500
 	}
@@ -63,7 +65,7 @@ func NewPersister(db *ent.Client, rdb redis.UniversalClient, issuer *issue.Issue
 		host, _ := os.Hostname()
 		cfg.Consumer = host + "-" + strconv.Itoa(os.Getpid())
 	}
-	return &Persister{db: db, rdb: rdb, issuer: issuer, cfg: cfg, now: time.Now}
+	return &Persister{db: db, rdb: rdb, issuer: issuer, cache: cache, cfg: cfg, now: time.Now}
 }
 
 // Drain persists the template's outbox until it is empty (or MaxRun has passed), first taking
@@ -115,10 +117,20 @@ func (p *Persister) persistBatch(ctx context.Context, templateID int64, msgs []r
 	return err
 }
 
+// finishBudget bounds how long a batch's Redis follow-up is retried after its commit while Redis
+// does not answer (restarting): longer than a restart takes, short enough not to hold a sync
+// request or a persist task for long.
+const finishBudget = 10 * time.Second
+
 // persist persists claims in one transaction, then does the Redis follow-ups (card bags, expiry
 // buckets, stats, give-backs) and acknowledges the entries ids. Every step is idempotent, so a
-// crash anywhere is healed by replaying the batch.
+// crash anywhere is healed by replaying the batch. A batch once read is finished whatever happens
+// to the caller or the lease: the transaction and the follow-up run on a context neither can
+// cancel, and the follow-up is retried for up to finishBudget while Redis fails, because a Redis
+// that restarted from an older AOF meanwhile no longer holds the entries anyone could replay the
+// batch from (ack then repairs what it lost).
 func (p *Persister) persist(ctx context.Context, templateID int64, claims []claim, ids []string) (batchResult, error) {
+	ctx = context.WithoutCancel(ctx)
 	var res batchResult
 	if len(claims) > 0 {
 		var err error
@@ -129,19 +141,35 @@ func (p *Persister) persist(ctx context.Context, templateID int64, claims []clai
 		persistBatch.Observe(float64(len(claims)))
 		persistedTotal.Add(float64(res.inserted))
 		driftTotal.Add(float64(res.drifted))
-		if err := p.followUp(ctx, templateID, res); err != nil {
+	}
+	ctx, cancel := context.WithTimeout(ctx, finishBudget)
+	defer cancel()
+	if len(claims) > 0 {
+		if err := retry(ctx, func() error { return p.followUp(ctx, templateID, res) }); err != nil {
 			return res, err
 		}
 		p.stepDone("followed-up")
 	}
-	pipe := p.rdb.Pipeline()
-	pipe.XAck(ctx, keys.Outbox(templateID), outboxGroup, ids...)
-	pipe.XDel(ctx, keys.Outbox(templateID), ids...)
-	if _, err := pipe.Exec(ctx); err != nil {
-		return res, fmt.Errorf("acknowledge outbox entries: %w", err)
+	if err := retry(ctx, func() error { return p.ack(ctx, templateID, claims, ids, res.end) }); err != nil {
+		return res, err
 	}
 	p.stepDone("acked")
 	return res, nil
+}
+
+// retry calls f until it succeeds or ctx ends (then it returns f's last error), 100 ms apart.
+func retry(ctx context.Context, f func() error) error {
+	for {
+		err := f()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 func (p *Persister) stepDone(name string) {
@@ -173,39 +201,29 @@ func (p *Persister) finish(ctx context.Context, templateID int64, c claim) (*Red
 	return nil, fmt.Errorf("claim %s: the batch neither issued nor failed it", c.redemptionID)
 }
 
-// followUp does the Redis side of a committed batch: the give-back of failed claims (idempotent
-// through the redemption key; the stock too unless drift, see coupon.GivesStockBack), the
-// correction of the counters of users MySQL found at their limit, then the after-commit work of
-// the issued coupons (issue.Issuer).
+// followUp does the Redis side of a committed batch: the give-back of failed claims (stock and
+// counter, idempotent through the redemption key), then the counters of their users, and of users
+// whose claim Redis counted below the coupons MySQL holds, raised to those coupons (Redis lost
+// claims MySQL holds: a give-back or a rewound counter must not let the user over the limit), then the after-commit work of the issued coupons (issue.Issuer). After
+// drift, Redis showed more stock than MySQL had: its hash is dropped, after the give-backs, so the
+// next lookup rebuilds it exactly (MySQL's stock less the claims still in the outbox).
 func (p *Persister) followUp(ctx context.Context, templateID int64, res batchResult) error {
 	for _, f := range res.failed {
 		_, err := lua.RedeemRelease(ctx, p.rdb, lua.ReleaseKeys{
 			Template: keys.Template(templateID), Claims: keys.ClaimCounter(templateID, f.userID),
 			Redemption: keys.Redemption(templateID, f.redemptionID),
-		}, coupon.GivesStockBack(f.reason))
+		}, true)
 		if err != nil {
 			return fmt.Errorf("give back failed claim: %w", err)
 		}
 	}
-	if err := p.correctCounters(ctx, templateID, res); err != nil {
+	if res.drifted > 0 {
+		if err := p.cache.Invalidate(ctx, templateID); err != nil {
+			return err
+		}
+	}
+	if err := p.raiseTo(ctx, templateID, res.held, res.end); err != nil {
 		return err
 	}
 	return p.issuer.AfterCommit(ctx, templateID, res.issued, res.inserted)
-}
-
-// correctCounters sets the claim counter of each user MySQL found at the per-person limit to the
-// coupons they hold (Redis had lost it), so Redis refuses their next claim itself.
-func (p *Persister) correctCounters(ctx context.Context, templateID int64, res batchResult) error {
-	if len(res.atLimit) == 0 {
-		return nil
-	}
-	pipe := p.rdb.Pipeline()
-	for user, n := range res.atLimit {
-		pipe.HSet(ctx, keys.ClaimCounter(templateID, user), "n", n)
-		pipe.ExpireAt(ctx, keys.ClaimCounter(templateID, user), res.end) // as the claim script does
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return fmt.Errorf("correct claim counters: %w", err)
-	}
-	return nil
 }

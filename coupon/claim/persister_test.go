@@ -182,7 +182,7 @@ func TestDrainStopsAfterMaxRun(t *testing.T) {
 		users[i] = int64(200 + i)
 	}
 	rids := e.claimAll(t, tpl.ID, users...)
-	short := claim.NewPersister(e.DB, e.Redis, e.Issuer, claim.PersistConfig{BatchSize: 7, MaxRun: time.Nanosecond})
+	short := claim.NewPersister(e.DB, e.Redis, e.Issuer, e.Cache, claim.PersistConfig{BatchSize: 7, MaxRun: time.Nanosecond})
 	if n, err := short.Drain(e.Ctx, tpl.ID); err != nil || n != 7 {
 		t.Fatalf("bounded drain = %d, %v; want one batch of 7", n, err)
 	}

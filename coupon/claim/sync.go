@@ -21,7 +21,7 @@ func (r *Redeemer) finishNow(ctx context.Context, templateID, userID int64, requ
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), syncFinishTimeout)
 	defer cancel()
 	c := claim{streamID: res.EntryID, redemptionID: res.RedemptionID, userID: userID,
-		receiveCount: res.ReceiveCount, at: time.UnixMilli(now.UnixMilli()).UTC(), requestID: requestID}
+		receiveCount: res.ReceiveCount, at: time.UnixMilli(now.UnixMilli()).UTC(), requestID: requestID, counted: res.Counted}
 	red, err := r.persister.finish(ctx, templateID, c)
 	if err != nil {
 		slog.WarnContext(ctx, "sync claim left to the persister", "template", templateID, "redemption", c.redemptionID, "err", err)

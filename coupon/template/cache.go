@@ -85,7 +85,9 @@ func NewCache(rdb redis.UniversalClient, db *ent.Client, opts CacheOptions) *Cac
 
 // loadTemplate reads one template by id, or returns coupon.ErrNotFound, with the stock Redis
 // should show: the row's stock less the claims journaled in the template's outbox that MySQL does
-// not hold yet (D-38). It reads the outbox first, then, in one transaction, the row with a shared
+// not hold yet (D-38). It is below 0 when the outbox holds more claims than MySQL can fill (Redis
+// accepted them on a hash a restart had rewound): each of them fails, and its give-back brings the
+// stock back up, to 0 once all are settled. It reads the outbox first, then, in one transaction, the row with a shared
 // lock (LOCK IN SHARE MODE, which MySQL 8 and MariaDB both accept) and the coupons and failures of
 // those claims. The shared lock keeps every persister batch (which locks the row FOR UPDATE) from
 // committing between the two reads, and makes a rebuild wait for an administrative transaction
@@ -112,7 +114,7 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 			return err
 		}
 		t = coupon.TemplateFromRow(row)
-		t.Stock = max(0, t.Stock-(len(journaled)-decided))
+		t.Stock -= len(journaled) - decided // below 0 while Redis holds more claims than MySQL can fill
 		return nil
 	}, nil)
 	return t, err
@@ -165,14 +167,12 @@ func (c *Cache) decidedClaims(ctx context.Context, tx *ent.Tx, templateID int64,
 	return decided, nil
 }
 
-// owedBack counts the failures that give their unit back to Redis and have not yet.
+// owedBack counts the failures whose unit the persister has not given back to Redis yet.
 func (c *Cache) owedBack(ctx context.Context, templateID int64, failed []*ent.RedemptionFailure) (int, error) {
 	pipe := c.rdb.Pipeline()
 	var pending []*redis.IntCmd
 	for _, f := range failed {
-		if coupon.GivesStockBack(f.Reason) {
-			pending = append(pending, pipe.Exists(ctx, keys.Redemption(templateID, f.RedemptionID)))
-		}
+		pending = append(pending, pipe.Exists(ctx, keys.Redemption(templateID, f.RedemptionID)))
 	}
 	if len(pending) == 0 {
 		return 0, nil
@@ -303,6 +303,7 @@ func decodeHash(h map[string]string) (*coupon.Template, error) {
 	if t.Stock, err = strconv.Atoi(h["stock"]); err != nil {
 		return nil, fmt.Errorf("template cache %d: corrupt stock: %w", t.ID, err)
 	}
+	t.Stock = max(0, t.Stock) // below 0 only while claims Redis over-accepted are being failed
 	if t.TotalStock, err = strconv.Atoi(h["total"]); err != nil {
 		return nil, fmt.Errorf("template cache %d: corrupt total: %w", t.ID, err)
 	}

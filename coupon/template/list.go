@@ -88,7 +88,7 @@ func (a *Admin) liveStocks(ctx context.Context, ts []*coupon.Template) error {
 	}
 	for i, c := range cmds {
 		if n, err := c.Int(); err == nil {
-			ts[i].Stock = n
+			ts[i].Stock = max(0, n) // below 0 only while over-accepted claims are being failed
 		}
 	}
 	return nil

@@ -64,6 +64,7 @@ func (c *Cache) Get(ctx context.Context, id int64) (*coupon.Template, error) {
 		return nil, err
 	}
 	t := *v.(*coupon.Template)
+	t.Stock = max(0, t.Stock) // as decodeHash shows it
 	return &t, nil
 }
 
