@@ -37,24 +37,25 @@ type httpEdge struct {
 	max  int64
 }
 
-type methodKey struct{}
+type getKey struct{}
 
-// requestMethod is the HTTP method of the request ctx belongs to ("" outside httpEdge).
-func requestMethod(ctx context.Context) string {
-	m, _ := ctx.Value(methodKey{}).(string)
-	return m
-}
+// isGetRequest reports whether ctx belongs to a GET request that passed httpEdge (only those are
+// marked: the POST hot path keeps its context as it is).
+func isGetRequest(ctx context.Context) bool { return ctx.Value(getKey{}) != nil }
 
 func (e httpEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Upgrade") != "" {
 		e.next.ServeHTTP(w, r)
 		return
 	}
-	r = r.WithContext(context.WithValue(r.Context(), methodKey{}, r.Method))
-	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mediaType := r.Header.Get("Content-Type")
+	if mediaType != "application/json" { // what clients send; otherwise parse it (case, parameters)
+		mediaType, _, _ = mime.ParseMediaType(mediaType)
+	}
 	switch {
 	case r.Method == http.MethodOptions:
 	case r.Method == http.MethodGet:
+		r = r.WithContext(context.WithValue(r.Context(), getKey{}, true))
 		if int64(len(r.URL.RawQuery)) > e.max {
 			refuse(w, r, http.StatusRequestEntityTooLarge, codeTooLarge, fmt.Sprintf("the query string exceeds %d bytes", e.max))
 			return
