@@ -12,7 +12,9 @@
 # ${BENCH_ISOLATED_DIR:-/tmp/coupond-bench-isolated} (the MariaDB system tables are kept between
 # runs, the Redis AOF is not). Needs root (or unprivileged user namespaces) and iproute2. The Go
 # module cache must already hold the modules (the namespace has no network): run `go build ./...`
-# once outside. Everything started inside ends with the namespace.
+# once outside. Before the command it waits up to ${BENCH_QUIET_WAIT:-120} s for the machine to be
+# less than 25 % busy (other people's jobs on a shared box). Everything started inside ends with
+# the namespace.
 set -euo pipefail
 
 if [[ ${1:-} == "" || ${1:-} == -h || ${1:-} == --help ]]; then
@@ -49,4 +51,20 @@ done
 redis-cli ping >/dev/null || { cat "$dir/redis.log" >&2; exit 1; }
 mariadb -h127.0.0.1 -uroot -e 'select 1' >/dev/null || { tail "$dir/mariadb.log" >&2; exit 1; }
 echo "isolated: Redis and MariaDB of this run on 127.0.0.1:6379 and :3306 (private network namespace)" >&2
+
+# busy_pct: how busy the machine's cores were over the last second (all processes).
+busy_pct() {
+	local a b
+	a=$(head -1 /proc/stat)
+	sleep 1
+	b=$(head -1 /proc/stat)
+	awk -v a="$a" -v b="$b" 'BEGIN { n = split(a, x, " "); split(b, y, " ")
+		for (i = 2; i <= 9 && i <= n; i++) { d = y[i] - x[i]; tot += d; if (i == 5 || i == 6) idle += d }
+		printf "%d", (tot > 0 ? 100 * (tot - idle) / tot : 0) }'
+}
+start=$SECONDS
+while pct=$(busy_pct) && ((pct >= 25 && SECONDS - start < ${BENCH_QUIET_WAIT:-120})); do
+	sleep 2
+done
+echo "isolated: machine ${pct}% busy after $((SECONDS - start)) s of waiting for quiet" >&2
 "$@"
