@@ -26,7 +26,7 @@ if [[ ${BENCH_ISOLATED_INSIDE:-} != 1 ]]; then
 	userns=()
 	((EUID == 0)) || userns=(-r)
 	exec env BENCH_ISOLATED_INSIDE=1 GOFLAGS="${GOFLAGS:-} -mod=readonly" GOPROXY=off \
-		unshare "${userns[@]}" --net --pid --fork --mount-proc -- "${BASH_SOURCE[0]}" "$@"
+		unshare "${userns[@]}" --net --pid --fork --kill-child --mount-proc -- "${BASH_SOURCE[0]}" "$@"
 fi
 
 dir=${BENCH_ISOLATED_DIR:-/tmp/coupond-bench-isolated}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -24,11 +23,13 @@ const (
 
 // httpEdge is what every plain HTTP request to /query meets first (websocket upgrades and
 // multipart uploads go on: their transports have their own caps). It
-//   - refuses a body (or GET query string) over max bytes without reading more than max+1 of it
-//     (413, REQUEST_TOO_LARGE), so a 150 MB body costs nothing;
+//   - refuses a GET query string over max bytes (a POST body over max bytes is refused by
+//     postJSON without reading more than max+1 of it) with 413, REQUEST_TOO_LARGE, so a 150 MB
+//     body costs nothing;
 //   - checks the request parameters (one JSON object; query, operationName strings; variables,
-//     extensions objects) and answers a client mistake with 400 and a coded, short message
-//     (BAD_USER_INPUT) instead of gqlgen's uncoded one that echoes the body;
+//     extensions objects) of a GET here and of a POST in postJSON, and answers a client mistake
+//     with 400 and a coded, short message (BAD_USER_INPUT) instead of gqlgen's uncoded one that
+//     echoes the body;
 //   - answers parse and validation errors with 200 instead of gqlgen's 422 when the response is
 //     application/json (GraphQL over HTTP; Apollo Client 3 treats a 422 as a network error);
 //     application/graphql-response+json keeps gqlgen's 400, without a "data" entry (overHTTP).
@@ -48,10 +49,7 @@ func (e httpEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.next.ServeHTTP(w, r)
 		return
 	}
-	mediaType := r.Header.Get("Content-Type")
-	if mediaType != "application/json" { // what clients send; otherwise parse it (case, parameters)
-		mediaType, _, _ = mime.ParseMediaType(mediaType)
-	}
+	mediaType := mediaType(r)
 	switch {
 	case r.Method == http.MethodOptions:
 	case r.Method == http.MethodGet:
@@ -66,20 +64,7 @@ func (e httpEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case r.Method == http.MethodPost && mediaType == "multipart/form-data":
 	case r.Method == http.MethodPost && mediaType == "application/json":
-		body, status, msg := readBody(w, r, e.max)
-		if msg == "" {
-			msg = checkPostParams(body)
-			status = http.StatusBadRequest
-		}
-		if msg != "" {
-			code := string(CodeBadUserInput)
-			if status == http.StatusRequestEntityTooLarge {
-				code = codeTooLarge
-			}
-			refuse(w, r, status, code, msg)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		// postJSON reads, checks and decodes the body in one pass.
 	case r.Method == http.MethodPost:
 		refuse(w, r, http.StatusUnsupportedMediaType, string(CodeBadUserInput),
 			"a POST body must be application/json (multipart/form-data for uploads)")

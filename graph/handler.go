@@ -62,7 +62,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
 	})
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(postJSON{max: cfg.MaxBodyBytes})
 	srv.AddTransport(transport.MultipartForm{MaxUploadSize: 64 << 20, MaxMemory: 8 << 20})
 
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))

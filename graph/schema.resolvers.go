@@ -7,6 +7,9 @@ package graph
 
 import (
 	"context"
+	"errors"
+	"strconv"
+
 	"coupond/coupon"
 	"coupond/coupon/claim"
 	"coupond/coupon/template"
@@ -14,8 +17,6 @@ import (
 	"coupond/graph/generated"
 	"coupond/graph/model"
 	"coupond/graph/scalar"
-	"errors"
-	"strconv"
 )
 
 func (r *couponTemplateResolver) ShopNumber(ctx context.Context, obj *coupon.Template) (string, error) {
