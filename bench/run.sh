@@ -19,8 +19,8 @@
 #       --quiet-wait SECONDS before each measured step, wait up to this long for the machine to be
 #                            less than 25 % busy (other users' jobs)          [BENCH_QUIET_WAIT=90]
 #       --user-rate N        COUPON_REDEEM_USER_RATE of the server (0 = off)  [BENCH_USER_RATE=0]
-#       --pprof              CPU profile (10 s at most) of each burst, saved in bench/out/, with the
-#                            top entries in the summary                       [BENCH_PPROF=1]
+#       --pprof              CPU profile (10 s at most) of each burst and half-peak run, saved in
+#                            bench/out/, with the bursts' top entries in the summary [BENCH_PPROF=1]
 #       --keep               keep the coupond_bench database and Redis DBs    [BENCH_KEEP=1]
 #       --no-compact-aof     do not BGREWRITEAOF before each measured step    [BENCH_COMPACT_AOF=0]
 #   Also: BENCH_HALF_RATE (the open-loop rate instead of half the measured peak, to compare builds
@@ -312,8 +312,13 @@ bench_mode() {
 		compact_aof
 		wait_quiet
 		say "$mode: open loop at half of peak, $half claims/s for ${DURATION}s"
+		local half_pprof=()
+		if [[ $PPROF == 1 ]]; then
+			half_pprof=(-pprof-url "http://127.0.0.1:$pprof_port/debug/pprof/profile?seconds=$((DURATION < 10 ? DURATION : 10))"
+				-pprof-out "$OUT/cpu-$mode-half-$STAMP.prof")
+		fi
 		run_loadgen "$TMP/$mode-half.env" -url "$url" -template "$LG_TEMPLATE" -rate "$half" \
-			-duration "${DURATION}s" -warmup "${WARMUP}s" -user-base 5000000 -pids "$pids" \
+			-duration "${DURATION}s" -warmup "${WARMUP}s" -user-base 5000000 -pids "$pids" "${half_pprof[@]}" \
 			-redis "$REDIS_HOST:$REDIS_PORT" \
 			-label "$mode half of peak" -out "$OUT/$mode-half-$STAMP.json"
 		# shellcheck disable=SC1090
@@ -337,10 +342,13 @@ bench_mode() {
 }
 
 pprof_tables() { # MODE
-	if [[ $PPROF == 1 && -s $OUT/cpu-$1-$STAMP.prof ]]; then
-		go tool pprof -top -nodecount=25 "$BIN" "$OUT/cpu-$1-$STAMP.prof" >"$OUT/pprof-top-$1-$STAMP.txt" 2>/dev/null || true
-		go tool pprof -top -cum -nodecount=40 "$BIN" "$OUT/cpu-$1-$STAMP.prof" >"$OUT/pprof-cum-$1-$STAMP.txt" 2>/dev/null || true
-	fi
+	local p
+	[[ $PPROF == 1 ]] || return 0
+	for p in "$1" "$1-half"; do
+		[[ -s $OUT/cpu-$p-$STAMP.prof ]] || continue
+		go tool pprof -top -nodecount=25 "$BIN" "$OUT/cpu-$p-$STAMP.prof" >"$OUT/pprof-top-$p-$STAMP.txt" 2>/dev/null || true
+		go tool pprof -top -cum -nodecount=40 "$BIN" "$OUT/cpu-$p-$STAMP.prof" >"$OUT/pprof-cum-$p-$STAMP.txt" 2>/dev/null || true
+	done
 }
 
 for mode in $MODES; do
