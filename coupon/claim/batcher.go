@@ -56,7 +56,9 @@ func (b *claimBatcher) redeem(ctx context.Context, k lua.RedeemKeys, a lua.Redee
 	if lead {
 		if batch := b.take(); batch != nil {
 			b.send(batch)
-			go b.flushRest() // whatever arrived meanwhile, without holding up this request
+			if rest := b.take(); rest != nil {
+				go b.flushRest(rest) // what arrived meanwhile, without holding up this request
+			}
 		}
 	}
 	select {
@@ -83,9 +85,9 @@ func (b *claimBatcher) take() []*claimReq {
 	return batch
 }
 
-// flushRest sends batches until nothing waits.
-func (b *claimBatcher) flushRest() {
-	for batch := b.take(); batch != nil; batch = b.take() {
+// flushRest sends batch, then batches until nothing waits.
+func (b *claimBatcher) flushRest(batch []*claimReq) {
+	for ; batch != nil; batch = b.take() {
 		b.send(batch)
 	}
 }
