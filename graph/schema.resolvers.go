@@ -7,9 +7,6 @@ package graph
 
 import (
 	"context"
-	"errors"
-	"strconv"
-
 	"coupond/coupon"
 	"coupond/coupon/claim"
 	"coupond/coupon/template"
@@ -17,6 +14,8 @@ import (
 	"coupond/graph/generated"
 	"coupond/graph/model"
 	"coupond/graph/scalar"
+	"errors"
+	"strconv"
 )
 
 func (r *couponTemplateResolver) ShopNumber(ctx context.Context, obj *coupon.Template) (string, error) {
