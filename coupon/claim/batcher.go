@@ -56,9 +56,7 @@ func (b *claimBatcher) redeem(ctx context.Context, k lua.RedeemKeys, a lua.Redee
 	if lead {
 		if batch := b.take(); batch != nil {
 			b.send(batch)
-			if rest := b.take(); rest != nil {
-				go b.flushRest(rest) // what arrived meanwhile, without holding up this request
-			}
+			go b.flushRest() // whatever arrived meanwhile, without holding up this request
 		}
 	}
 	select {
@@ -85,9 +83,12 @@ func (b *claimBatcher) take() []*claimReq {
 	return batch
 }
 
-// flushRest sends batch, then batches until nothing waits.
-func (b *claimBatcher) flushRest(batch []*claimReq) {
-	for ; batch != nil; batch = b.take() {
+// flushRest sends batches until nothing waits. It runs on a goroutine of its own, so its first
+// look at the waiting claims comes a scheduling delay after the flush before it, and takes in
+// more of them (taking them in the leader right after its flush instead gave Redis 52–53 µs of
+// CPU per claim against 38–44 in two compare.sh runs each).
+func (b *claimBatcher) flushRest() {
+	for batch := b.take(); batch != nil; batch = b.take() {
 		b.send(batch)
 	}
 }
