@@ -66,7 +66,7 @@ type Option func(*Signer)
 func MaxTTL(d time.Duration) Option { return func(s *Signer) { s.maxTTL = d } }
 
 type verified struct {
-	actor   coupon.Actor
+	st      *state // the token's request state (its actor), shared by the requests that send it
 	expires time.Time
 }
 
@@ -103,15 +103,26 @@ func (s *Signer) Issue(a coupon.Actor, ttl time.Duration) (string, error) {
 
 // Parse verifies the token (HS256 only, signature and expiry) and returns its actor.
 func (s *Signer) Parse(token string) (coupon.Actor, error) {
-	if v, ok := s.verified.Get(token); ok && time.Now().Before(v.expires) {
-		return v.actor, nil
-	}
-	a, expires, err := s.verify(token)
+	st, err := s.parse(token)
 	if err != nil {
 		return coupon.Actor{}, err
 	}
-	s.verified.Add(token, verified{actor: a, expires: expires})
-	return a, nil
+	return st.actor, nil
+}
+
+// parse is Parse returning the token's request state, the same value for every request that
+// sends the token while it is remembered (the middleware stores it in each request's context).
+func (s *Signer) parse(token string) (*state, error) {
+	if v, ok := s.verified.Get(token); ok && time.Now().Before(v.expires) {
+		return v.st, nil
+	}
+	a, expires, err := s.verify(token)
+	if err != nil {
+		return nil, err
+	}
+	st := &state{actor: a}
+	s.verified.Add(token, verified{st: st, expires: expires})
+	return st, nil
 }
 
 // verify checks the token (HS256 only, signature, expiry, iat not in the future, a lifetime of
@@ -155,7 +166,7 @@ func (s *Signer) verify(token string) (coupon.Actor, time.Time, error) {
 
 type ctxKey struct{}
 
-// state is what the middleware learnt about the request's credentials.
+// state is what the middleware learnt about the request's credentials; never changed once made.
 type state struct {
 	actor coupon.Actor
 	err   error // a token was sent but is not valid
@@ -171,12 +182,14 @@ func (s *Signer) Middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		st := &state{}
 		token, ok := strings.CutPrefix(h, "Bearer ")
+		var st *state
 		if !ok {
-			st.err = errors.New("authorization header is not a bearer token")
+			st = &state{err: errors.New("authorization header is not a bearer token")}
+		} else if valid, err := s.parse(strings.TrimSpace(token)); err != nil {
+			st = &state{err: err}
 		} else {
-			st.actor, st.err = s.Parse(strings.TrimSpace(token))
+			st = valid
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, st)))
 	})

@@ -11,14 +11,16 @@
 #   -c, --workers N          concurrent requests (loadgen workers) and the
 #                            redis-benchmark -c of the raw ceiling            [BENCH_WORKERS=64]
 #   -u, --users N            distinct users, one pre-minted token each        [BENCH_USERS=20000]
-#   -m, --modes "async sync" redeem modes to measure                          [BENCH_MODES]
+#   -m, --modes "api async sync"  what to measure: api = `serve --mode api` (async claims, no
+#                            persister in the process: the burst only), async and sync = `serve`
+#                            (API and persister) in that redeem mode          [BENCH_MODES]
 #   -n, --raw-n N            EVALSHA calls of the raw ceiling (80000 stays under Redis's 64 MB
 #                            automatic AOF rewrite, as the bursts do)         [BENCH_RAW_N=80000]
 #       --quiet-wait SECONDS before each measured step, wait up to this long for the machine to be
 #                            less than 25 % busy (other users' jobs)          [BENCH_QUIET_WAIT=90]
 #       --user-rate N        COUPON_REDEEM_USER_RATE of the server (0 = off)  [BENCH_USER_RATE=0]
-#       --pprof              CPU profile (10 s at most) of each burst, saved in bench/out/, with the
-#                            top entries in the summary                       [BENCH_PPROF=1]
+#       --pprof              CPU profile (10 s at most) of each burst and half-peak run, saved in
+#                            bench/out/, with the bursts' top entries in the summary [BENCH_PPROF=1]
 #       --keep               keep the coupond_bench database and Redis DBs    [BENCH_KEEP=1]
 #       --no-compact-aof     do not BGREWRITEAOF before each measured step    [BENCH_COMPACT_AOF=0]
 #   Also: BENCH_HALF_RATE (the open-loop rate instead of half the measured peak, to compare builds
@@ -46,7 +48,7 @@ DURATION=${BENCH_DURATION:-10}
 WARMUP=${BENCH_WARMUP:-2}
 WORKERS=${BENCH_WORKERS:-64}
 USERS=${BENCH_USERS:-20000}
-MODES=${BENCH_MODES:-async sync}
+MODES=${BENCH_MODES:-api async sync}
 RAW_N=${BENCH_RAW_N:-80000}
 QUIET_WAIT=${BENCH_QUIET_WAIT:-90}
 COMPACT_AOF=${BENCH_COMPACT_AOF:-1}
@@ -149,7 +151,8 @@ cpu_s() { awk '{sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / 100}' "/proc/$1/s
 say "services"
 scripts/services.sh >&2
 REDIS_PID=$("${RCLI[@]}" INFO server | tr -d '\r' | awk -F: '$1 == "process_id" {print $2}')
-MYSQL_PID=$(pgrep -xo mariadbd || pgrep -xo mysqld || true)
+MYSQL_PID=$("${MYSQL[@]}" -e 'SELECT @@pid_file' 2>/dev/null | xargs cat 2>/dev/null || true)
+[[ $MYSQL_PID =~ ^[0-9]+$ ]] || MYSQL_PID=$(pgrep -xo mariadbd || pgrep -xo mysqld || true)
 [[ -n $REDIS_PID ]] || die "cannot read Redis's process id"
 
 say "building coupond and the loadgen"
@@ -216,8 +219,9 @@ reset_state() {
 	"${RCLI[@]}" -n "$QUEUE_DB" FLUSHDB >/dev/null
 }
 
-start_server() { # MODE PORT [PPROF_PORT]
-	local mode=$1 port=$2 pprof_port=${3:-}
+start_server() { # MODE PORT [PPROF_PORT]; MODE api: serve --mode api with async claims
+	local mode=$1 port=$2 pprof_port=${3:-} redeem=$1 serve_args=()
+	if [[ $mode == api ]]; then redeem=async serve_args=(--mode api); fi
 	env COUPON_ENV=dev \
 		COUPON_HTTP_ADDR="127.0.0.1:$port" \
 		COUPON_MYSQL_DSN="$DSN" \
@@ -225,11 +229,11 @@ start_server() { # MODE PORT [PPROF_PORT]
 		COUPON_REDIS_DB="$REDIS_DB" COUPON_METRICS_ADDR=off \
 		COUPON_QUEUE_REDIS_DB="$QUEUE_DB" \
 		COUPON_JWT_SECRET="$SECRET" \
-		COUPON_REDEEM_MODE="$mode" \
+		COUPON_REDEEM_MODE="$redeem" \
 		COUPON_REDEEM_USER_RATE="$USER_RATE" \
 		COUPON_REDEEM_TEMPLATE_RATE=10000000 \
 		COUPON_PPROF_ADDR="${pprof_port:+127.0.0.1:$pprof_port}" \
-		"$BIN" serve >"$TMP/server-$mode.log" 2>&1 &
+		"$BIN" serve "${serve_args[@]}" >"$TMP/server-$mode.log" 2>&1 &
 	SERVER_PID=$!
 
 	for _ in $(seq 1 600); do
@@ -267,7 +271,7 @@ bench_mode() {
 			-pprof-out "$OUT/cpu-$mode-$STAMP.prof")
 	fi
 	start_server "$mode" "$port" "$pprof_port"
-	say "coupond serve pid $SERVER_PID on 127.0.0.1:$port (COUPON_REDEEM_MODE=$mode)"
+	say "coupond serve pid $SERVER_PID on 127.0.0.1:$port ($mode)"
 	compact_aof
 	wait_quiet
 
@@ -275,11 +279,21 @@ bench_mode() {
 	[[ -n $MYSQL_PID ]] && pids+=",mariadb=$MYSQL_PID"
 
 	say "$mode: burst ${DURATION}s at max rate (closed loop, $WORKERS workers, $USERS users, ${WARMUP}s warm-up)"
+	local drain_args=(-drain-dsn "$DSN")
+	[[ $mode == api ]] && drain_args=() # nothing persists in this process
 	run_loadgen "$TMP/$mode-burst.env" -url "$url" -duration "${DURATION}s" -warmup "${WARMUP}s" \
-		-redis "$REDIS_HOST:$REDIS_PORT" -drain-dsn "$DSN" -pids "$pids" "${pprof_args[@]}" \
+		-redis "$REDIS_HOST:$REDIS_PORT" "${drain_args[@]}" -pids "$pids" "${pprof_args[@]}" \
 		-label "$mode burst" -out "$OUT/$mode-burst-$STAMP.json"
 	# shellcheck disable=SC1090
 	source "$TMP/$mode-burst.env"
+	if [[ $mode == api ]]; then
+		API_ACCEPTED_PER_S=$LG_ACCEPTED_PER_S API_P99=$LG_P99 API_CPU=$LG_CPU API_ERRORS=$LG_ERRORS
+		say "api: $LG_ACCEPTED_PER_S accepted/s, p99 $LG_P99 ms"
+		stop_server
+		cp "$TMP/server-$mode.log" "$OUT/server-$mode-$STAMP.log"
+		pprof_tables "$mode"
+		return 0
+	fi
 	local rows
 	rows=$("${MYSQL[@]}" -e "SELECT COUNT(*) FROM \`$DB_NAME\`.user_coupon WHERE template_id = $LG_TEMPLATE")
 	say "$mode: $LG_ACCEPTED_PER_S accepted/s, p99 $LG_P99 ms, drain $LG_DRAIN_MS ms, user_coupon rows $rows (want $LG_DRAIN_EXPECTED)"
@@ -298,8 +312,13 @@ bench_mode() {
 		compact_aof
 		wait_quiet
 		say "$mode: open loop at half of peak, $half claims/s for ${DURATION}s"
+		local half_pprof=()
+		if [[ $PPROF == 1 ]]; then
+			half_pprof=(-pprof-url "http://127.0.0.1:$pprof_port/debug/pprof/profile?seconds=$((DURATION < 10 ? DURATION : 10))"
+				-pprof-out "$OUT/cpu-$mode-half-$STAMP.prof")
+		fi
 		run_loadgen "$TMP/$mode-half.env" -url "$url" -template "$LG_TEMPLATE" -rate "$half" \
-			-duration "${DURATION}s" -warmup "${WARMUP}s" -user-base 5000000 -pids "$pids" \
+			-duration "${DURATION}s" -warmup "${WARMUP}s" -user-base 5000000 -pids "$pids" "${half_pprof[@]}" \
 			-redis "$REDIS_HOST:$REDIS_PORT" \
 			-label "$mode half of peak" -out "$OUT/$mode-half-$STAMP.json"
 		# shellcheck disable=SC1090
@@ -319,14 +338,21 @@ bench_mode() {
 	fi
 	stop_server
 	cp "$TMP/server-$mode.log" "$OUT/server-$mode-$STAMP.log"
-	if [[ $PPROF == 1 && -s $OUT/cpu-$mode-$STAMP.prof ]]; then
-		go tool pprof -top -nodecount=25 "$BIN" "$OUT/cpu-$mode-$STAMP.prof" >"$OUT/pprof-top-$mode-$STAMP.txt" 2>/dev/null || true
-		go tool pprof -top -cum -nodecount=40 "$BIN" "$OUT/cpu-$mode-$STAMP.prof" >"$OUT/pprof-cum-$mode-$STAMP.txt" 2>/dev/null || true
-	fi
+	pprof_tables "$mode"
+}
+
+pprof_tables() { # MODE
+	local p
+	[[ $PPROF == 1 ]] || return 0
+	for p in "$1" "$1-half"; do
+		[[ -s $OUT/cpu-$p-$STAMP.prof ]] || continue
+		go tool pprof -top -nodecount=25 "$BIN" "$OUT/cpu-$p-$STAMP.prof" >"$OUT/pprof-top-$p-$STAMP.txt" 2>/dev/null || true
+		go tool pprof -top -cum -nodecount=40 "$BIN" "$OUT/cpu-$p-$STAMP.prof" >"$OUT/pprof-cum-$p-$STAMP.txt" 2>/dev/null || true
+	done
 }
 
 for mode in $MODES; do
-	case $mode in async | sync) bench_mode "$mode" ;; *) die "unknown mode $mode" ;; esac
+	case $mode in api | async | sync) bench_mode "$mode" ;; *) die "unknown mode $mode" ;; esac
 done
 
 # ---- raw ceiling: redis-benchmark EVALSHA of lua/redeem.lua ----
@@ -401,6 +427,7 @@ verdict() { # VALUE OP LIMIT
 		ok = (op == ">=") ? (v + 0 >= l + 0) : (v + 0 < l + 0); print ok ? "MET" : "NOT MET"}'
 }
 R_SYNC=$(ratio "${ASYNC_ACCEPTED_PER_S:-}" "${SYNC_ACCEPTED_PER_S:-}")
+R_API=$(ratio "${ASYNC_ACCEPTED_PER_S:-}" "${API_ACCEPTED_PER_S:-}")
 R_RAW=$(ratio "${ASYNC_ACCEPTED_PER_S:-}" "$RAW_RPS")
 DRAIN_S=$(awk -v x="${ASYNC_DRAIN_MS:-}" 'BEGIN {if (x == "") print ""; else printf "%.2f", x / 1000}')
 RT_EST=$(awk -v t="${ASYNC_REDIS_TOTAL_PER_CLAIM:-}" -v e="${ASYNC_REDIS_EVAL_PER_CLAIM:-}" -v i="$RAW_INTERNAL" \
@@ -432,7 +459,11 @@ SUMMARY=$OUT/summary-$STAMP.txt
 	printf '%-44s %16s %16s\n' "Redis usec per EVALSHA (server side)" "${ASYNC_REDIS_EVALSHA_USEC:--}" "${SYNC_REDIS_EVALSHA_USEC:--}"
 	printf '%-44s %16s %16s\n' "machine CPU busy during the burst (%)" "${ASYNC_CPU_MACHINE_PCT:--}" "${SYNC_CPU_MACHINE_PCT:--}"
 	echo
+	printf '%-44s %16s\n' "serve --mode api (no persister): accepted/s" "$(fmt "${API_ACCEPTED_PER_S:-}")"
+	printf '%-44s %16s\n' "  its p99 at peak (ms) / errors" "${API_P99:--} / ${API_ERRORS:--}"
+	echo
 	echo "CPU seconds during the burst (wall ${ASYNC_CPU_WALL:--} s async, ${SYNC_CPU_WALL:--} s sync; $(nproc) cores = $(nproc) CPU s per s):"
+	echo "  api:   ${API_CPU:--}"
 	echo "  async: ${ASYNC_CPU:--}"
 	echo "  sync:  ${SYNC_CPU:--}"
 	echo "CPU seconds during the half-peak run (same wall time); the loadgen's worst send delay behind schedule:"
@@ -454,6 +485,7 @@ SUMMARY=$OUT/summary-$STAMP.txt
 	echo
 	echo "targets"
 	printf '  %-40s %10s   %s\n' "async/sync accepted claims/s >= 10" "$R_SYNC" "$(verdict "$R_SYNC" ">=" 10)"
+	printf '  %-40s %10s   %s\n' "serve/serve --mode api claims/s >= 0.8" "$R_API" "$(verdict "$R_API" ">=" 0.8)"
 	printf '  %-40s %10s   %s\n' "async/raw EVALSHA ceiling >= 0.5" "$R_RAW" "$(verdict "$R_RAW" ">=" 0.5)"
 	printf '  %-40s %10s   %s\n' "async p99 at half of peak < 20 ms" "${ASYNC_HALF_P99:--}" "$(verdict "${ASYNC_HALF_P99:-}" "<" 20)"
 	printf '  %-40s %10s   %s\n' "async drain after the burst < 2 s" "${DRAIN_S:--}" "$(verdict "$DRAIN_S" "<" 2)"

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -24,11 +23,13 @@ const (
 
 // httpEdge is what every plain HTTP request to /query meets first (websocket upgrades and
 // multipart uploads go on: their transports have their own caps). It
-//   - refuses a body (or GET query string) over max bytes without reading more than max+1 of it
-//     (413, REQUEST_TOO_LARGE), so a 150 MB body costs nothing;
+//   - refuses a GET query string over max bytes (a POST body over max bytes is refused by
+//     postJSON without reading more than max+1 of it) with 413, REQUEST_TOO_LARGE, so a 150 MB
+//     body costs nothing;
 //   - checks the request parameters (one JSON object; query, operationName strings; variables,
-//     extensions objects) and answers a client mistake with 400 and a coded, short message
-//     (BAD_USER_INPUT) instead of gqlgen's uncoded one that echoes the body;
+//     extensions objects) of a GET here and of a POST in postJSON, and answers a client mistake
+//     with 400 and a coded, short message (BAD_USER_INPUT) instead of gqlgen's uncoded one that
+//     echoes the body;
 //   - answers parse and validation errors with 200 instead of gqlgen's 422 when the response is
 //     application/json (GraphQL over HTTP; Apollo Client 3 treats a 422 as a network error);
 //     application/graphql-response+json keeps gqlgen's 400, without a "data" entry (overHTTP).
@@ -37,24 +38,22 @@ type httpEdge struct {
 	max  int64
 }
 
-type methodKey struct{}
+type getKey struct{}
 
-// requestMethod is the HTTP method of the request ctx belongs to ("" outside httpEdge).
-func requestMethod(ctx context.Context) string {
-	m, _ := ctx.Value(methodKey{}).(string)
-	return m
-}
+// isGetRequest reports whether ctx belongs to a GET request that passed httpEdge (only those are
+// marked: the POST hot path keeps its context as it is).
+func isGetRequest(ctx context.Context) bool { return ctx.Value(getKey{}) != nil }
 
 func (e httpEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Upgrade") != "" {
 		e.next.ServeHTTP(w, r)
 		return
 	}
-	r = r.WithContext(context.WithValue(r.Context(), methodKey{}, r.Method))
-	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mediaType := mediaType(r)
 	switch {
 	case r.Method == http.MethodOptions:
 	case r.Method == http.MethodGet:
+		r = r.WithContext(context.WithValue(r.Context(), getKey{}, true))
 		if int64(len(r.URL.RawQuery)) > e.max {
 			refuse(w, r, http.StatusRequestEntityTooLarge, codeTooLarge, fmt.Sprintf("the query string exceeds %d bytes", e.max))
 			return
@@ -65,20 +64,7 @@ func (e httpEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case r.Method == http.MethodPost && mediaType == "multipart/form-data":
 	case r.Method == http.MethodPost && mediaType == "application/json":
-		body, status, msg := readBody(w, r, e.max)
-		if msg == "" {
-			msg = checkPostParams(body)
-			status = http.StatusBadRequest
-		}
-		if msg != "" {
-			code := string(CodeBadUserInput)
-			if status == http.StatusRequestEntityTooLarge {
-				code = codeTooLarge
-			}
-			refuse(w, r, status, code, msg)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		// postJSON reads, checks and decodes the body in one pass.
 	case r.Method == http.MethodPost:
 		refuse(w, r, http.StatusUnsupportedMediaType, string(CodeBadUserInput),
 			"a POST body must be application/json (multipart/form-data for uploads)")

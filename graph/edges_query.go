@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"crypto/sha256"
-	"net/http"
 	"strconv"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -49,7 +48,7 @@ func (g queryGuard) MutateOperationParameters(ctx context.Context, p *graphql.Ra
 		return nil
 	}
 	key := sha256.Sum256([]byte(p.Query))
-	isGet := requestMethod(ctx) == http.MethodGet
+	isGet := isGetRequest(ctx)
 	if g.passed.Contains(key) && !isGet {
 		return nil
 	}

@@ -62,7 +62,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
 	})
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(postJSON{max: cfg.MaxBodyBytes})
 	srv.AddTransport(transport.MultipartForm{MaxUploadSize: 64 << 20, MaxMemory: 8 << 20})
 
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
@@ -71,8 +71,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
-	srv.Use(extension.FixedComplexityLimit(cfg.ComplexityLimit))
-	srv.Use(depthLimit{max: cfg.DepthLimit})
+	srv.Use(newOperationLimits(cfg.ComplexityLimit, cfg.DepthLimit))
 	srv.SetErrorPresenter(ErrorPresenter)
 	srv.SetRecoverFunc(Recover)
 	return withCORS(httpEdge{next: srv, max: cfg.MaxBodyBytes}, cfg.CORSOrigins)
@@ -122,4 +121,7 @@ func refuseWebsocket(ctx context.Context, code int, reason string) (context.Cont
 	return transport.AppendCloseReason(ctx, reason), nil, errors.New(reason)
 }
 
-var _ graphql.HandlerExtension = depthLimit{}
+var (
+	_ graphql.HandlerExtension        = (*operationLimits)(nil)
+	_ graphql.OperationContextMutator = (*operationLimits)(nil)
+)

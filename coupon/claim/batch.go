@@ -75,14 +75,15 @@ type reqKey struct {
 
 // seenClaims is what the database already holds of a batch's users and claims.
 type seenClaims struct {
-	held   []*ent.UserCoupon // the batch's users' coupons of this template
-	failed map[string]string // redemption id → reason, for the batch's claims already failed
-	dupOf  map[string]string // redemption id → the one it repeats, for failed duplicates
-	byReq  map[reqKey]string // (user, requestId) → redemption id of the coupon, held or inserted now
-	count  map[int64]int     // user → coupons held
-	taken  map[[2]int64]bool // (user, receive_count) pairs in use
-	done   map[string]bool   // redemption ids persisted or failed
-	behind map[int64]bool    // users whose claim Redis counted below the coupons MySQL holds with it
+	held     []*ent.UserCoupon // the batch's users' coupons of this template: user, redemption id, requestId, receive_count only
+	replayed []*ent.UserCoupon // whole rows of those that are claims of the batch
+	failed   map[string]string // redemption id → reason, for the batch's claims already failed
+	dupOf    map[string]string // redemption id → the one it repeats, for failed duplicates
+	byReq    map[reqKey]string // (user, requestId) → redemption id of the coupon, held or inserted now
+	count    map[int64]int     // user → coupons held
+	taken    map[[2]int64]bool // (user, receive_count) pairs in use
+	done     map[string]bool   // redemption ids persisted or failed
+	behind   map[int64]bool    // users whose claim Redis counted below the coupons MySQL holds with it
 }
 
 // loadSeen reads, inside the batch's transaction, the coupons and failures the batch's claims
@@ -94,10 +95,33 @@ func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, claims []claim)
 		users = append(users, c.userID)
 		rids = append(rids, c.redemptionID)
 	}
+	// The users' coupons, with the columns the checks need: under a sale of a template with a
+	// per-person limit above 1 this is several rows per claim, and whole rows were the largest
+	// part of the persister's CPU (ent decoding every column).
 	held, err := tx.UserCoupon.Query().
-		Where(usercoupon.UserIDIn(users...), usercoupon.TemplateID(templateID)).All(ctx)
+		Where(usercoupon.UserIDIn(users...), usercoupon.TemplateID(templateID)).
+		Select(usercoupon.FieldUserID, usercoupon.FieldRedemptionID, usercoupon.FieldRequestID, usercoupon.FieldReceiveCount).
+		All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load existing coupons: %w", err)
+	}
+	// Whole rows of the batch's own claims already persisted (a replayed batch): they are
+	// answered and followed up again as issued.
+	inBatch := make(map[string]bool, len(rids))
+	for _, rid := range rids {
+		inBatch[rid] = true
+	}
+	var again []string
+	for _, uc := range held {
+		if inBatch[uc.RedemptionID] {
+			again = append(again, uc.RedemptionID)
+		}
+	}
+	var replayed []*ent.UserCoupon
+	if len(again) > 0 {
+		if replayed, err = tx.UserCoupon.Query().Where(usercoupon.RedemptionIDIn(again...)).All(ctx); err != nil {
+			return nil, fmt.Errorf("load replayed coupons: %w", err)
+		}
 	}
 	failedBefore, err := tx.RedemptionFailure.Query().
 		Where(redemptionfailure.UserIDIn(users...), redemptionfailure.RedemptionIDIn(rids...)).
@@ -105,7 +129,7 @@ func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, claims []claim)
 	if err != nil {
 		return nil, fmt.Errorf("load failed claims: %w", err)
 	}
-	s := &seenClaims{held: held, failed: map[string]string{}, dupOf: map[string]string{},
+	s := &seenClaims{held: held, replayed: replayed, failed: map[string]string{}, dupOf: map[string]string{},
 		byReq: map[reqKey]string{}, count: map[int64]int{}, taken: map[[2]int64]bool{}, done: map[string]bool{},
 		behind: map[int64]bool{}}
 	for _, uc := range held {
@@ -129,10 +153,8 @@ func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, claims []claim)
 // split returns the claims the database has not seen, and records in res the batch's claims it
 // has: their coupons as issued, their failures as failed.
 func (s *seenClaims) split(claims []claim, res *batchResult) []claim {
-	inBatch := map[string]bool{}
 	var fresh []claim
 	for _, c := range claims {
-		inBatch[c.redemptionID] = true
 		reason, failed := s.failed[c.redemptionID]
 		switch {
 		case !s.done[c.redemptionID]:
@@ -142,11 +164,7 @@ func (s *seenClaims) split(claims []claim, res *batchResult) []claim {
 			res.failed = append(res.failed, failedClaim{c, reason, s.dupOf[c.redemptionID]})
 		}
 	}
-	for _, uc := range s.held {
-		if inBatch[uc.RedemptionID] {
-			res.issued = append(res.issued, uc)
-		}
-	}
+	res.issued = append(res.issued, s.replayed...)
 	return fresh
 }
 

@@ -43,7 +43,7 @@ var Merchant = coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}
 
 // New builds the services on a fresh database coupond_t_<pkg>_<name> and the Redis namespace of
 // pkg (testutil.Redis), and starts what o asks for; all of it stops when the test ends.
-func New(t *testing.T, pkg, name string, o Options) *Stack {
+func New(t testing.TB, pkg, name string, o Options) *Stack {
 	t.Helper()
 	db, sqlDB, _ := testutil.MySQL(t, pkg+"_"+name)
 	rdb := testutil.Redis(t, pkg)
@@ -66,7 +66,7 @@ func New(t *testing.T, pkg, name string, o Options) *Stack {
 
 // StartWorker runs an asynq worker (all queues, 4 goroutines) over the services' task handlers,
 // configured as the server's (jobs.IsFailure, jobs.RetryDelay), until the test ends.
-func (s *Stack) StartWorker(t *testing.T) {
+func (s *Stack) StartWorker(t testing.TB) {
 	t.Helper()
 	srv := asynq.NewServer(testutil.QueueOpt(), asynq.Config{
 		Concurrency: 4, Queues: jobs.Queues(), Logger: quiet{}, LogLevel: asynq.FatalLevel,
@@ -81,7 +81,7 @@ func (s *Stack) StartWorker(t *testing.T) {
 
 // Template creates an open FIXED_OFF template of Merchant's shop (claimable from a minute ago for
 // an hour) with the given stock and per-person limit; mutate, when not nil, changes the input first.
-func (s *Stack) Template(t *testing.T, stock, limit int, mutate func(*template.CreateInput)) *coupon.Template {
+func (s *Stack) Template(t testing.TB, stock, limit int, mutate func(*template.CreateInput)) *coupon.Template {
 	t.Helper()
 	now := time.Now()
 	five := decimal.NewFromInt(5)
