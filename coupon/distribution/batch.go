@@ -112,8 +112,8 @@ func (s *Service) deduct(ctx context.Context, t *ent.CouponTask, b batch) ([]lua
 
 // settlePlan is what Redis gets back once a batch is committed.
 type settlePlan struct {
-	giveBack int            // stock units MySQL refused for want of a slot (the unit is free again)
-	refused  []int64        // users whose counter the script raised and MySQL refused
+	giveBack int               // stock units MySQL refused for want of a slot (the unit is free again)
+	refused  []int64           // users whose counter the script raised and MySQL refused
 	issued   []*ent.UserCoupon // the batch's coupons (card bags, expiry)
 }
 

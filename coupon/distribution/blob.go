@@ -33,14 +33,20 @@ func (f *Files) Close() error { return f.bucket.Close() }
 // errFileGone is returned by Fetch for a key the bucket does not hold.
 var errFileGone = errors.New("the uploaded file is gone")
 
-// Put stores the local file at path under key.
-func (f *Files) Put(ctx context.Context, key, path string) error {
+// contentTypes are the stored files' media types, by kind.
+var contentTypes = map[Kind]string{
+	KindXLSX: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+	KindCSV:  "text/csv; charset=utf-8",
+}
+
+// Put stores the local file at path, of kind, under key.
+func (f *Files) Put(ctx context.Context, key, path string, kind Kind) error {
 	src, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if err := f.bucket.Upload(ctx, key, src, nil); err != nil {
+	if err := f.bucket.Upload(ctx, key, src, &blob.WriterOptions{ContentType: contentTypes[kind]}); err != nil {
 		return fmt.Errorf("store upload %s: %w", key, err)
 	}
 	return nil

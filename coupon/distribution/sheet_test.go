@@ -146,4 +146,3 @@ func TestParseUserID(t *testing.T) {
 		t.Errorf("a rounded number's reason should tell to store ids as text: %q", reason)
 	}
 }
-

@@ -70,7 +70,7 @@ func (s *Service) Create(ctx context.Context, actor coupon.Actor, in CreateInput
 
 	id := idgen.Next()
 	key := "tasks/" + strconv.FormatInt(id, 10) + "." + string(kind)
-	if err := s.files.Put(ctx, key, path); err != nil {
+	if err := s.files.Put(ctx, key, path, kind); err != nil {
 		return nil, err
 	}
 	row, err := s.db.CouponTask.Create().SetID(id).SetShopNumber(actor.Shop).SetTemplateID(tpl.ID).
