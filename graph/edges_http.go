@@ -22,8 +22,8 @@ const (
 	codeMethod   = "METHOD_NOT_ALLOWED"
 )
 
-// httpEdge is what every plain HTTP request to /query meets first (websocket upgrades and
-// multipart uploads go on: their transports have their own caps). It
+// httpEdge is what every plain HTTP request to /query meets first (websocket upgrades go on:
+// their transport has its own caps; multipart uploads meet checkUpload). It
 //   - refuses a body (or GET query string) over max bytes without reading more than max+1 of it
 //     (413, REQUEST_TOO_LARGE), so a 150 MB body costs nothing;
 //   - checks the request parameters (one JSON object; query, operationName strings; variables,
@@ -33,8 +33,9 @@ const (
 //     application/json (GraphQL over HTTP; Apollo Client 3 treats a 422 as a network error);
 //     application/graphql-response+json keeps gqlgen's 400, without a "data" entry (overHTTP).
 type httpEdge struct {
-	next http.Handler
-	max  int64
+	next      http.Handler
+	max       int64
+	maxUpload int64 // the largest uploaded file (checkUpload)
 }
 
 type methodKey struct{}
@@ -64,6 +65,10 @@ func (e httpEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	case r.Method == http.MethodPost && mediaType == "multipart/form-data":
+		var ok bool
+		if w, r, ok = checkUpload(w, r, e.maxUpload); !ok {
+			return
+		}
 	case r.Method == http.MethodPost && mediaType == "application/json":
 		body, status, msg := readBody(w, r, e.max)
 		if msg == "" {
