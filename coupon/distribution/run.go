@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"coupond/coupon/keys"
 	"coupond/coupon/lease"
@@ -125,24 +126,55 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, pendingBatch b
 	if err := skipTo(sh, t.ResumeRow, seen); err != nil {
 		return err
 	}
+	batches, stopReading := s.readAhead(sh, t.ResumeRow, seen)
+	defer stopReading()
 	for {
 		if !pendingBatch {
 			if stop, err := s.canceled(ctx, t.ID); stop || err != nil {
 				return err
 			}
 		}
-		b := s.nextBatch(sh, t.ResumeRow, seen)
-		if err := sh.Err(); err != nil {
-			return s.fail(ctx, t, "the file cannot be read any more: "+err.Error())
-		}
+		b := <-batches
 		if len(b.rows) == 0 {
+			if err := sh.Err(); err != nil {
+				return s.fail(ctx, t, "the file cannot be read any more: "+err.Error())
+			}
 			return s.finish(ctx, t)
+		}
+		if b.start != t.ResumeRow {
+			return fmt.Errorf("task %d: batch after row %d read, resume position is %d", t.ID, b.start, t.ResumeRow)
 		}
 		if t, err = s.runBatch(ctx, t, b); err != nil {
 			return err
 		}
 		pendingBatch = false
 	}
+}
+
+// readAhead reads the batches following row start in a goroutine, one batch ahead of the one
+// being written, so parsing overlaps the database's work. The last batch sent is empty (end of
+// the rows, or sh.Err). stop ends the reading and waits for the goroutine.
+func (s *Service) readAhead(sh *Sheet, start int, seen map[int64]struct{}) (<-chan batch, func()) {
+	out := make(chan batch, 1)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			b := s.nextBatch(sh, start, seen)
+			select {
+			case out <- b:
+			case <-quit:
+				return
+			}
+			if len(b.rows) == 0 {
+				return
+			}
+			start = b.end
+		}
+	}()
+	return out, func() { close(quit); wg.Wait() }
 }
 
 // kindOf is the kind of a stored file, from the name we gave it.
