@@ -45,6 +45,7 @@ type config struct {
 	BlobURL           string
 	DistributionBatch int
 	ReapEvery         time.Duration
+	UploadRetention   time.Duration
 }
 
 const devSecret = "coupond-dev-secret-change-me"
@@ -92,6 +93,7 @@ var settings = []setting{
 	{"COUPON_BLOB_URL", "file:///tmp/coupond-uploads?create_dir=true", "gocloud.dev bucket of uploaded files (file:// on one machine or a shared volume, s3:// when API and worker run apart)", str(func(c *config) *string { return &c.BlobURL })},
 	{"COUPON_DISTRIBUTION_BATCH", "5000", "distribution rows per batch (one Lua call, one transaction)", num(func(c *config) *int { return &c.DistributionBatch })},
 	{"COUPON_REAP_EVERY", "5s", "period of the distribution reaper, which resumes tasks whose worker died", dur(func(c *config) *time.Duration { return &c.ReapEvery })},
+	{"COUPON_UPLOAD_RETENTION", "168h", "how long the upload of an ended distribution task is kept (the failures stay in MySQL)", dur(func(c *config) *time.Duration { return &c.UploadRetention })},
 	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: a loopback address is required)", str(func(c *config) *string { return &c.PprofAddr })},
 }
 

@@ -53,6 +53,8 @@ type CouponTask struct {
 	ResumeRow int `json:"resume_row,omitempty"`
 	// why a FAILED task could not run
 	FailureReason *string `json:"failure_reason,omitempty"`
+	// the upload was removed by the retention job
+	FileDeleted bool `json:"file_deleted,omitempty"`
 	// OperatorID holds the value of the "operator_id" field.
 	OperatorID int64 `json:"operator_id,omitempty"`
 	// CompletedAt holds the value of the "completed_at" field.
@@ -65,6 +67,8 @@ func (*CouponTask) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case coupontask.FieldFileDeleted:
+			values[i] = new(sql.NullBool)
 		case coupontask.FieldID, coupontask.FieldShopNumber, coupontask.FieldTemplateID, coupontask.FieldSendNum, coupontask.FieldProcessedRows, coupontask.FieldSuccessCount, coupontask.FieldFailCount, coupontask.FieldResumeRow, coupontask.FieldOperatorID:
 			values[i] = new(sql.NullInt64)
 		case coupontask.FieldName, coupontask.FieldFilePath, coupontask.FieldFileName, coupontask.FieldSendType, coupontask.FieldStatus, coupontask.FieldFailureReportPath, coupontask.FieldSheetName, coupontask.FieldFailureReason:
@@ -205,6 +209,12 @@ func (_m *CouponTask) assignValues(columns []string, values []any) error {
 				_m.FailureReason = new(string)
 				*_m.FailureReason = value.String
 			}
+		case coupontask.FieldFileDeleted:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field file_deleted", values[i])
+			} else if value.Valid {
+				_m.FileDeleted = value.Bool
+			}
 		case coupontask.FieldOperatorID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field operator_id", values[i])
@@ -317,6 +327,9 @@ func (_m *CouponTask) String() string {
 		builder.WriteString("failure_reason=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	builder.WriteString("file_deleted=")
+	builder.WriteString(fmt.Sprintf("%v", _m.FileDeleted))
 	builder.WriteString(", ")
 	builder.WriteString("operator_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.OperatorID))

@@ -226,6 +226,20 @@ func (_c *CouponTaskCreate) SetNillableFailureReason(v *string) *CouponTaskCreat
 	return _c
 }
 
+// SetFileDeleted sets the "file_deleted" field.
+func (_c *CouponTaskCreate) SetFileDeleted(v bool) *CouponTaskCreate {
+	_c.mutation.SetFileDeleted(v)
+	return _c
+}
+
+// SetNillableFileDeleted sets the "file_deleted" field if the given value is not nil.
+func (_c *CouponTaskCreate) SetNillableFileDeleted(v *bool) *CouponTaskCreate {
+	if v != nil {
+		_c.SetFileDeleted(*v)
+	}
+	return _c
+}
+
 // SetOperatorID sets the "operator_id" field.
 func (_c *CouponTaskCreate) SetOperatorID(v int64) *CouponTaskCreate {
 	_c.mutation.SetOperatorID(v)
@@ -323,6 +337,10 @@ func (_c *CouponTaskCreate) defaults() {
 		v := coupontask.DefaultResumeRow
 		_c.mutation.SetResumeRow(v)
 	}
+	if _, ok := _c.mutation.FileDeleted(); !ok {
+		v := coupontask.DefaultFileDeleted
+		_c.mutation.SetFileDeleted(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := coupontask.DefaultID()
 		_c.mutation.SetID(v)
@@ -409,6 +427,9 @@ func (_c *CouponTaskCreate) check() error {
 		if err := coupontask.FailureReasonValidator(v); err != nil {
 			return &ValidationError{Name: "failure_reason", err: fmt.Errorf(`ent: validator failed for field "CouponTask.failure_reason": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.FileDeleted(); !ok {
+		return &ValidationError{Name: "file_deleted", err: errors.New(`ent: missing required field "CouponTask.file_deleted"`)}
 	}
 	if _, ok := _c.mutation.OperatorID(); !ok {
 		return &ValidationError{Name: "operator_id", err: errors.New(`ent: missing required field "CouponTask.operator_id"`)}
@@ -522,6 +543,10 @@ func (_c *CouponTaskCreate) createSpec() (*CouponTask, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.FailureReason(); ok {
 		_spec.SetField(coupontask.FieldFailureReason, field.TypeString, value)
 		_node.FailureReason = &value
+	}
+	if value, ok := _c.mutation.FileDeleted(); ok {
+		_spec.SetField(coupontask.FieldFileDeleted, field.TypeBool, value)
+		_node.FileDeleted = value
 	}
 	if value, ok := _c.mutation.OperatorID(); ok {
 		_spec.SetField(coupontask.FieldOperatorID, field.TypeInt64, value)
@@ -778,6 +803,18 @@ func (u *CouponTaskUpsert) UpdateFailureReason() *CouponTaskUpsert {
 // ClearFailureReason clears the value of the "failure_reason" field.
 func (u *CouponTaskUpsert) ClearFailureReason() *CouponTaskUpsert {
 	u.SetNull(coupontask.FieldFailureReason)
+	return u
+}
+
+// SetFileDeleted sets the "file_deleted" field.
+func (u *CouponTaskUpsert) SetFileDeleted(v bool) *CouponTaskUpsert {
+	u.Set(coupontask.FieldFileDeleted, v)
+	return u
+}
+
+// UpdateFileDeleted sets the "file_deleted" field to the value that was provided on create.
+func (u *CouponTaskUpsert) UpdateFileDeleted() *CouponTaskUpsert {
+	u.SetExcluded(coupontask.FieldFileDeleted)
 	return u
 }
 
@@ -1096,6 +1133,20 @@ func (u *CouponTaskUpsertOne) UpdateFailureReason() *CouponTaskUpsertOne {
 func (u *CouponTaskUpsertOne) ClearFailureReason() *CouponTaskUpsertOne {
 	return u.Update(func(s *CouponTaskUpsert) {
 		s.ClearFailureReason()
+	})
+}
+
+// SetFileDeleted sets the "file_deleted" field.
+func (u *CouponTaskUpsertOne) SetFileDeleted(v bool) *CouponTaskUpsertOne {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.SetFileDeleted(v)
+	})
+}
+
+// UpdateFileDeleted sets the "file_deleted" field to the value that was provided on create.
+func (u *CouponTaskUpsertOne) UpdateFileDeleted() *CouponTaskUpsertOne {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.UpdateFileDeleted()
 	})
 }
 
@@ -1583,6 +1634,20 @@ func (u *CouponTaskUpsertBulk) UpdateFailureReason() *CouponTaskUpsertBulk {
 func (u *CouponTaskUpsertBulk) ClearFailureReason() *CouponTaskUpsertBulk {
 	return u.Update(func(s *CouponTaskUpsert) {
 		s.ClearFailureReason()
+	})
+}
+
+// SetFileDeleted sets the "file_deleted" field.
+func (u *CouponTaskUpsertBulk) SetFileDeleted(v bool) *CouponTaskUpsertBulk {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.SetFileDeleted(v)
+	})
+}
+
+// UpdateFileDeleted sets the "file_deleted" field to the value that was provided on create.
+func (u *CouponTaskUpsertBulk) UpdateFileDeleted() *CouponTaskUpsertBulk {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.UpdateFileDeleted()
 	})
 }
 

@@ -248,6 +248,20 @@ func (_u *CouponTaskUpdate) ClearFailureReason() *CouponTaskUpdate {
 	return _u
 }
 
+// SetFileDeleted sets the "file_deleted" field.
+func (_u *CouponTaskUpdate) SetFileDeleted(v bool) *CouponTaskUpdate {
+	_u.mutation.SetFileDeleted(v)
+	return _u
+}
+
+// SetNillableFileDeleted sets the "file_deleted" field if the given value is not nil.
+func (_u *CouponTaskUpdate) SetNillableFileDeleted(v *bool) *CouponTaskUpdate {
+	if v != nil {
+		_u.SetFileDeleted(*v)
+	}
+	return _u
+}
+
 // SetCompletedAt sets the "completed_at" field.
 func (_u *CouponTaskUpdate) SetCompletedAt(v time.Time) *CouponTaskUpdate {
 	_u.mutation.SetCompletedAt(v)
@@ -422,6 +436,9 @@ func (_u *CouponTaskUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if _u.mutation.FailureReasonCleared() {
 		_spec.ClearField(coupontask.FieldFailureReason, field.TypeString)
+	}
+	if value, ok := _u.mutation.FileDeleted(); ok {
+		_spec.SetField(coupontask.FieldFileDeleted, field.TypeBool, value)
 	}
 	if value, ok := _u.mutation.CompletedAt(); ok {
 		_spec.SetField(coupontask.FieldCompletedAt, field.TypeTime, value)
@@ -670,6 +687,20 @@ func (_u *CouponTaskUpdateOne) ClearFailureReason() *CouponTaskUpdateOne {
 	return _u
 }
 
+// SetFileDeleted sets the "file_deleted" field.
+func (_u *CouponTaskUpdateOne) SetFileDeleted(v bool) *CouponTaskUpdateOne {
+	_u.mutation.SetFileDeleted(v)
+	return _u
+}
+
+// SetNillableFileDeleted sets the "file_deleted" field if the given value is not nil.
+func (_u *CouponTaskUpdateOne) SetNillableFileDeleted(v *bool) *CouponTaskUpdateOne {
+	if v != nil {
+		_u.SetFileDeleted(*v)
+	}
+	return _u
+}
+
 // SetCompletedAt sets the "completed_at" field.
 func (_u *CouponTaskUpdateOne) SetCompletedAt(v time.Time) *CouponTaskUpdateOne {
 	_u.mutation.SetCompletedAt(v)
@@ -874,6 +905,9 @@ func (_u *CouponTaskUpdateOne) sqlSave(ctx context.Context) (_node *CouponTask, 
 	}
 	if _u.mutation.FailureReasonCleared() {
 		_spec.ClearField(coupontask.FieldFailureReason, field.TypeString)
+	}
+	if value, ok := _u.mutation.FileDeleted(); ok {
+		_spec.SetField(coupontask.FieldFileDeleted, field.TypeBool, value)
 	}
 	if value, ok := _u.mutation.CompletedAt(); ok {
 		_spec.SetField(coupontask.FieldCompletedAt, field.TypeTime, value)

@@ -1919,6 +1919,7 @@ type CouponTaskMutation struct {
 	resume_row          *int
 	addresume_row       *int
 	failure_reason      *string
+	file_deleted        *bool
 	operator_id         *int64
 	addoperator_id      *int64
 	completed_at        *time.Time
@@ -2886,6 +2887,42 @@ func (m *CouponTaskMutation) ResetFailureReason() {
 	delete(m.clearedFields, coupontask.FieldFailureReason)
 }
 
+// SetFileDeleted sets the "file_deleted" field.
+func (m *CouponTaskMutation) SetFileDeleted(b bool) {
+	m.file_deleted = &b
+}
+
+// FileDeleted returns the value of the "file_deleted" field in the mutation.
+func (m *CouponTaskMutation) FileDeleted() (r bool, exists bool) {
+	v := m.file_deleted
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFileDeleted returns the old "file_deleted" field's value of the CouponTask entity.
+// If the CouponTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponTaskMutation) OldFileDeleted(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFileDeleted is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFileDeleted requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFileDeleted: %w", err)
+	}
+	return oldValue.FileDeleted, nil
+}
+
+// ResetFileDeleted resets all changes to the "file_deleted" field.
+func (m *CouponTaskMutation) ResetFileDeleted() {
+	m.file_deleted = nil
+}
+
 // SetOperatorID sets the "operator_id" field.
 func (m *CouponTaskMutation) SetOperatorID(i int64) {
 	m.operator_id = &i
@@ -3025,7 +3062,7 @@ func (m *CouponTaskMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CouponTaskMutation) Fields() []string {
-	fields := make([]string, 0, 20)
+	fields := make([]string, 0, 21)
 	if m.created_at != nil {
 		fields = append(fields, coupontask.FieldCreatedAt)
 	}
@@ -3080,6 +3117,9 @@ func (m *CouponTaskMutation) Fields() []string {
 	if m.failure_reason != nil {
 		fields = append(fields, coupontask.FieldFailureReason)
 	}
+	if m.file_deleted != nil {
+		fields = append(fields, coupontask.FieldFileDeleted)
+	}
 	if m.operator_id != nil {
 		fields = append(fields, coupontask.FieldOperatorID)
 	}
@@ -3130,6 +3170,8 @@ func (m *CouponTaskMutation) Field(name string) (ent.Value, bool) {
 		return m.ResumeRow()
 	case coupontask.FieldFailureReason:
 		return m.FailureReason()
+	case coupontask.FieldFileDeleted:
+		return m.FileDeleted()
 	case coupontask.FieldOperatorID:
 		return m.OperatorID()
 	case coupontask.FieldCompletedAt:
@@ -3179,6 +3221,8 @@ func (m *CouponTaskMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldResumeRow(ctx)
 	case coupontask.FieldFailureReason:
 		return m.OldFailureReason(ctx)
+	case coupontask.FieldFileDeleted:
+		return m.OldFileDeleted(ctx)
 	case coupontask.FieldOperatorID:
 		return m.OldOperatorID(ctx)
 	case coupontask.FieldCompletedAt:
@@ -3317,6 +3361,13 @@ func (m *CouponTaskMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetFailureReason(v)
+		return nil
+	case coupontask.FieldFileDeleted:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFileDeleted(v)
 		return nil
 	case coupontask.FieldOperatorID:
 		v, ok := value.(int64)
@@ -3572,6 +3623,9 @@ func (m *CouponTaskMutation) ResetField(name string) error {
 		return nil
 	case coupontask.FieldFailureReason:
 		m.ResetFailureReason()
+		return nil
+	case coupontask.FieldFileDeleted:
+		m.ResetFileDeleted()
 		return nil
 	case coupontask.FieldOperatorID:
 		m.ResetOperatorID()

@@ -130,6 +130,10 @@ func init() {
 	coupontaskDescFailureReason := coupontaskFields[16].Descriptor()
 	// coupontask.FailureReasonValidator is a validator for the "failure_reason" field. It is called by the builders before save.
 	coupontask.FailureReasonValidator = coupontaskDescFailureReason.Validators[0].(func(string) error)
+	// coupontaskDescFileDeleted is the schema descriptor for file_deleted field.
+	coupontaskDescFileDeleted := coupontaskFields[17].Descriptor()
+	// coupontask.DefaultFileDeleted holds the default value on creation for the file_deleted field.
+	coupontask.DefaultFileDeleted = coupontaskDescFileDeleted.Default.(bool)
 	// coupontaskDescID is the schema descriptor for id field.
 	coupontaskDescID := coupontaskFields[0].Descriptor()
 	// coupontask.DefaultID holds the default value on creation for the id field.

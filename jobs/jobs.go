@@ -51,6 +51,7 @@ func NewMux(h Handlers) *asynq.ServeMux {
 	mux.HandleFunc(TypeRunDistribution, h.Distribution.handleRunDistribution)
 	mux.HandleFunc(TypeCountDistribution, h.Distribution.handleCountDistribution)
 	mux.HandleFunc(TypeReapDistributions, h.Distribution.handleReapDistributions)
+	mux.HandleFunc(TypeRetainDistributionFiles, h.Distribution.handleRetainDistributionFiles)
 	return mux
 }
 

@@ -12,6 +12,9 @@ type Periods struct {
 	Drain time.Duration // outbox safety-net drain
 	Sweep time.Duration // expiry sweep
 	Reap  time.Duration // distribution reaper
+	// Retain is how long the upload of an ended distribution task is kept; the retention job runs
+	// hourly.
+	Retain time.Duration
 }
 
 // RegisterPeriodic registers every periodic task with the scheduler (a zero period: not that one). Every instance may run a
@@ -27,6 +30,7 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 		{p.Drain, NewDrainOutboxesTask(), QueueCritical},
 		{p.Sweep, NewExpireSweepTask(), QueueDefault},
 		{p.Reap, NewReapDistributionsTask(), QueueDefault},
+		{retainEvery(p.Retain), NewRetainDistributionFilesTask(p.Retain), QueueLow},
 	} {
 		if e.every <= 0 {
 			continue // not scheduled in this process
@@ -38,4 +42,12 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 		}
 	}
 	return nil
+}
+
+// retainEvery is the period of the retention job: hourly, or never without a retention.
+func retainEvery(keep time.Duration) time.Duration {
+	if keep <= 0 {
+		return 0
+	}
+	return time.Hour
 }

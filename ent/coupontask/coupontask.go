@@ -50,6 +50,8 @@ const (
 	FieldResumeRow = "resume_row"
 	// FieldFailureReason holds the string denoting the failure_reason field in the database.
 	FieldFailureReason = "failure_reason"
+	// FieldFileDeleted holds the string denoting the file_deleted field in the database.
+	FieldFileDeleted = "file_deleted"
 	// FieldOperatorID holds the string denoting the operator_id field in the database.
 	FieldOperatorID = "operator_id"
 	// FieldCompletedAt holds the string denoting the completed_at field in the database.
@@ -79,6 +81,7 @@ var Columns = []string{
 	FieldSheetName,
 	FieldResumeRow,
 	FieldFailureReason,
+	FieldFileDeleted,
 	FieldOperatorID,
 	FieldCompletedAt,
 }
@@ -120,6 +123,8 @@ var (
 	DefaultResumeRow int
 	// FailureReasonValidator is a validator for the "failure_reason" field. It is called by the builders before save.
 	FailureReasonValidator func(string) error
+	// DefaultFileDeleted holds the default value on creation for the "file_deleted" field.
+	DefaultFileDeleted bool
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() int64
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -274,6 +279,11 @@ func ByResumeRow(opts ...sql.OrderTermOption) OrderOption {
 // ByFailureReason orders the results by the failure_reason field.
 func ByFailureReason(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFailureReason, opts...).ToFunc()
+}
+
+// ByFileDeleted orders the results by the file_deleted field.
+func ByFileDeleted(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFileDeleted, opts...).ToFunc()
 }
 
 // ByOperatorID orders the results by the operator_id field.

@@ -134,6 +134,11 @@ func FailureReason(v string) predicate.CouponTask {
 	return predicate.CouponTask(sql.FieldEQ(FieldFailureReason, v))
 }
 
+// FileDeleted applies equality check predicate on the "file_deleted" field. It's identical to FileDeletedEQ.
+func FileDeleted(v bool) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldEQ(FieldFileDeleted, v))
+}
+
 // OperatorID applies equality check predicate on the "operator_id" field. It's identical to OperatorIDEQ.
 func OperatorID(v int64) predicate.CouponTask {
 	return predicate.CouponTask(sql.FieldEQ(FieldOperatorID, v))
@@ -1022,6 +1027,16 @@ func FailureReasonEqualFold(v string) predicate.CouponTask {
 // FailureReasonContainsFold applies the ContainsFold predicate on the "failure_reason" field.
 func FailureReasonContainsFold(v string) predicate.CouponTask {
 	return predicate.CouponTask(sql.FieldContainsFold(FieldFailureReason, v))
+}
+
+// FileDeletedEQ applies the EQ predicate on the "file_deleted" field.
+func FileDeletedEQ(v bool) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldEQ(FieldFileDeleted, v))
+}
+
+// FileDeletedNEQ applies the NEQ predicate on the "file_deleted" field.
+func FileDeletedNEQ(v bool) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldNEQ(FieldFileDeleted, v))
 }
 
 // OperatorIDEQ applies the EQ predicate on the "operator_id" field.

@@ -88,6 +88,7 @@ var (
 		{Name: "sheet_name", Type: field.TypeString, Nullable: true, Size: 64},
 		{Name: "resume_row", Type: field.TypeInt, Default: 0},
 		{Name: "failure_reason", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "file_deleted", Type: field.TypeBool, Default: false},
 		{Name: "operator_id", Type: field.TypeInt64},
 		{Name: "completed_at", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 	}

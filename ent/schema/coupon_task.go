@@ -39,6 +39,7 @@ func (CouponTask) Fields() []ent.Field {
 		field.String("sheet_name").Optional().Nillable().Immutable().MaxLen(64).Comment("the worksheet to read; null: the first"),
 		field.Int("resume_row").Default(0).Comment("the last spreadsheet row (CSV line) whose outcome is committed"),
 		field.String("failure_reason").Optional().Nillable().MaxLen(255).Comment("why a FAILED task could not run"),
+		field.Bool("file_deleted").Default(false).Comment("the upload was removed by the retention job"),
 		field.Int64("operator_id").Immutable(),
 		field.Time("completed_at").SchemaType(datetime).Optional().Nillable(),
 	}
