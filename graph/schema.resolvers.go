@@ -7,9 +7,6 @@ package graph
 
 import (
 	"context"
-	"errors"
-	"strconv"
-
 	"coupond/coupon"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
@@ -18,6 +15,8 @@ import (
 	"coupond/graph/generated"
 	"coupond/graph/model"
 	"coupond/graph/scalar"
+	"errors"
+	"strconv"
 )
 
 func (r *couponTaskResolver) Template(ctx context.Context, obj *distribution.Task) (*coupon.Template, error) {

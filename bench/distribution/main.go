@@ -71,9 +71,9 @@ func main() {
 	check(err)
 	_, err = root.Exec("DROP DATABASE IF EXISTS " + dbName)
 	check(err)
-	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, DB: 10})
+	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, DB: 10, ReadTimeout: time.Minute})
 	check(rdb.FlushDB(context.Background()).Err())
-	check(redis.NewClient(&redis.Options{Addr: *redisAddr, DB: 11}).FlushDB(context.Background()).Err())
+	check(redis.NewClient(&redis.Options{Addr: *redisAddr, DB: 11, ReadTimeout: time.Minute}).FlushDB(context.Background()).Err())
 	apiPort := freePort()
 	env := append(os.Environ(), "COUPON_MYSQL_DSN="+*mysqlSrv+dbName, "COUPON_REDIS_ADDR="+*redisAddr,
 		"COUPON_REDIS_DB=10", "COUPON_QUEUE_REDIS_DB=11", "COUPON_METRICS_ADDR=off", "COUPON_REDEEM_USER_RATE=0",
@@ -83,6 +83,7 @@ func main() {
 	defer stop(api)
 	pprofPort := freePort()
 	worker := start(bin, work, "worker", append(env, fmt.Sprintf("COUPON_PPROF_ADDR=127.0.0.1:%d", pprofPort)), 0)
+	log.Printf("worker pprof: http://127.0.0.1:%d/debug/pprof/", pprofPort)
 	defer stop(worker)
 	url := fmt.Sprintf("http://127.0.0.1:%d", apiPort)
 
