@@ -41,6 +41,11 @@ func normHeader(s string) string {
 // unzipLimit bounds what an .xlsx may unpack to (a zip bomb is refused, not unpacked).
 const unzipLimit = 1 << 30
 
+// unzipInMemory is the largest part of an .xlsx (a worksheet, the shared strings of text ids)
+// excelize keeps in memory; larger ones are unpacked to temporary files and read from there, so a
+// million text ids do not sit in the worker's heap.
+const unzipInMemory = 4 << 20
+
 // lineSource yields a file's rows one at a time: each row's 1-based number and its cells.
 type lineSource interface {
 	next() (num int, cells []string, err error) // io.EOF after the last row
@@ -188,7 +193,7 @@ type xlsxSource struct {
 }
 
 func openXLSX(path, sheet string) (lineSource, error) {
-	f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: unzipLimit})
+	f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: unzipLimit, UnzipXMLSizeLimit: unzipInMemory})
 	if err != nil {
 		if errors.Is(err, excelize.ErrWorkbookFileFormat) || strings.Contains(err.Error(), "zip") {
 			return nil, fileInvalid("the file is not a readable .xlsx workbook (damaged, or not saved as Excel 2007-365)")
