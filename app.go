@@ -11,6 +11,7 @@ import (
 
 	"coupond/auth"
 	"coupond/coupon/claim"
+	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/idgen"
@@ -31,6 +32,7 @@ type app struct {
 	queueOpt asynq.RedisClientOpt
 	signer   *auth.Signer
 	enqueuer *asynq.Client
+	files    *distribution.Files // uploads of distribution tasks
 	svc      *services.Services
 }
 
@@ -59,8 +61,14 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		signer:   auth.NewSigner(cfg.JWTSecret, auth.MaxTTL(cfg.JWTMaxTTL)),
 	}
 	a.enqueuer = asynq.NewClient(a.queueOpt)
+	if a.files, err = distribution.OpenFiles(ctx, cfg.BlobURL); err != nil {
+		a.close()
+		return nil, fmt.Errorf("COUPON_BLOB_URL: %w", err)
+	}
 	a.svc = services.New(db, a.rdb, jobs.NewQueue(a.enqueuer), services.Config{
 		Redeem: cfg.Redeem, Persist: claim.PersistConfig{BatchSize: cfg.PersistBatch},
+		Distribution: distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes},
+		Files:        a.files,
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()
@@ -101,4 +109,7 @@ func (a *app) close() {
 	a.enqueuer.Close()
 	a.rdb.Close()
 	a.qrdb.Close()
+	if a.files != nil {
+		a.files.Close()
+	}
 }

@@ -40,6 +40,12 @@ type config struct {
 	JWTMaxTTL       time.Duration
 	MetricsAddr     string
 	CORSOrigins     []string
+	// distribution
+	UploadMaxBytes    int64
+	BlobURL           string
+	DistributionBatch int
+	ReapEvery         time.Duration
+	UploadRetention   time.Duration
 }
 
 const devSecret = "coupond-dev-secret-change-me"
@@ -83,6 +89,11 @@ var settings = []setting{
 	{"COUPON_JWT_MAX_TTL", "24h", "longest bearer-token lifetime (exp − iat) issued by `coupond token` or accepted", dur(func(c *config) *time.Duration { return &c.JWTMaxTTL })},
 	{"COUPON_METRICS_ADDR", "127.0.0.1:9464", "listener of /metrics (Prometheus), apart from the API; off: none", str(func(c *config) *string { return &c.MetricsAddr })},
 	{"COUPON_CORS_ORIGINS", "", "comma-separated browser origins allowed to call /query (e.g. https://admin.example.com), or *; empty: none", corsOrigins},
+	{"COUPON_UPLOAD_MAX_BYTES", "67108864", "largest accepted distribution upload (.xlsx/.csv), enforced while it streams in", num64(func(c *config) *int64 { return &c.UploadMaxBytes })},
+	{"COUPON_BLOB_URL", "file:///tmp/coupond-uploads?create_dir=true", "gocloud.dev bucket of uploaded files (file:// on one machine or a shared volume, s3:// when API and worker run apart)", str(func(c *config) *string { return &c.BlobURL })},
+	{"COUPON_DISTRIBUTION_BATCH", "5000", "distribution rows per batch (one Lua call, one transaction)", num(func(c *config) *int { return &c.DistributionBatch })},
+	{"COUPON_REAP_EVERY", "5s", "period of the distribution reaper, which resumes tasks whose worker died", dur(func(c *config) *time.Duration { return &c.ReapEvery })},
+	{"COUPON_UPLOAD_RETENTION", "168h", "how long the upload of an ended distribution task is kept (the failures stay in MySQL)", dur(func(c *config) *time.Duration { return &c.UploadRetention })},
 	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: a loopback address is required)", str(func(c *config) *string { return &c.PprofAddr })},
 }
 

@@ -18,17 +18,20 @@ import (
 // routes is the HTTP surface: /query, the playground at /, asynqmon at /monitoring, /healthz (the
 // process is up) and /readyz (MySQL and Redis answer). /metrics has its own listener (metrics.go).
 func (a *app) routes() http.Handler {
-	gql := graph.NewHandler(&graph.Resolver{Templates: a.svc.Templates, Redeemer: a.svc.Redeemer, Wallet: a.svc.Wallet}, graph.HandlerConfig{
+	gql := graph.NewHandler(&graph.Resolver{Templates: a.svc.Templates, Redeemer: a.svc.Redeemer, Wallet: a.svc.Wallet,
+		Distribution: a.svc.Distribution}, graph.HandlerConfig{
 		Signer:          a.signer,
 		Introspection:   a.cfg.Env != "prod",
 		ComplexityLimit: a.cfg.ComplexityLimit,
 		DepthLimit:      a.cfg.DepthLimit,
 		CORSOrigins:     a.cfg.CORSOrigins,
+		MaxUpload:       a.cfg.UploadMaxBytes,
 	})
 	mon := asynqmon.New(asynqmon.Options{RootPath: "/monitoring", RedisConnOpt: a.queueOpt})
 
 	mux := http.NewServeMux()
 	mux.Handle("/query", a.signer.Middleware(gql))
+	mux.Handle("GET /tasks/{id}/failures.xlsx", a.signer.Middleware(graph.ReportHandler(a.svc.Distribution)))
 	pg := playground.Handler("coupond", "/query")
 	mux.Handle("GET /{$}", pg)
 	mux.Handle("GET "+playground.AssetPrefix, pg)

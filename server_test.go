@@ -30,6 +30,7 @@ func testApp(t *testing.T) (*app, *httptest.Server) {
 	testutil.Redis(t, "main") // empties the namespace
 	cfg.RedisDB, cfg.QueueRedisDB, cfg.RedisNamespace = 0, 0, keys.Namespace()
 	cfg.MonitorUser, cfg.MonitorPassword = "ops", "s3cret"
+	cfg.BlobURL = "file://" + t.TempDir()
 	a, err := newApp(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

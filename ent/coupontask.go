@@ -47,6 +47,14 @@ type CouponTask struct {
 	Status coupontask.Status `json:"status,omitempty"`
 	// FailureReportPath holds the value of the "failure_report_path" field.
 	FailureReportPath *string `json:"failure_report_path,omitempty"`
+	// the worksheet to read; null: the first
+	SheetName *string `json:"sheet_name,omitempty"`
+	// the last spreadsheet row (CSV line) whose outcome is committed
+	ResumeRow int `json:"resume_row,omitempty"`
+	// why a FAILED task could not run
+	FailureReason *string `json:"failure_reason,omitempty"`
+	// the upload was removed by the retention job
+	FileDeleted bool `json:"file_deleted,omitempty"`
 	// OperatorID holds the value of the "operator_id" field.
 	OperatorID int64 `json:"operator_id,omitempty"`
 	// CompletedAt holds the value of the "completed_at" field.
@@ -59,9 +67,11 @@ func (*CouponTask) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case coupontask.FieldID, coupontask.FieldShopNumber, coupontask.FieldTemplateID, coupontask.FieldSendNum, coupontask.FieldProcessedRows, coupontask.FieldSuccessCount, coupontask.FieldFailCount, coupontask.FieldOperatorID:
+		case coupontask.FieldFileDeleted:
+			values[i] = new(sql.NullBool)
+		case coupontask.FieldID, coupontask.FieldShopNumber, coupontask.FieldTemplateID, coupontask.FieldSendNum, coupontask.FieldProcessedRows, coupontask.FieldSuccessCount, coupontask.FieldFailCount, coupontask.FieldResumeRow, coupontask.FieldOperatorID:
 			values[i] = new(sql.NullInt64)
-		case coupontask.FieldName, coupontask.FieldFilePath, coupontask.FieldFileName, coupontask.FieldSendType, coupontask.FieldStatus, coupontask.FieldFailureReportPath:
+		case coupontask.FieldName, coupontask.FieldFilePath, coupontask.FieldFileName, coupontask.FieldSendType, coupontask.FieldStatus, coupontask.FieldFailureReportPath, coupontask.FieldSheetName, coupontask.FieldFailureReason:
 			values[i] = new(sql.NullString)
 		case coupontask.FieldCreatedAt, coupontask.FieldUpdatedAt, coupontask.FieldSendTime, coupontask.FieldCompletedAt:
 			values[i] = new(sql.NullTime)
@@ -179,6 +189,32 @@ func (_m *CouponTask) assignValues(columns []string, values []any) error {
 				_m.FailureReportPath = new(string)
 				*_m.FailureReportPath = value.String
 			}
+		case coupontask.FieldSheetName:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field sheet_name", values[i])
+			} else if value.Valid {
+				_m.SheetName = new(string)
+				*_m.SheetName = value.String
+			}
+		case coupontask.FieldResumeRow:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field resume_row", values[i])
+			} else if value.Valid {
+				_m.ResumeRow = int(value.Int64)
+			}
+		case coupontask.FieldFailureReason:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field failure_reason", values[i])
+			} else if value.Valid {
+				_m.FailureReason = new(string)
+				*_m.FailureReason = value.String
+			}
+		case coupontask.FieldFileDeleted:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field file_deleted", values[i])
+			} else if value.Valid {
+				_m.FileDeleted = value.Bool
+			}
 		case coupontask.FieldOperatorID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field operator_id", values[i])
@@ -278,6 +314,22 @@ func (_m *CouponTask) String() string {
 		builder.WriteString("failure_report_path=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	if v := _m.SheetName; v != nil {
+		builder.WriteString("sheet_name=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("resume_row=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ResumeRow))
+	builder.WriteString(", ")
+	if v := _m.FailureReason; v != nil {
+		builder.WriteString("failure_reason=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("file_deleted=")
+	builder.WriteString(fmt.Sprintf("%v", _m.FileDeleted))
 	builder.WriteString(", ")
 	builder.WriteString("operator_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.OperatorID))

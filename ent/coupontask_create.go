@@ -184,6 +184,62 @@ func (_c *CouponTaskCreate) SetNillableFailureReportPath(v *string) *CouponTaskC
 	return _c
 }
 
+// SetSheetName sets the "sheet_name" field.
+func (_c *CouponTaskCreate) SetSheetName(v string) *CouponTaskCreate {
+	_c.mutation.SetSheetName(v)
+	return _c
+}
+
+// SetNillableSheetName sets the "sheet_name" field if the given value is not nil.
+func (_c *CouponTaskCreate) SetNillableSheetName(v *string) *CouponTaskCreate {
+	if v != nil {
+		_c.SetSheetName(*v)
+	}
+	return _c
+}
+
+// SetResumeRow sets the "resume_row" field.
+func (_c *CouponTaskCreate) SetResumeRow(v int) *CouponTaskCreate {
+	_c.mutation.SetResumeRow(v)
+	return _c
+}
+
+// SetNillableResumeRow sets the "resume_row" field if the given value is not nil.
+func (_c *CouponTaskCreate) SetNillableResumeRow(v *int) *CouponTaskCreate {
+	if v != nil {
+		_c.SetResumeRow(*v)
+	}
+	return _c
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (_c *CouponTaskCreate) SetFailureReason(v string) *CouponTaskCreate {
+	_c.mutation.SetFailureReason(v)
+	return _c
+}
+
+// SetNillableFailureReason sets the "failure_reason" field if the given value is not nil.
+func (_c *CouponTaskCreate) SetNillableFailureReason(v *string) *CouponTaskCreate {
+	if v != nil {
+		_c.SetFailureReason(*v)
+	}
+	return _c
+}
+
+// SetFileDeleted sets the "file_deleted" field.
+func (_c *CouponTaskCreate) SetFileDeleted(v bool) *CouponTaskCreate {
+	_c.mutation.SetFileDeleted(v)
+	return _c
+}
+
+// SetNillableFileDeleted sets the "file_deleted" field if the given value is not nil.
+func (_c *CouponTaskCreate) SetNillableFileDeleted(v *bool) *CouponTaskCreate {
+	if v != nil {
+		_c.SetFileDeleted(*v)
+	}
+	return _c
+}
+
 // SetOperatorID sets the "operator_id" field.
 func (_c *CouponTaskCreate) SetOperatorID(v int64) *CouponTaskCreate {
 	_c.mutation.SetOperatorID(v)
@@ -277,6 +333,14 @@ func (_c *CouponTaskCreate) defaults() {
 		v := coupontask.DefaultStatus
 		_c.mutation.SetStatus(v)
 	}
+	if _, ok := _c.mutation.ResumeRow(); !ok {
+		v := coupontask.DefaultResumeRow
+		_c.mutation.SetResumeRow(v)
+	}
+	if _, ok := _c.mutation.FileDeleted(); !ok {
+		v := coupontask.DefaultFileDeleted
+		_c.mutation.SetFileDeleted(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := coupontask.DefaultID()
 		_c.mutation.SetID(v)
@@ -350,6 +414,22 @@ func (_c *CouponTaskCreate) check() error {
 		if err := coupontask.FailureReportPathValidator(v); err != nil {
 			return &ValidationError{Name: "failure_report_path", err: fmt.Errorf(`ent: validator failed for field "CouponTask.failure_report_path": %w`, err)}
 		}
+	}
+	if v, ok := _c.mutation.SheetName(); ok {
+		if err := coupontask.SheetNameValidator(v); err != nil {
+			return &ValidationError{Name: "sheet_name", err: fmt.Errorf(`ent: validator failed for field "CouponTask.sheet_name": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.ResumeRow(); !ok {
+		return &ValidationError{Name: "resume_row", err: errors.New(`ent: missing required field "CouponTask.resume_row"`)}
+	}
+	if v, ok := _c.mutation.FailureReason(); ok {
+		if err := coupontask.FailureReasonValidator(v); err != nil {
+			return &ValidationError{Name: "failure_reason", err: fmt.Errorf(`ent: validator failed for field "CouponTask.failure_reason": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.FileDeleted(); !ok {
+		return &ValidationError{Name: "file_deleted", err: errors.New(`ent: missing required field "CouponTask.file_deleted"`)}
 	}
 	if _, ok := _c.mutation.OperatorID(); !ok {
 		return &ValidationError{Name: "operator_id", err: errors.New(`ent: missing required field "CouponTask.operator_id"`)}
@@ -451,6 +531,22 @@ func (_c *CouponTaskCreate) createSpec() (*CouponTask, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.FailureReportPath(); ok {
 		_spec.SetField(coupontask.FieldFailureReportPath, field.TypeString, value)
 		_node.FailureReportPath = &value
+	}
+	if value, ok := _c.mutation.SheetName(); ok {
+		_spec.SetField(coupontask.FieldSheetName, field.TypeString, value)
+		_node.SheetName = &value
+	}
+	if value, ok := _c.mutation.ResumeRow(); ok {
+		_spec.SetField(coupontask.FieldResumeRow, field.TypeInt, value)
+		_node.ResumeRow = value
+	}
+	if value, ok := _c.mutation.FailureReason(); ok {
+		_spec.SetField(coupontask.FieldFailureReason, field.TypeString, value)
+		_node.FailureReason = &value
+	}
+	if value, ok := _c.mutation.FileDeleted(); ok {
+		_spec.SetField(coupontask.FieldFileDeleted, field.TypeBool, value)
+		_node.FileDeleted = value
 	}
 	if value, ok := _c.mutation.OperatorID(); ok {
 		_spec.SetField(coupontask.FieldOperatorID, field.TypeInt64, value)
@@ -674,6 +770,54 @@ func (u *CouponTaskUpsert) ClearFailureReportPath() *CouponTaskUpsert {
 	return u
 }
 
+// SetResumeRow sets the "resume_row" field.
+func (u *CouponTaskUpsert) SetResumeRow(v int) *CouponTaskUpsert {
+	u.Set(coupontask.FieldResumeRow, v)
+	return u
+}
+
+// UpdateResumeRow sets the "resume_row" field to the value that was provided on create.
+func (u *CouponTaskUpsert) UpdateResumeRow() *CouponTaskUpsert {
+	u.SetExcluded(coupontask.FieldResumeRow)
+	return u
+}
+
+// AddResumeRow adds v to the "resume_row" field.
+func (u *CouponTaskUpsert) AddResumeRow(v int) *CouponTaskUpsert {
+	u.Add(coupontask.FieldResumeRow, v)
+	return u
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (u *CouponTaskUpsert) SetFailureReason(v string) *CouponTaskUpsert {
+	u.Set(coupontask.FieldFailureReason, v)
+	return u
+}
+
+// UpdateFailureReason sets the "failure_reason" field to the value that was provided on create.
+func (u *CouponTaskUpsert) UpdateFailureReason() *CouponTaskUpsert {
+	u.SetExcluded(coupontask.FieldFailureReason)
+	return u
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (u *CouponTaskUpsert) ClearFailureReason() *CouponTaskUpsert {
+	u.SetNull(coupontask.FieldFailureReason)
+	return u
+}
+
+// SetFileDeleted sets the "file_deleted" field.
+func (u *CouponTaskUpsert) SetFileDeleted(v bool) *CouponTaskUpsert {
+	u.Set(coupontask.FieldFileDeleted, v)
+	return u
+}
+
+// UpdateFileDeleted sets the "file_deleted" field to the value that was provided on create.
+func (u *CouponTaskUpsert) UpdateFileDeleted() *CouponTaskUpsert {
+	u.SetExcluded(coupontask.FieldFileDeleted)
+	return u
+}
+
 // SetCompletedAt sets the "completed_at" field.
 func (u *CouponTaskUpsert) SetCompletedAt(v time.Time) *CouponTaskUpsert {
 	u.Set(coupontask.FieldCompletedAt, v)
@@ -723,6 +867,9 @@ func (u *CouponTaskUpsertOne) UpdateNewValues() *CouponTaskUpsertOne {
 		}
 		if _, exists := u.create.mutation.FileName(); exists {
 			s.SetIgnore(coupontask.FieldFileName)
+		}
+		if _, exists := u.create.mutation.SheetName(); exists {
+			s.SetIgnore(coupontask.FieldSheetName)
 		}
 		if _, exists := u.create.mutation.OperatorID(); exists {
 			s.SetIgnore(coupontask.FieldOperatorID)
@@ -947,6 +1094,62 @@ func (u *CouponTaskUpsertOne) ClearFailureReportPath() *CouponTaskUpsertOne {
 	})
 }
 
+// SetResumeRow sets the "resume_row" field.
+func (u *CouponTaskUpsertOne) SetResumeRow(v int) *CouponTaskUpsertOne {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.SetResumeRow(v)
+	})
+}
+
+// AddResumeRow adds v to the "resume_row" field.
+func (u *CouponTaskUpsertOne) AddResumeRow(v int) *CouponTaskUpsertOne {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.AddResumeRow(v)
+	})
+}
+
+// UpdateResumeRow sets the "resume_row" field to the value that was provided on create.
+func (u *CouponTaskUpsertOne) UpdateResumeRow() *CouponTaskUpsertOne {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.UpdateResumeRow()
+	})
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (u *CouponTaskUpsertOne) SetFailureReason(v string) *CouponTaskUpsertOne {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.SetFailureReason(v)
+	})
+}
+
+// UpdateFailureReason sets the "failure_reason" field to the value that was provided on create.
+func (u *CouponTaskUpsertOne) UpdateFailureReason() *CouponTaskUpsertOne {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.UpdateFailureReason()
+	})
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (u *CouponTaskUpsertOne) ClearFailureReason() *CouponTaskUpsertOne {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.ClearFailureReason()
+	})
+}
+
+// SetFileDeleted sets the "file_deleted" field.
+func (u *CouponTaskUpsertOne) SetFileDeleted(v bool) *CouponTaskUpsertOne {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.SetFileDeleted(v)
+	})
+}
+
+// UpdateFileDeleted sets the "file_deleted" field to the value that was provided on create.
+func (u *CouponTaskUpsertOne) UpdateFileDeleted() *CouponTaskUpsertOne {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.UpdateFileDeleted()
+	})
+}
+
 // SetCompletedAt sets the "completed_at" field.
 func (u *CouponTaskUpsertOne) SetCompletedAt(v time.Time) *CouponTaskUpsertOne {
 	return u.Update(func(s *CouponTaskUpsert) {
@@ -1164,6 +1367,9 @@ func (u *CouponTaskUpsertBulk) UpdateNewValues() *CouponTaskUpsertBulk {
 			}
 			if _, exists := b.mutation.FileName(); exists {
 				s.SetIgnore(coupontask.FieldFileName)
+			}
+			if _, exists := b.mutation.SheetName(); exists {
+				s.SetIgnore(coupontask.FieldSheetName)
 			}
 			if _, exists := b.mutation.OperatorID(); exists {
 				s.SetIgnore(coupontask.FieldOperatorID)
@@ -1386,6 +1592,62 @@ func (u *CouponTaskUpsertBulk) UpdateFailureReportPath() *CouponTaskUpsertBulk {
 func (u *CouponTaskUpsertBulk) ClearFailureReportPath() *CouponTaskUpsertBulk {
 	return u.Update(func(s *CouponTaskUpsert) {
 		s.ClearFailureReportPath()
+	})
+}
+
+// SetResumeRow sets the "resume_row" field.
+func (u *CouponTaskUpsertBulk) SetResumeRow(v int) *CouponTaskUpsertBulk {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.SetResumeRow(v)
+	})
+}
+
+// AddResumeRow adds v to the "resume_row" field.
+func (u *CouponTaskUpsertBulk) AddResumeRow(v int) *CouponTaskUpsertBulk {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.AddResumeRow(v)
+	})
+}
+
+// UpdateResumeRow sets the "resume_row" field to the value that was provided on create.
+func (u *CouponTaskUpsertBulk) UpdateResumeRow() *CouponTaskUpsertBulk {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.UpdateResumeRow()
+	})
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (u *CouponTaskUpsertBulk) SetFailureReason(v string) *CouponTaskUpsertBulk {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.SetFailureReason(v)
+	})
+}
+
+// UpdateFailureReason sets the "failure_reason" field to the value that was provided on create.
+func (u *CouponTaskUpsertBulk) UpdateFailureReason() *CouponTaskUpsertBulk {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.UpdateFailureReason()
+	})
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (u *CouponTaskUpsertBulk) ClearFailureReason() *CouponTaskUpsertBulk {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.ClearFailureReason()
+	})
+}
+
+// SetFileDeleted sets the "file_deleted" field.
+func (u *CouponTaskUpsertBulk) SetFileDeleted(v bool) *CouponTaskUpsertBulk {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.SetFileDeleted(v)
+	})
+}
+
+// UpdateFileDeleted sets the "file_deleted" field to the value that was provided on create.
+func (u *CouponTaskUpsertBulk) UpdateFileDeleted() *CouponTaskUpsertBulk {
+	return u.Update(func(s *CouponTaskUpsert) {
+		s.UpdateFileDeleted()
 	})
 }
 

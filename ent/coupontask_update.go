@@ -207,6 +207,61 @@ func (_u *CouponTaskUpdate) ClearFailureReportPath() *CouponTaskUpdate {
 	return _u
 }
 
+// SetResumeRow sets the "resume_row" field.
+func (_u *CouponTaskUpdate) SetResumeRow(v int) *CouponTaskUpdate {
+	_u.mutation.ResetResumeRow()
+	_u.mutation.SetResumeRow(v)
+	return _u
+}
+
+// SetNillableResumeRow sets the "resume_row" field if the given value is not nil.
+func (_u *CouponTaskUpdate) SetNillableResumeRow(v *int) *CouponTaskUpdate {
+	if v != nil {
+		_u.SetResumeRow(*v)
+	}
+	return _u
+}
+
+// AddResumeRow adds value to the "resume_row" field.
+func (_u *CouponTaskUpdate) AddResumeRow(v int) *CouponTaskUpdate {
+	_u.mutation.AddResumeRow(v)
+	return _u
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (_u *CouponTaskUpdate) SetFailureReason(v string) *CouponTaskUpdate {
+	_u.mutation.SetFailureReason(v)
+	return _u
+}
+
+// SetNillableFailureReason sets the "failure_reason" field if the given value is not nil.
+func (_u *CouponTaskUpdate) SetNillableFailureReason(v *string) *CouponTaskUpdate {
+	if v != nil {
+		_u.SetFailureReason(*v)
+	}
+	return _u
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (_u *CouponTaskUpdate) ClearFailureReason() *CouponTaskUpdate {
+	_u.mutation.ClearFailureReason()
+	return _u
+}
+
+// SetFileDeleted sets the "file_deleted" field.
+func (_u *CouponTaskUpdate) SetFileDeleted(v bool) *CouponTaskUpdate {
+	_u.mutation.SetFileDeleted(v)
+	return _u
+}
+
+// SetNillableFileDeleted sets the "file_deleted" field if the given value is not nil.
+func (_u *CouponTaskUpdate) SetNillableFileDeleted(v *bool) *CouponTaskUpdate {
+	if v != nil {
+		_u.SetFileDeleted(*v)
+	}
+	return _u
+}
+
 // SetCompletedAt sets the "completed_at" field.
 func (_u *CouponTaskUpdate) SetCompletedAt(v time.Time) *CouponTaskUpdate {
 	_u.mutation.SetCompletedAt(v)
@@ -290,6 +345,11 @@ func (_u *CouponTaskUpdate) check() error {
 			return &ValidationError{Name: "failure_report_path", err: fmt.Errorf(`ent: validator failed for field "CouponTask.failure_report_path": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.FailureReason(); ok {
+		if err := coupontask.FailureReasonValidator(v); err != nil {
+			return &ValidationError{Name: "failure_reason", err: fmt.Errorf(`ent: validator failed for field "CouponTask.failure_reason": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -361,6 +421,24 @@ func (_u *CouponTaskUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if _u.mutation.FailureReportPathCleared() {
 		_spec.ClearField(coupontask.FieldFailureReportPath, field.TypeString)
+	}
+	if _u.mutation.SheetNameCleared() {
+		_spec.ClearField(coupontask.FieldSheetName, field.TypeString)
+	}
+	if value, ok := _u.mutation.ResumeRow(); ok {
+		_spec.SetField(coupontask.FieldResumeRow, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedResumeRow(); ok {
+		_spec.AddField(coupontask.FieldResumeRow, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.FailureReason(); ok {
+		_spec.SetField(coupontask.FieldFailureReason, field.TypeString, value)
+	}
+	if _u.mutation.FailureReasonCleared() {
+		_spec.ClearField(coupontask.FieldFailureReason, field.TypeString)
+	}
+	if value, ok := _u.mutation.FileDeleted(); ok {
+		_spec.SetField(coupontask.FieldFileDeleted, field.TypeBool, value)
 	}
 	if value, ok := _u.mutation.CompletedAt(); ok {
 		_spec.SetField(coupontask.FieldCompletedAt, field.TypeTime, value)
@@ -568,6 +646,61 @@ func (_u *CouponTaskUpdateOne) ClearFailureReportPath() *CouponTaskUpdateOne {
 	return _u
 }
 
+// SetResumeRow sets the "resume_row" field.
+func (_u *CouponTaskUpdateOne) SetResumeRow(v int) *CouponTaskUpdateOne {
+	_u.mutation.ResetResumeRow()
+	_u.mutation.SetResumeRow(v)
+	return _u
+}
+
+// SetNillableResumeRow sets the "resume_row" field if the given value is not nil.
+func (_u *CouponTaskUpdateOne) SetNillableResumeRow(v *int) *CouponTaskUpdateOne {
+	if v != nil {
+		_u.SetResumeRow(*v)
+	}
+	return _u
+}
+
+// AddResumeRow adds value to the "resume_row" field.
+func (_u *CouponTaskUpdateOne) AddResumeRow(v int) *CouponTaskUpdateOne {
+	_u.mutation.AddResumeRow(v)
+	return _u
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (_u *CouponTaskUpdateOne) SetFailureReason(v string) *CouponTaskUpdateOne {
+	_u.mutation.SetFailureReason(v)
+	return _u
+}
+
+// SetNillableFailureReason sets the "failure_reason" field if the given value is not nil.
+func (_u *CouponTaskUpdateOne) SetNillableFailureReason(v *string) *CouponTaskUpdateOne {
+	if v != nil {
+		_u.SetFailureReason(*v)
+	}
+	return _u
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (_u *CouponTaskUpdateOne) ClearFailureReason() *CouponTaskUpdateOne {
+	_u.mutation.ClearFailureReason()
+	return _u
+}
+
+// SetFileDeleted sets the "file_deleted" field.
+func (_u *CouponTaskUpdateOne) SetFileDeleted(v bool) *CouponTaskUpdateOne {
+	_u.mutation.SetFileDeleted(v)
+	return _u
+}
+
+// SetNillableFileDeleted sets the "file_deleted" field if the given value is not nil.
+func (_u *CouponTaskUpdateOne) SetNillableFileDeleted(v *bool) *CouponTaskUpdateOne {
+	if v != nil {
+		_u.SetFileDeleted(*v)
+	}
+	return _u
+}
+
 // SetCompletedAt sets the "completed_at" field.
 func (_u *CouponTaskUpdateOne) SetCompletedAt(v time.Time) *CouponTaskUpdateOne {
 	_u.mutation.SetCompletedAt(v)
@@ -664,6 +797,11 @@ func (_u *CouponTaskUpdateOne) check() error {
 			return &ValidationError{Name: "failure_report_path", err: fmt.Errorf(`ent: validator failed for field "CouponTask.failure_report_path": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.FailureReason(); ok {
+		if err := coupontask.FailureReasonValidator(v); err != nil {
+			return &ValidationError{Name: "failure_reason", err: fmt.Errorf(`ent: validator failed for field "CouponTask.failure_reason": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -752,6 +890,24 @@ func (_u *CouponTaskUpdateOne) sqlSave(ctx context.Context) (_node *CouponTask, 
 	}
 	if _u.mutation.FailureReportPathCleared() {
 		_spec.ClearField(coupontask.FieldFailureReportPath, field.TypeString)
+	}
+	if _u.mutation.SheetNameCleared() {
+		_spec.ClearField(coupontask.FieldSheetName, field.TypeString)
+	}
+	if value, ok := _u.mutation.ResumeRow(); ok {
+		_spec.SetField(coupontask.FieldResumeRow, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedResumeRow(); ok {
+		_spec.AddField(coupontask.FieldResumeRow, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.FailureReason(); ok {
+		_spec.SetField(coupontask.FieldFailureReason, field.TypeString, value)
+	}
+	if _u.mutation.FailureReasonCleared() {
+		_spec.ClearField(coupontask.FieldFailureReason, field.TypeString)
+	}
+	if value, ok := _u.mutation.FileDeleted(); ok {
+		_spec.SetField(coupontask.FieldFileDeleted, field.TypeBool, value)
 	}
 	if value, ok := _u.mutation.CompletedAt(); ok {
 		_spec.SetField(coupontask.FieldCompletedAt, field.TypeTime, value)

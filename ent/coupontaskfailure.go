@@ -23,6 +23,8 @@ type CouponTaskFailure struct {
 	RowNum int `json:"row_num,omitempty"`
 	// as written in the file
 	UserID *string `json:"user_id,omitempty"`
+	// machine code: OUT_OF_STOCK, LIMIT_REACHED, DUPLICATE_IN_FILE, INVALID_USER_ID, TEMPLATE_ENDED, …
+	Code string `json:"code,omitempty"`
 	// Reason holds the value of the "reason" field.
 	Reason string `json:"reason,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
@@ -37,7 +39,7 @@ func (*CouponTaskFailure) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case coupontaskfailure.FieldID, coupontaskfailure.FieldTaskID, coupontaskfailure.FieldRowNum:
 			values[i] = new(sql.NullInt64)
-		case coupontaskfailure.FieldUserID, coupontaskfailure.FieldReason:
+		case coupontaskfailure.FieldUserID, coupontaskfailure.FieldCode, coupontaskfailure.FieldReason:
 			values[i] = new(sql.NullString)
 		case coupontaskfailure.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -80,6 +82,12 @@ func (_m *CouponTaskFailure) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.UserID = new(string)
 				*_m.UserID = value.String
+			}
+		case coupontaskfailure.FieldCode:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field code", values[i])
+			} else if value.Valid {
+				_m.Code = value.String
 			}
 		case coupontaskfailure.FieldReason:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -139,6 +147,9 @@ func (_m *CouponTaskFailure) String() string {
 		builder.WriteString("user_id=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	builder.WriteString("code=")
+	builder.WriteString(_m.Code)
 	builder.WriteString(", ")
 	builder.WriteString("reason=")
 	builder.WriteString(_m.Reason)

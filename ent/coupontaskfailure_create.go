@@ -48,6 +48,20 @@ func (_c *CouponTaskFailureCreate) SetNillableUserID(v *string) *CouponTaskFailu
 	return _c
 }
 
+// SetCode sets the "code" field.
+func (_c *CouponTaskFailureCreate) SetCode(v string) *CouponTaskFailureCreate {
+	_c.mutation.SetCode(v)
+	return _c
+}
+
+// SetNillableCode sets the "code" field if the given value is not nil.
+func (_c *CouponTaskFailureCreate) SetNillableCode(v *string) *CouponTaskFailureCreate {
+	if v != nil {
+		_c.SetCode(*v)
+	}
+	return _c
+}
+
 // SetReason sets the "reason" field.
 func (_c *CouponTaskFailureCreate) SetReason(v string) *CouponTaskFailureCreate {
 	_c.mutation.SetReason(v)
@@ -109,6 +123,10 @@ func (_c *CouponTaskFailureCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *CouponTaskFailureCreate) defaults() {
+	if _, ok := _c.mutation.Code(); !ok {
+		v := coupontaskfailure.DefaultCode
+		_c.mutation.SetCode(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		v := coupontaskfailure.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
@@ -126,6 +144,14 @@ func (_c *CouponTaskFailureCreate) check() error {
 	if v, ok := _c.mutation.UserID(); ok {
 		if err := coupontaskfailure.UserIDValidator(v); err != nil {
 			return &ValidationError{Name: "user_id", err: fmt.Errorf(`ent: validator failed for field "CouponTaskFailure.user_id": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.Code(); !ok {
+		return &ValidationError{Name: "code", err: errors.New(`ent: missing required field "CouponTaskFailure.code"`)}
+	}
+	if v, ok := _c.mutation.Code(); ok {
+		if err := coupontaskfailure.CodeValidator(v); err != nil {
+			return &ValidationError{Name: "code", err: fmt.Errorf(`ent: validator failed for field "CouponTaskFailure.code": %w`, err)}
 		}
 	}
 	if _, ok := _c.mutation.Reason(); !ok {
@@ -183,6 +209,10 @@ func (_c *CouponTaskFailureCreate) createSpec() (*CouponTaskFailure, *sqlgraph.C
 	if value, ok := _c.mutation.UserID(); ok {
 		_spec.SetField(coupontaskfailure.FieldUserID, field.TypeString, value)
 		_node.UserID = &value
+	}
+	if value, ok := _c.mutation.Code(); ok {
+		_spec.SetField(coupontaskfailure.FieldCode, field.TypeString, value)
+		_node.Code = value
 	}
 	if value, ok := _c.mutation.Reason(); ok {
 		_spec.SetField(coupontaskfailure.FieldReason, field.TypeString, value)
@@ -259,6 +289,18 @@ func (u *CouponTaskFailureUpsert) UpdateUserID() *CouponTaskFailureUpsert {
 // ClearUserID clears the value of the "user_id" field.
 func (u *CouponTaskFailureUpsert) ClearUserID() *CouponTaskFailureUpsert {
 	u.SetNull(coupontaskfailure.FieldUserID)
+	return u
+}
+
+// SetCode sets the "code" field.
+func (u *CouponTaskFailureUpsert) SetCode(v string) *CouponTaskFailureUpsert {
+	u.Set(coupontaskfailure.FieldCode, v)
+	return u
+}
+
+// UpdateCode sets the "code" field to the value that was provided on create.
+func (u *CouponTaskFailureUpsert) UpdateCode() *CouponTaskFailureUpsert {
+	u.SetExcluded(coupontaskfailure.FieldCode)
 	return u
 }
 
@@ -349,6 +391,20 @@ func (u *CouponTaskFailureUpsertOne) UpdateUserID() *CouponTaskFailureUpsertOne 
 func (u *CouponTaskFailureUpsertOne) ClearUserID() *CouponTaskFailureUpsertOne {
 	return u.Update(func(s *CouponTaskFailureUpsert) {
 		s.ClearUserID()
+	})
+}
+
+// SetCode sets the "code" field.
+func (u *CouponTaskFailureUpsertOne) SetCode(v string) *CouponTaskFailureUpsertOne {
+	return u.Update(func(s *CouponTaskFailureUpsert) {
+		s.SetCode(v)
+	})
+}
+
+// UpdateCode sets the "code" field to the value that was provided on create.
+func (u *CouponTaskFailureUpsertOne) UpdateCode() *CouponTaskFailureUpsertOne {
+	return u.Update(func(s *CouponTaskFailureUpsert) {
+		s.UpdateCode()
 	})
 }
 
@@ -607,6 +663,20 @@ func (u *CouponTaskFailureUpsertBulk) UpdateUserID() *CouponTaskFailureUpsertBul
 func (u *CouponTaskFailureUpsertBulk) ClearUserID() *CouponTaskFailureUpsertBulk {
 	return u.Update(func(s *CouponTaskFailureUpsert) {
 		s.ClearUserID()
+	})
+}
+
+// SetCode sets the "code" field.
+func (u *CouponTaskFailureUpsertBulk) SetCode(v string) *CouponTaskFailureUpsertBulk {
+	return u.Update(func(s *CouponTaskFailureUpsert) {
+		s.SetCode(v)
+	})
+}
+
+// UpdateCode sets the "code" field to the value that was provided on create.
+func (u *CouponTaskFailureUpsertBulk) UpdateCode() *CouponTaskFailureUpsertBulk {
+	return u.Update(func(s *CouponTaskFailureUpsert) {
+		s.UpdateCode()
 	})
 }
 

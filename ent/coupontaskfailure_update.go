@@ -48,6 +48,20 @@ func (_u *CouponTaskFailureUpdate) ClearUserID() *CouponTaskFailureUpdate {
 	return _u
 }
 
+// SetCode sets the "code" field.
+func (_u *CouponTaskFailureUpdate) SetCode(v string) *CouponTaskFailureUpdate {
+	_u.mutation.SetCode(v)
+	return _u
+}
+
+// SetNillableCode sets the "code" field if the given value is not nil.
+func (_u *CouponTaskFailureUpdate) SetNillableCode(v *string) *CouponTaskFailureUpdate {
+	if v != nil {
+		_u.SetCode(*v)
+	}
+	return _u
+}
+
 // SetReason sets the "reason" field.
 func (_u *CouponTaskFailureUpdate) SetReason(v string) *CouponTaskFailureUpdate {
 	_u.mutation.SetReason(v)
@@ -101,6 +115,11 @@ func (_u *CouponTaskFailureUpdate) check() error {
 			return &ValidationError{Name: "user_id", err: fmt.Errorf(`ent: validator failed for field "CouponTaskFailure.user_id": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Code(); ok {
+		if err := coupontaskfailure.CodeValidator(v); err != nil {
+			return &ValidationError{Name: "code", err: fmt.Errorf(`ent: validator failed for field "CouponTaskFailure.code": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Reason(); ok {
 		if err := coupontaskfailure.ReasonValidator(v); err != nil {
 			return &ValidationError{Name: "reason", err: fmt.Errorf(`ent: validator failed for field "CouponTaskFailure.reason": %w`, err)}
@@ -132,6 +151,9 @@ func (_u *CouponTaskFailureUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if _u.mutation.UserIDCleared() {
 		_spec.ClearField(coupontaskfailure.FieldUserID, field.TypeString)
+	}
+	if value, ok := _u.mutation.Code(); ok {
+		_spec.SetField(coupontaskfailure.FieldCode, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Reason(); ok {
 		_spec.SetField(coupontaskfailure.FieldReason, field.TypeString, value)
@@ -175,6 +197,20 @@ func (_u *CouponTaskFailureUpdateOne) SetNillableUserID(v *string) *CouponTaskFa
 // ClearUserID clears the value of the "user_id" field.
 func (_u *CouponTaskFailureUpdateOne) ClearUserID() *CouponTaskFailureUpdateOne {
 	_u.mutation.ClearUserID()
+	return _u
+}
+
+// SetCode sets the "code" field.
+func (_u *CouponTaskFailureUpdateOne) SetCode(v string) *CouponTaskFailureUpdateOne {
+	_u.mutation.SetCode(v)
+	return _u
+}
+
+// SetNillableCode sets the "code" field if the given value is not nil.
+func (_u *CouponTaskFailureUpdateOne) SetNillableCode(v *string) *CouponTaskFailureUpdateOne {
+	if v != nil {
+		_u.SetCode(*v)
+	}
 	return _u
 }
 
@@ -244,6 +280,11 @@ func (_u *CouponTaskFailureUpdateOne) check() error {
 			return &ValidationError{Name: "user_id", err: fmt.Errorf(`ent: validator failed for field "CouponTaskFailure.user_id": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Code(); ok {
+		if err := coupontaskfailure.CodeValidator(v); err != nil {
+			return &ValidationError{Name: "code", err: fmt.Errorf(`ent: validator failed for field "CouponTaskFailure.code": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Reason(); ok {
 		if err := coupontaskfailure.ReasonValidator(v); err != nil {
 			return &ValidationError{Name: "reason", err: fmt.Errorf(`ent: validator failed for field "CouponTaskFailure.reason": %w`, err)}
@@ -292,6 +333,9 @@ func (_u *CouponTaskFailureUpdateOne) sqlSave(ctx context.Context) (_node *Coupo
 	}
 	if _u.mutation.UserIDCleared() {
 		_spec.ClearField(coupontaskfailure.FieldUserID, field.TypeString)
+	}
+	if value, ok := _u.mutation.Code(); ok {
+		_spec.SetField(coupontaskfailure.FieldCode, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Reason(); ok {
 		_spec.SetField(coupontaskfailure.FieldReason, field.TypeString, value)

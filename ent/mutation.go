@@ -1915,6 +1915,11 @@ type CouponTaskMutation struct {
 	addfail_count       *int
 	status              *coupontask.Status
 	failure_report_path *string
+	sheet_name          *string
+	resume_row          *int
+	addresume_row       *int
+	failure_reason      *string
+	file_deleted        *bool
 	operator_id         *int64
 	addoperator_id      *int64
 	completed_at        *time.Time
@@ -2728,6 +2733,196 @@ func (m *CouponTaskMutation) ResetFailureReportPath() {
 	delete(m.clearedFields, coupontask.FieldFailureReportPath)
 }
 
+// SetSheetName sets the "sheet_name" field.
+func (m *CouponTaskMutation) SetSheetName(s string) {
+	m.sheet_name = &s
+}
+
+// SheetName returns the value of the "sheet_name" field in the mutation.
+func (m *CouponTaskMutation) SheetName() (r string, exists bool) {
+	v := m.sheet_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSheetName returns the old "sheet_name" field's value of the CouponTask entity.
+// If the CouponTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponTaskMutation) OldSheetName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSheetName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSheetName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSheetName: %w", err)
+	}
+	return oldValue.SheetName, nil
+}
+
+// ClearSheetName clears the value of the "sheet_name" field.
+func (m *CouponTaskMutation) ClearSheetName() {
+	m.sheet_name = nil
+	m.clearedFields[coupontask.FieldSheetName] = struct{}{}
+}
+
+// SheetNameCleared returns if the "sheet_name" field was cleared in this mutation.
+func (m *CouponTaskMutation) SheetNameCleared() bool {
+	_, ok := m.clearedFields[coupontask.FieldSheetName]
+	return ok
+}
+
+// ResetSheetName resets all changes to the "sheet_name" field.
+func (m *CouponTaskMutation) ResetSheetName() {
+	m.sheet_name = nil
+	delete(m.clearedFields, coupontask.FieldSheetName)
+}
+
+// SetResumeRow sets the "resume_row" field.
+func (m *CouponTaskMutation) SetResumeRow(i int) {
+	m.resume_row = &i
+	m.addresume_row = nil
+}
+
+// ResumeRow returns the value of the "resume_row" field in the mutation.
+func (m *CouponTaskMutation) ResumeRow() (r int, exists bool) {
+	v := m.resume_row
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResumeRow returns the old "resume_row" field's value of the CouponTask entity.
+// If the CouponTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponTaskMutation) OldResumeRow(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResumeRow is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResumeRow requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResumeRow: %w", err)
+	}
+	return oldValue.ResumeRow, nil
+}
+
+// AddResumeRow adds i to the "resume_row" field.
+func (m *CouponTaskMutation) AddResumeRow(i int) {
+	if m.addresume_row != nil {
+		*m.addresume_row += i
+	} else {
+		m.addresume_row = &i
+	}
+}
+
+// AddedResumeRow returns the value that was added to the "resume_row" field in this mutation.
+func (m *CouponTaskMutation) AddedResumeRow() (r int, exists bool) {
+	v := m.addresume_row
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetResumeRow resets all changes to the "resume_row" field.
+func (m *CouponTaskMutation) ResetResumeRow() {
+	m.resume_row = nil
+	m.addresume_row = nil
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (m *CouponTaskMutation) SetFailureReason(s string) {
+	m.failure_reason = &s
+}
+
+// FailureReason returns the value of the "failure_reason" field in the mutation.
+func (m *CouponTaskMutation) FailureReason() (r string, exists bool) {
+	v := m.failure_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFailureReason returns the old "failure_reason" field's value of the CouponTask entity.
+// If the CouponTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponTaskMutation) OldFailureReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFailureReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFailureReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFailureReason: %w", err)
+	}
+	return oldValue.FailureReason, nil
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (m *CouponTaskMutation) ClearFailureReason() {
+	m.failure_reason = nil
+	m.clearedFields[coupontask.FieldFailureReason] = struct{}{}
+}
+
+// FailureReasonCleared returns if the "failure_reason" field was cleared in this mutation.
+func (m *CouponTaskMutation) FailureReasonCleared() bool {
+	_, ok := m.clearedFields[coupontask.FieldFailureReason]
+	return ok
+}
+
+// ResetFailureReason resets all changes to the "failure_reason" field.
+func (m *CouponTaskMutation) ResetFailureReason() {
+	m.failure_reason = nil
+	delete(m.clearedFields, coupontask.FieldFailureReason)
+}
+
+// SetFileDeleted sets the "file_deleted" field.
+func (m *CouponTaskMutation) SetFileDeleted(b bool) {
+	m.file_deleted = &b
+}
+
+// FileDeleted returns the value of the "file_deleted" field in the mutation.
+func (m *CouponTaskMutation) FileDeleted() (r bool, exists bool) {
+	v := m.file_deleted
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFileDeleted returns the old "file_deleted" field's value of the CouponTask entity.
+// If the CouponTask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponTaskMutation) OldFileDeleted(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFileDeleted is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFileDeleted requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFileDeleted: %w", err)
+	}
+	return oldValue.FileDeleted, nil
+}
+
+// ResetFileDeleted resets all changes to the "file_deleted" field.
+func (m *CouponTaskMutation) ResetFileDeleted() {
+	m.file_deleted = nil
+}
+
 // SetOperatorID sets the "operator_id" field.
 func (m *CouponTaskMutation) SetOperatorID(i int64) {
 	m.operator_id = &i
@@ -2867,7 +3062,7 @@ func (m *CouponTaskMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CouponTaskMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 21)
 	if m.created_at != nil {
 		fields = append(fields, coupontask.FieldCreatedAt)
 	}
@@ -2913,6 +3108,18 @@ func (m *CouponTaskMutation) Fields() []string {
 	if m.failure_report_path != nil {
 		fields = append(fields, coupontask.FieldFailureReportPath)
 	}
+	if m.sheet_name != nil {
+		fields = append(fields, coupontask.FieldSheetName)
+	}
+	if m.resume_row != nil {
+		fields = append(fields, coupontask.FieldResumeRow)
+	}
+	if m.failure_reason != nil {
+		fields = append(fields, coupontask.FieldFailureReason)
+	}
+	if m.file_deleted != nil {
+		fields = append(fields, coupontask.FieldFileDeleted)
+	}
 	if m.operator_id != nil {
 		fields = append(fields, coupontask.FieldOperatorID)
 	}
@@ -2957,6 +3164,14 @@ func (m *CouponTaskMutation) Field(name string) (ent.Value, bool) {
 		return m.Status()
 	case coupontask.FieldFailureReportPath:
 		return m.FailureReportPath()
+	case coupontask.FieldSheetName:
+		return m.SheetName()
+	case coupontask.FieldResumeRow:
+		return m.ResumeRow()
+	case coupontask.FieldFailureReason:
+		return m.FailureReason()
+	case coupontask.FieldFileDeleted:
+		return m.FileDeleted()
 	case coupontask.FieldOperatorID:
 		return m.OperatorID()
 	case coupontask.FieldCompletedAt:
@@ -3000,6 +3215,14 @@ func (m *CouponTaskMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldStatus(ctx)
 	case coupontask.FieldFailureReportPath:
 		return m.OldFailureReportPath(ctx)
+	case coupontask.FieldSheetName:
+		return m.OldSheetName(ctx)
+	case coupontask.FieldResumeRow:
+		return m.OldResumeRow(ctx)
+	case coupontask.FieldFailureReason:
+		return m.OldFailureReason(ctx)
+	case coupontask.FieldFileDeleted:
+		return m.OldFileDeleted(ctx)
 	case coupontask.FieldOperatorID:
 		return m.OldOperatorID(ctx)
 	case coupontask.FieldCompletedAt:
@@ -3118,6 +3341,34 @@ func (m *CouponTaskMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFailureReportPath(v)
 		return nil
+	case coupontask.FieldSheetName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSheetName(v)
+		return nil
+	case coupontask.FieldResumeRow:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResumeRow(v)
+		return nil
+	case coupontask.FieldFailureReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFailureReason(v)
+		return nil
+	case coupontask.FieldFileDeleted:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFileDeleted(v)
+		return nil
 	case coupontask.FieldOperatorID:
 		v, ok := value.(int64)
 		if !ok {
@@ -3158,6 +3409,9 @@ func (m *CouponTaskMutation) AddedFields() []string {
 	if m.addfail_count != nil {
 		fields = append(fields, coupontask.FieldFailCount)
 	}
+	if m.addresume_row != nil {
+		fields = append(fields, coupontask.FieldResumeRow)
+	}
 	if m.addoperator_id != nil {
 		fields = append(fields, coupontask.FieldOperatorID)
 	}
@@ -3181,6 +3435,8 @@ func (m *CouponTaskMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedSuccessCount()
 	case coupontask.FieldFailCount:
 		return m.AddedFailCount()
+	case coupontask.FieldResumeRow:
+		return m.AddedResumeRow()
 	case coupontask.FieldOperatorID:
 		return m.AddedOperatorID()
 	}
@@ -3234,6 +3490,13 @@ func (m *CouponTaskMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddFailCount(v)
 		return nil
+	case coupontask.FieldResumeRow:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddResumeRow(v)
+		return nil
 	case coupontask.FieldOperatorID:
 		v, ok := value.(int64)
 		if !ok {
@@ -3257,6 +3520,12 @@ func (m *CouponTaskMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(coupontask.FieldFailureReportPath) {
 		fields = append(fields, coupontask.FieldFailureReportPath)
+	}
+	if m.FieldCleared(coupontask.FieldSheetName) {
+		fields = append(fields, coupontask.FieldSheetName)
+	}
+	if m.FieldCleared(coupontask.FieldFailureReason) {
+		fields = append(fields, coupontask.FieldFailureReason)
 	}
 	if m.FieldCleared(coupontask.FieldCompletedAt) {
 		fields = append(fields, coupontask.FieldCompletedAt)
@@ -3283,6 +3552,12 @@ func (m *CouponTaskMutation) ClearField(name string) error {
 		return nil
 	case coupontask.FieldFailureReportPath:
 		m.ClearFailureReportPath()
+		return nil
+	case coupontask.FieldSheetName:
+		m.ClearSheetName()
+		return nil
+	case coupontask.FieldFailureReason:
+		m.ClearFailureReason()
 		return nil
 	case coupontask.FieldCompletedAt:
 		m.ClearCompletedAt()
@@ -3339,6 +3614,18 @@ func (m *CouponTaskMutation) ResetField(name string) error {
 		return nil
 	case coupontask.FieldFailureReportPath:
 		m.ResetFailureReportPath()
+		return nil
+	case coupontask.FieldSheetName:
+		m.ResetSheetName()
+		return nil
+	case coupontask.FieldResumeRow:
+		m.ResetResumeRow()
+		return nil
+	case coupontask.FieldFailureReason:
+		m.ResetFailureReason()
+		return nil
+	case coupontask.FieldFileDeleted:
+		m.ResetFileDeleted()
 		return nil
 	case coupontask.FieldOperatorID:
 		m.ResetOperatorID()
@@ -3409,6 +3696,7 @@ type CouponTaskFailureMutation struct {
 	row_num       *int
 	addrow_num    *int
 	user_id       *string
+	code          *string
 	reason        *string
 	created_at    *time.Time
 	clearedFields map[string]struct{}
@@ -3682,6 +3970,42 @@ func (m *CouponTaskFailureMutation) ResetUserID() {
 	delete(m.clearedFields, coupontaskfailure.FieldUserID)
 }
 
+// SetCode sets the "code" field.
+func (m *CouponTaskFailureMutation) SetCode(s string) {
+	m.code = &s
+}
+
+// Code returns the value of the "code" field in the mutation.
+func (m *CouponTaskFailureMutation) Code() (r string, exists bool) {
+	v := m.code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCode returns the old "code" field's value of the CouponTaskFailure entity.
+// If the CouponTaskFailure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponTaskFailureMutation) OldCode(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCode: %w", err)
+	}
+	return oldValue.Code, nil
+}
+
+// ResetCode resets all changes to the "code" field.
+func (m *CouponTaskFailureMutation) ResetCode() {
+	m.code = nil
+}
+
 // SetReason sets the "reason" field.
 func (m *CouponTaskFailureMutation) SetReason(s string) {
 	m.reason = &s
@@ -3788,7 +4112,7 @@ func (m *CouponTaskFailureMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CouponTaskFailureMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.task_id != nil {
 		fields = append(fields, coupontaskfailure.FieldTaskID)
 	}
@@ -3797,6 +4121,9 @@ func (m *CouponTaskFailureMutation) Fields() []string {
 	}
 	if m.user_id != nil {
 		fields = append(fields, coupontaskfailure.FieldUserID)
+	}
+	if m.code != nil {
+		fields = append(fields, coupontaskfailure.FieldCode)
 	}
 	if m.reason != nil {
 		fields = append(fields, coupontaskfailure.FieldReason)
@@ -3818,6 +4145,8 @@ func (m *CouponTaskFailureMutation) Field(name string) (ent.Value, bool) {
 		return m.RowNum()
 	case coupontaskfailure.FieldUserID:
 		return m.UserID()
+	case coupontaskfailure.FieldCode:
+		return m.Code()
 	case coupontaskfailure.FieldReason:
 		return m.Reason()
 	case coupontaskfailure.FieldCreatedAt:
@@ -3837,6 +4166,8 @@ func (m *CouponTaskFailureMutation) OldField(ctx context.Context, name string) (
 		return m.OldRowNum(ctx)
 	case coupontaskfailure.FieldUserID:
 		return m.OldUserID(ctx)
+	case coupontaskfailure.FieldCode:
+		return m.OldCode(ctx)
 	case coupontaskfailure.FieldReason:
 		return m.OldReason(ctx)
 	case coupontaskfailure.FieldCreatedAt:
@@ -3870,6 +4201,13 @@ func (m *CouponTaskFailureMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUserID(v)
+		return nil
+	case coupontaskfailure.FieldCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCode(v)
 		return nil
 	case coupontaskfailure.FieldReason:
 		v, ok := value.(string)
@@ -3978,6 +4316,9 @@ func (m *CouponTaskFailureMutation) ResetField(name string) error {
 		return nil
 	case coupontaskfailure.FieldUserID:
 		m.ResetUserID()
+		return nil
+	case coupontaskfailure.FieldCode:
+		m.ResetCode()
 		return nil
 	case coupontaskfailure.FieldReason:
 		m.ResetReason()

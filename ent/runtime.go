@@ -118,6 +118,22 @@ func init() {
 	coupontaskDescFailureReportPath := coupontaskFields[13].Descriptor()
 	// coupontask.FailureReportPathValidator is a validator for the "failure_report_path" field. It is called by the builders before save.
 	coupontask.FailureReportPathValidator = coupontaskDescFailureReportPath.Validators[0].(func(string) error)
+	// coupontaskDescSheetName is the schema descriptor for sheet_name field.
+	coupontaskDescSheetName := coupontaskFields[14].Descriptor()
+	// coupontask.SheetNameValidator is a validator for the "sheet_name" field. It is called by the builders before save.
+	coupontask.SheetNameValidator = coupontaskDescSheetName.Validators[0].(func(string) error)
+	// coupontaskDescResumeRow is the schema descriptor for resume_row field.
+	coupontaskDescResumeRow := coupontaskFields[15].Descriptor()
+	// coupontask.DefaultResumeRow holds the default value on creation for the resume_row field.
+	coupontask.DefaultResumeRow = coupontaskDescResumeRow.Default.(int)
+	// coupontaskDescFailureReason is the schema descriptor for failure_reason field.
+	coupontaskDescFailureReason := coupontaskFields[16].Descriptor()
+	// coupontask.FailureReasonValidator is a validator for the "failure_reason" field. It is called by the builders before save.
+	coupontask.FailureReasonValidator = coupontaskDescFailureReason.Validators[0].(func(string) error)
+	// coupontaskDescFileDeleted is the schema descriptor for file_deleted field.
+	coupontaskDescFileDeleted := coupontaskFields[17].Descriptor()
+	// coupontask.DefaultFileDeleted holds the default value on creation for the file_deleted field.
+	coupontask.DefaultFileDeleted = coupontaskDescFileDeleted.Default.(bool)
 	// coupontaskDescID is the schema descriptor for id field.
 	coupontaskDescID := coupontaskFields[0].Descriptor()
 	// coupontask.DefaultID holds the default value on creation for the id field.
@@ -130,12 +146,18 @@ func init() {
 	coupontaskfailureDescUserID := coupontaskfailureFields[3].Descriptor()
 	// coupontaskfailure.UserIDValidator is a validator for the "user_id" field. It is called by the builders before save.
 	coupontaskfailure.UserIDValidator = coupontaskfailureDescUserID.Validators[0].(func(string) error)
+	// coupontaskfailureDescCode is the schema descriptor for code field.
+	coupontaskfailureDescCode := coupontaskfailureFields[4].Descriptor()
+	// coupontaskfailure.DefaultCode holds the default value on creation for the code field.
+	coupontaskfailure.DefaultCode = coupontaskfailureDescCode.Default.(string)
+	// coupontaskfailure.CodeValidator is a validator for the "code" field. It is called by the builders before save.
+	coupontaskfailure.CodeValidator = coupontaskfailureDescCode.Validators[0].(func(string) error)
 	// coupontaskfailureDescReason is the schema descriptor for reason field.
-	coupontaskfailureDescReason := coupontaskfailureFields[4].Descriptor()
+	coupontaskfailureDescReason := coupontaskfailureFields[5].Descriptor()
 	// coupontaskfailure.ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
 	coupontaskfailure.ReasonValidator = coupontaskfailureDescReason.Validators[0].(func(string) error)
 	// coupontaskfailureDescCreatedAt is the schema descriptor for created_at field.
-	coupontaskfailureDescCreatedAt := coupontaskfailureFields[5].Descriptor()
+	coupontaskfailureDescCreatedAt := coupontaskfailureFields[6].Descriptor()
 	// coupontaskfailure.DefaultCreatedAt holds the default value on creation for the created_at field.
 	coupontaskfailure.DefaultCreatedAt = coupontaskfailureDescCreatedAt.Default.(func() time.Time)
 	coupontemplateMixin := schema.CouponTemplate{}.Mixin()

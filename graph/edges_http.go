@@ -21,8 +21,8 @@ const (
 	codeMethod   = "METHOD_NOT_ALLOWED"
 )
 
-// httpEdge is what every plain HTTP request to /query meets first (websocket upgrades and
-// multipart uploads go on: their transports have their own caps). It
+// httpEdge is what every plain HTTP request to /query meets first (websocket upgrades go on:
+// their transport has its own caps; multipart uploads meet checkUpload). It
 //   - refuses a GET query string over max bytes (a POST body over max bytes is refused by
 //     postJSON without reading more than max+1 of it) with 413, REQUEST_TOO_LARGE, so a 150 MB
 //     body costs nothing;
@@ -34,8 +34,9 @@ const (
 //     application/json (GraphQL over HTTP; Apollo Client 3 treats a 422 as a network error);
 //     application/graphql-response+json keeps gqlgen's 400, without a "data" entry (overHTTP).
 type httpEdge struct {
-	next http.Handler
-	max  int64
+	next      http.Handler
+	max       int64
+	maxUpload int64 // the largest uploaded file (checkUpload)
 }
 
 type getKey struct{}
@@ -63,6 +64,10 @@ func (e httpEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	case r.Method == http.MethodPost && mediaType == "multipart/form-data":
+		var ok bool
+		if w, r, ok = checkUpload(w, r, e.maxUpload); !ok {
+			return
+		}
 	case r.Method == http.MethodPost && mediaType == "application/json":
 		// postJSON reads, checks and decodes the body in one pass.
 	case r.Method == http.MethodPost:

@@ -31,6 +31,7 @@ type HandlerConfig struct {
 	MaxBodyBytes int64 // a POST body, a GET query string, a websocket message (default 256 KiB)
 	MaxTokens    int   // lexical tokens of a document, and fields it expands to (default 5000)
 	MaxRepeats   int   // fields sharing a response name in one selection set (default 30)
+	MaxUpload    int64 // the largest uploaded file of a multipart request (default 64 MiB)
 }
 
 // Defaults of the pre-authentication bounds.
@@ -38,6 +39,7 @@ const (
 	defaultMaxBodyBytes = 256 << 10
 	defaultMaxTokens    = 5000
 	defaultMaxRepeats   = 30
+	defaultMaxUpload    = 64 << 20
 )
 
 // NewHandler returns the /query handler: the CORS allowlist, request size and parameter checks
@@ -49,6 +51,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
 	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, defaultMaxBodyBytes)
 	cfg.MaxTokens = cmp.Or(cfg.MaxTokens, defaultMaxTokens)
 	cfg.MaxRepeats = cmp.Or(cfg.MaxRepeats, defaultMaxRepeats)
+	cfg.MaxUpload = cmp.Or(cfg.MaxUpload, defaultMaxUpload)
 	es := generated.NewExecutableSchema(generated.Config{
 		Resolvers:  r,
 		Directives: generated.DirectiveRoot{HasRole: HasRole},
@@ -63,7 +66,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(postJSON{max: cfg.MaxBodyBytes})
-	srv.AddTransport(transport.MultipartForm{MaxUploadSize: 64 << 20, MaxMemory: 8 << 20})
+	srv.AddTransport(transport.MultipartForm{MaxUploadSize: cfg.MaxUpload + uploadSlack, MaxMemory: 8 << 20})
 
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(newQueryGuard(cfg.MaxTokens, cfg.MaxRepeats)) // before the persisted-query cache stores a query
@@ -74,7 +77,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
 	srv.Use(newOperationLimits(cfg.ComplexityLimit, cfg.DepthLimit))
 	srv.SetErrorPresenter(ErrorPresenter)
 	srv.SetRecoverFunc(Recover)
-	return withCORS(httpEdge{next: srv, max: cfg.MaxBodyBytes}, cfg.CORSOrigins)
+	return withCORS(httpEdge{next: srv, max: cfg.MaxBodyBytes, maxUpload: cfg.MaxUpload}, cfg.CORSOrigins)
 }
 
 // Websocket close codes of a refused connection_init (graphql-ws: 4400 Bad request, 4401

@@ -12,7 +12,8 @@ import (
 
 // node resolves node(id) with the API's own ids, told apart by their form: "<templateId>-<n>" is
 // a redemption (the caller's own, USER callers only); a decimal id is a template (visible as
-// couponTemplate shows it) or else one of a USER caller's coupons. Template and coupon ids come
+// couponTemplate shows it) or else one of a USER caller's coupons, or of a MERCHANT caller's
+// distribution tasks. Template and coupon ids come
 // from one snowflake generator, so an id names at most one of them. Anything the caller may not
 // see, or that does not exist, is null; a malformed id is BAD_USER_INPUT.
 func (r *queryResolver) node(ctx context.Context, id string) (model.Node, error) {
@@ -31,10 +32,16 @@ func (r *queryResolver) node(ctx context.Context, id string) (model.Node, error)
 	if err != nil {
 		return nil, err
 	}
-	if t, err := found(r.Templates.Get(ctx, actor, n)); t != nil || err != nil || !isUser {
+	if t, err := found(r.Templates.Get(ctx, actor, n)); t != nil || err != nil {
 		return t, err
 	}
-	return r.ownCoupon(ctx, actor.UserID, n)
+	switch {
+	case isUser:
+		return r.ownCoupon(ctx, actor.UserID, n)
+	case actor != nil && actor.Role == coupon.RoleMerchant:
+		return found(r.Distribution.Get(ctx, *actor, n))
+	}
+	return nil, nil
 }
 
 // ownCoupon returns the user's coupon with this id, or nil.

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"coupond/coupon/claim"
+	"coupond/coupon/distribution"
 	"coupond/coupon/template"
 	"coupond/coupon/wallet"
 )
@@ -11,4 +12,6 @@ type Resolver struct {
 	Templates *template.Admin
 	Redeemer  *claim.Redeemer
 	Wallet    *wallet.Wallet
+
+	Distribution *distribution.Service
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"coupond/coupon"
 	"coupond/coupon/claim"
+	"coupond/coupon/distribution"
 	"coupond/coupon/template"
 	"coupond/ent/usercoupon"
 	"coupond/graph/generated"
@@ -17,6 +18,18 @@ import (
 	"errors"
 	"strconv"
 )
+
+func (r *couponTaskResolver) Template(ctx context.Context, obj *distribution.Task) (*coupon.Template, error) {
+	return r.Templates.Get(ctx, nil, obj.TemplateID)
+}
+
+func (r *couponTaskResolver) Failures(ctx context.Context, obj *distribution.Task, first *int, after *string) (*model.CouponTaskFailureConnection, error) {
+	return r.failureConnection(ctx, obj, first, after)
+}
+
+func (r *couponTaskResolver) FailureReportURL(ctx context.Context, obj *distribution.Task) (*string, error) {
+	return failureReportURL(obj), nil
+}
 
 func (r *couponTemplateResolver) ShopNumber(ctx context.Context, obj *coupon.Template) (string, error) {
 	return strconv.FormatInt(obj.ShopNumber, 10), nil
@@ -53,6 +66,22 @@ func (r *mutationResolver) RedeemCoupon(ctx context.Context, input model.RedeemC
 	red, err := r.Redeemer.Redeem(ctx, actorOf(ctx).UserID, id, deref(input.RequestID))
 	userErrors, err := payload(err)
 	return &model.RedeemCouponPayload{Redemption: red, UserErrors: userErrors}, err
+}
+
+func (r *mutationResolver) CreateCouponTask(ctx context.Context, input model.CreateCouponTaskInput) (*model.CouponTaskPayload, error) {
+	in, err := createTaskInput(input)
+	if err != nil {
+		return nil, err
+	}
+	return taskPayload(r.Distribution.Create(ctx, actorOf(ctx), in))
+}
+
+func (r *mutationResolver) CancelCouponTask(ctx context.Context, input model.CancelCouponTaskInput) (*model.CouponTaskPayload, error) {
+	id, err := scalar.ParseID(input.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	return taskPayload(r.Distribution.Cancel(ctx, actorOf(ctx), id))
 }
 
 func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
@@ -111,9 +140,47 @@ func (r *queryResolver) Redemption(ctx context.Context, id string) (*claim.Redem
 	return red, err
 }
 
+func (r *queryResolver) CouponTask(ctx context.Context, id string) (*distribution.Task, error) {
+	tid, err := scalar.ParseID(id)
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.Distribution.Get(ctx, actorOf(ctx), tid)
+	if errors.Is(err, coupon.ErrNotFound) {
+		return nil, nil
+	}
+	return t, err
+}
+
+func (r *queryResolver) CouponTasks(ctx context.Context, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) (*model.CouponTaskConnection, error) {
+	req, err := pageArgs(first, after, last, before)
+	if err != nil {
+		return nil, err
+	}
+	f, err := taskFilter(filter)
+	if err != nil {
+		return nil, err
+	}
+	page, err := r.Distribution.List(ctx, actorOf(ctx), f, req.keyset())
+	if err != nil {
+		return nil, err
+	}
+	return taskConnection(page, req), nil
+}
+
+func (r *subscriptionResolver) CouponTaskProgress(ctx context.Context, id string) (<-chan *distribution.Task, error) {
+	tid, err := scalar.ParseID(id)
+	if err != nil {
+		return nil, err
+	}
+	return r.Distribution.Progress(ctx, actorOf(ctx), tid)
+}
+
 func (r *userCouponResolver) Template(ctx context.Context, obj *coupon.UserCoupon) (*coupon.Template, error) {
 	return r.Templates.Get(ctx, nil, obj.TemplateID)
 }
+
+func (r *Resolver) CouponTask() generated.CouponTaskResolver { return &couponTaskResolver{r} }
 
 func (r *Resolver) CouponTemplate() generated.CouponTemplateResolver {
 	return &couponTemplateResolver{r}
@@ -123,11 +190,15 @@ func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResol
 
 func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
 
+func (r *Resolver) Subscription() generated.SubscriptionResolver { return &subscriptionResolver{r} }
+
 func (r *Resolver) UserCoupon() generated.UserCouponResolver { return &userCouponResolver{r} }
 
 type (
+	couponTaskResolver     struct{ *Resolver }
 	couponTemplateResolver struct{ *Resolver }
 	mutationResolver       struct{ *Resolver }
 	queryResolver          struct{ *Resolver }
+	subscriptionResolver   struct{ *Resolver }
 	userCouponResolver     struct{ *Resolver }
 )

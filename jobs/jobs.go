@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"coupond/coupon/claim"
+	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
 
 	"github.com/hibiken/asynq"
@@ -28,10 +29,16 @@ type ExpiryHandlers struct {
 	Expirer *expiry.Expirer
 }
 
+// DistributionHandlers run the distribution tasks.
+type DistributionHandlers struct {
+	Service *distribution.Service
+}
+
 // Handlers are every capability's task handlers.
 type Handlers struct {
-	Claim  ClaimHandlers
-	Expiry ExpiryHandlers
+	Claim        ClaimHandlers
+	Expiry       ExpiryHandlers
+	Distribution DistributionHandlers
 }
 
 // NewMux returns the worker's mux with every task type's handler.
@@ -41,6 +48,10 @@ func NewMux(h Handlers) *asynq.ServeMux {
 	mux.HandleFunc(TypeDrainOutboxes, h.Claim.handleDrainOutboxes)
 	mux.HandleFunc(TypeExpireBucket, h.Expiry.handleExpireBucket)
 	mux.HandleFunc(TypeExpireSweep, h.Expiry.handleExpireSweep)
+	mux.HandleFunc(TypeRunDistribution, h.Distribution.handleRunDistribution)
+	mux.HandleFunc(TypeCountDistribution, h.Distribution.handleCountDistribution)
+	mux.HandleFunc(TypeReapDistributions, h.Distribution.handleReapDistributions)
+	mux.HandleFunc(TypeRetainDistributionFiles, h.Distribution.handleRetainDistributionFiles)
 	return mux
 }
 
@@ -51,8 +62,9 @@ type Queue struct{ client *asynq.Client }
 func NewQueue(c *asynq.Client) *Queue { return &Queue{client: c} }
 
 var (
-	_ claim.Scheduler  = (*Queue)(nil)
-	_ expiry.Scheduler = (*Queue)(nil)
+	_ claim.Scheduler        = (*Queue)(nil)
+	_ expiry.Scheduler       = (*Queue)(nil)
+	_ distribution.Scheduler = (*Queue)(nil)
 )
 
 // enqueue enqueues t; a task with the same id already queued or running counts as success.

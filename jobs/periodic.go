@@ -11,9 +11,13 @@ import (
 type Periods struct {
 	Drain time.Duration // outbox safety-net drain
 	Sweep time.Duration // expiry sweep
+	Reap  time.Duration // distribution reaper
+	// Retain is how long the upload of an ended distribution task is kept; the retention job runs
+	// hourly.
+	Retain time.Duration
 }
 
-// RegisterPeriodic registers every periodic task with the scheduler. Every instance may run a
+// RegisterPeriodic registers every periodic task with the scheduler (a zero period: not that one). Every instance may run a
 // scheduler: each task is unique for its period (asynq.Unique, at least 1 s), so one of each is
 // queued per period. No task carries a fixed id: one that failed and was archived (or was deleted in
 // asynqmon) can never keep the next period's from being queued.
@@ -25,7 +29,12 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 	}{
 		{p.Drain, NewDrainOutboxesTask(), QueueCritical},
 		{p.Sweep, NewExpireSweepTask(), QueueDefault},
+		{p.Reap, NewReapDistributionsTask(), QueueDefault},
+		{retainEvery(p.Retain), NewRetainDistributionFilesTask(p.Retain), QueueLow},
 	} {
+		if e.every <= 0 {
+			continue // not scheduled in this process
+		}
 		_, err := s.Register(fmt.Sprintf("@every %s", e.every), e.task,
 			asynq.Unique(max(e.every, time.Second)), asynq.MaxRetry(0), asynq.Queue(QueueName(e.queue)))
 		if err != nil {
@@ -33,4 +42,12 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 		}
 	}
 	return nil
+}
+
+// retainEvery is the period of the retention job: hourly, or never without a retention.
+func retainEvery(keep time.Duration) time.Duration {
+	if keep <= 0 {
+		return 0
+	}
+	return time.Hour
 }

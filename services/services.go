@@ -4,6 +4,7 @@ package services
 
 import (
 	"coupond/coupon/claim"
+	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
 	"coupond/coupon/issue"
 	"coupond/coupon/template"
@@ -20,6 +21,9 @@ type Config struct {
 	Redeem  claim.Config
 	Persist claim.PersistConfig
 	Cache   template.CacheOptions
+	// Distribution tunes bulk distribution; Files is the bucket of its uploads (required).
+	Distribution distribution.Config
+	Files        *distribution.Files
 }
 
 // Services are the domain services of one process.
@@ -32,6 +36,8 @@ type Services struct {
 	Redeemer  *claim.Redeemer
 	Wallet    *wallet.Wallet
 	Queue     *jobs.Queue
+
+	Distribution *distribution.Service
 }
 
 // New wires the services over the database, the data Redis and the task queue.
@@ -44,13 +50,15 @@ func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Confi
 	s.Persister = claim.NewPersister(db, rdb, s.Issuer, s.Cache, cfg.Persist)
 	s.Redeemer = claim.NewRedeemer(db, rdb, s.Cache, s.Persister, queue, cfg.Redeem)
 	s.Wallet = wallet.New(db)
+	s.Distribution = distribution.New(db, rdb, s.Cache, s.Issuer, cfg.Files, queue, cfg.Distribution)
 	return s
 }
 
 // Mux is the asynq worker's mux over these services.
 func (s *Services) Mux() *asynq.ServeMux {
 	return jobs.NewMux(jobs.Handlers{
-		Claim:  jobs.ClaimHandlers{Persister: s.Persister, Queue: s.Queue},
-		Expiry: jobs.ExpiryHandlers{Expirer: s.Expirer},
+		Claim:        jobs.ClaimHandlers{Persister: s.Persister, Queue: s.Queue},
+		Expiry:       jobs.ExpiryHandlers{Expirer: s.Expirer},
+		Distribution: jobs.DistributionHandlers{Service: s.Distribution},
 	})
 }

@@ -38,12 +38,12 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 			return fmt.Errorf("lock template %d: %w", templateID, err)
 		}
 		res.end = tpl.ValidEndTime
-		seen, err := loadSeen(ctx, tx, templateID, claims)
+		seen, err := loadSeen(ctx, tx, templateID, tpl.ReceiveRule.LimitPerPerson, claims)
 		if err != nil {
 			return err
 		}
 		fresh := seen.split(claims, &res)
-		slotted, refused := seen.assignSlots(fresh, tpl.ReceiveRule.LimitPerPerson, &res)
+		slotted, refused := seen.assignSlots(fresh)
 		k := min(len(slotted), tpl.Stock)
 		if k > 0 {
 			if err := insertCoupons(ctx, tx, tpl, slotted[:k], &res); err != nil {
@@ -81,14 +81,14 @@ type seenClaims struct {
 	dupOf    map[string]string // redemption id → the one it repeats, for failed duplicates
 	byReq    map[reqKey]string // (user, requestId) → redemption id of the coupon, held or inserted now
 	count    map[int64]int     // user → coupons held
-	taken    map[[2]int64]bool // (user, receive_count) pairs in use
+	slots    *issue.Slots      // (user, receive_count) pairs in use
 	done     map[string]bool   // redemption ids persisted or failed
 	behind   map[int64]bool    // users whose claim Redis counted below the coupons MySQL holds with it
 }
 
 // loadSeen reads, inside the batch's transaction, the coupons and failures the batch's claims
-// may already have (a replayed batch).
-func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, claims []claim) (*seenClaims, error) {
+// may already have (a replayed batch); limit is the template's limitPerPerson.
+func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, limit int, claims []claim) (*seenClaims, error) {
 	users := make([]int64, 0, len(claims))
 	rids := make([]string, 0, len(claims))
 	for _, c := range claims {
@@ -130,7 +130,7 @@ func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, claims []claim)
 		return nil, fmt.Errorf("load failed claims: %w", err)
 	}
 	s := &seenClaims{held: held, replayed: replayed, failed: map[string]string{}, dupOf: map[string]string{},
-		byReq: map[reqKey]string{}, count: map[int64]int{}, taken: map[[2]int64]bool{}, done: map[string]bool{},
+		byReq: map[reqKey]string{}, count: map[int64]int{}, slots: issue.NewSlots(limit), done: map[string]bool{},
 		behind: map[int64]bool{}}
 	for _, uc := range held {
 		if uc.RequestID != nil {
@@ -138,7 +138,7 @@ func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, claims []claim)
 		}
 		s.done[uc.RedemptionID] = true
 		s.count[uc.UserID]++
-		s.taken[[2]int64{uc.UserID, int64(uc.ReceiveCount)}] = true
+		s.slots.Take(uc.UserID, uc.ReceiveCount)
 	}
 	for _, f := range failedBefore {
 		s.failed[f.RedemptionID] = f.Reason
@@ -168,30 +168,21 @@ func (s *seenClaims) split(claims []claim, res *batchResult) []claim {
 	return fresh
 }
 
-// assignSlots gives each claim a free receive_count in 1…limit for its user: its own when free and
-// within the limit, else the lowest free one. A claim repeating a requestId of a coupon the user
-// holds (or of an earlier claim of the batch) is refused as a duplicate of it; claims with no free
-// slot are refused (LIMIT_REACHED).
-func (s *seenClaims) assignSlots(claims []claim, limit int, res *batchResult) (slotted []claim, refused []failedClaim) {
+// assignSlots gives each claim a free receive_count in 1…limit for its user (issue.Slots: its own
+// when free and within the limit, else the lowest free one). A claim repeating a requestId of a
+// coupon the user holds (or of an earlier claim of the batch) is refused as a duplicate of it;
+// claims with no free slot are refused (LIMIT_REACHED).
+func (s *seenClaims) assignSlots(claims []claim) (slotted []claim, refused []failedClaim) {
 	for _, c := range claims {
 		if first, dup := s.byReq[reqKey{c.userID, c.requestID}]; dup && c.requestID != "" {
 			refused = append(refused, failedClaim{c, ReasonDuplicateRequest, first})
 			continue
 		}
-		rc := c.receiveCount
-		if rc < 1 || rc > limit || s.taken[[2]int64{c.userID, int64(rc)}] {
-			rc = 0
-			for slot := 1; slot <= limit && rc == 0; slot++ {
-				if !s.taken[[2]int64{c.userID, int64(slot)}] {
-					rc = slot
-				}
-			}
-		}
+		rc := s.slots.Pick(c.userID, c.receiveCount)
 		if rc == 0 {
 			refused = append(refused, failedClaim{c, ReasonLimitReached, ""})
 			continue
 		}
-		s.taken[[2]int64{c.userID, int64(rc)}] = true
 		s.count[c.userID]++
 		if c.counted > 0 && c.counted < s.count[c.userID] {
 			s.behind[c.userID] = true // Redis lost claims MySQL holds: raise its counter after the batch

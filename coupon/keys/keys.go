@@ -117,3 +117,18 @@ func parsePair(m, sep string) (int64, int64, bool) {
 	}
 	return x, y, true
 }
+
+// DistributionJournal is a distribution task's journal of its batch in flight: what the batch's
+// deduction script decided per row, kept until the batch is committed and settled (no TTL: it is
+// task-level state, D-19). One batch of a task is in flight at a time.
+func DistributionJournal(templateID, taskID int64) string {
+	return tagged(templateID, ":dist:"+id(taskID))
+}
+
+// DistributionLease is held by the one worker running a distribution task.
+func DistributionLease(taskID int64) string { return Namespace() + "coupond:dist:lease:" + id(taskID) }
+
+// DistributionProgress is the pub/sub channel a distribution task's progress is announced on.
+func DistributionProgress(taskID int64) string {
+	return Namespace() + "coupond:dist:progress:" + id(taskID)
+}

@@ -44,6 +44,14 @@ const (
 	FieldStatus = "status"
 	// FieldFailureReportPath holds the string denoting the failure_report_path field in the database.
 	FieldFailureReportPath = "failure_report_path"
+	// FieldSheetName holds the string denoting the sheet_name field in the database.
+	FieldSheetName = "sheet_name"
+	// FieldResumeRow holds the string denoting the resume_row field in the database.
+	FieldResumeRow = "resume_row"
+	// FieldFailureReason holds the string denoting the failure_reason field in the database.
+	FieldFailureReason = "failure_reason"
+	// FieldFileDeleted holds the string denoting the file_deleted field in the database.
+	FieldFileDeleted = "file_deleted"
 	// FieldOperatorID holds the string denoting the operator_id field in the database.
 	FieldOperatorID = "operator_id"
 	// FieldCompletedAt holds the string denoting the completed_at field in the database.
@@ -70,6 +78,10 @@ var Columns = []string{
 	FieldFailCount,
 	FieldStatus,
 	FieldFailureReportPath,
+	FieldSheetName,
+	FieldResumeRow,
+	FieldFailureReason,
+	FieldFileDeleted,
 	FieldOperatorID,
 	FieldCompletedAt,
 }
@@ -105,6 +117,14 @@ var (
 	DefaultFailCount int
 	// FailureReportPathValidator is a validator for the "failure_report_path" field. It is called by the builders before save.
 	FailureReportPathValidator func(string) error
+	// SheetNameValidator is a validator for the "sheet_name" field. It is called by the builders before save.
+	SheetNameValidator func(string) error
+	// DefaultResumeRow holds the default value on creation for the "resume_row" field.
+	DefaultResumeRow int
+	// FailureReasonValidator is a validator for the "failure_reason" field. It is called by the builders before save.
+	FailureReasonValidator func(string) error
+	// DefaultFileDeleted holds the default value on creation for the "file_deleted" field.
+	DefaultFileDeleted bool
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() int64
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -244,6 +264,26 @@ func ByStatus(opts ...sql.OrderTermOption) OrderOption {
 // ByFailureReportPath orders the results by the failure_report_path field.
 func ByFailureReportPath(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFailureReportPath, opts...).ToFunc()
+}
+
+// BySheetName orders the results by the sheet_name field.
+func BySheetName(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSheetName, opts...).ToFunc()
+}
+
+// ByResumeRow orders the results by the resume_row field.
+func ByResumeRow(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldResumeRow, opts...).ToFunc()
+}
+
+// ByFailureReason orders the results by the failure_reason field.
+func ByFailureReason(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFailureReason, opts...).ToFunc()
+}
+
+// ByFileDeleted orders the results by the file_deleted field.
+func ByFileDeleted(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFileDeleted, opts...).ToFunc()
 }
 
 // ByOperatorID orders the results by the operator_id field.

@@ -119,6 +119,26 @@ func FailureReportPath(v string) predicate.CouponTask {
 	return predicate.CouponTask(sql.FieldEQ(FieldFailureReportPath, v))
 }
 
+// SheetName applies equality check predicate on the "sheet_name" field. It's identical to SheetNameEQ.
+func SheetName(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldEQ(FieldSheetName, v))
+}
+
+// ResumeRow applies equality check predicate on the "resume_row" field. It's identical to ResumeRowEQ.
+func ResumeRow(v int) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldEQ(FieldResumeRow, v))
+}
+
+// FailureReason applies equality check predicate on the "failure_reason" field. It's identical to FailureReasonEQ.
+func FailureReason(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldEQ(FieldFailureReason, v))
+}
+
+// FileDeleted applies equality check predicate on the "file_deleted" field. It's identical to FileDeletedEQ.
+func FileDeleted(v bool) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldEQ(FieldFileDeleted, v))
+}
+
 // OperatorID applies equality check predicate on the "operator_id" field. It's identical to OperatorIDEQ.
 func OperatorID(v int64) predicate.CouponTask {
 	return predicate.CouponTask(sql.FieldEQ(FieldOperatorID, v))
@@ -817,6 +837,206 @@ func FailureReportPathEqualFold(v string) predicate.CouponTask {
 // FailureReportPathContainsFold applies the ContainsFold predicate on the "failure_report_path" field.
 func FailureReportPathContainsFold(v string) predicate.CouponTask {
 	return predicate.CouponTask(sql.FieldContainsFold(FieldFailureReportPath, v))
+}
+
+// SheetNameEQ applies the EQ predicate on the "sheet_name" field.
+func SheetNameEQ(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldEQ(FieldSheetName, v))
+}
+
+// SheetNameNEQ applies the NEQ predicate on the "sheet_name" field.
+func SheetNameNEQ(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldNEQ(FieldSheetName, v))
+}
+
+// SheetNameIn applies the In predicate on the "sheet_name" field.
+func SheetNameIn(vs ...string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldIn(FieldSheetName, vs...))
+}
+
+// SheetNameNotIn applies the NotIn predicate on the "sheet_name" field.
+func SheetNameNotIn(vs ...string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldNotIn(FieldSheetName, vs...))
+}
+
+// SheetNameGT applies the GT predicate on the "sheet_name" field.
+func SheetNameGT(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldGT(FieldSheetName, v))
+}
+
+// SheetNameGTE applies the GTE predicate on the "sheet_name" field.
+func SheetNameGTE(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldGTE(FieldSheetName, v))
+}
+
+// SheetNameLT applies the LT predicate on the "sheet_name" field.
+func SheetNameLT(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldLT(FieldSheetName, v))
+}
+
+// SheetNameLTE applies the LTE predicate on the "sheet_name" field.
+func SheetNameLTE(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldLTE(FieldSheetName, v))
+}
+
+// SheetNameContains applies the Contains predicate on the "sheet_name" field.
+func SheetNameContains(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldContains(FieldSheetName, v))
+}
+
+// SheetNameHasPrefix applies the HasPrefix predicate on the "sheet_name" field.
+func SheetNameHasPrefix(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldHasPrefix(FieldSheetName, v))
+}
+
+// SheetNameHasSuffix applies the HasSuffix predicate on the "sheet_name" field.
+func SheetNameHasSuffix(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldHasSuffix(FieldSheetName, v))
+}
+
+// SheetNameIsNil applies the IsNil predicate on the "sheet_name" field.
+func SheetNameIsNil() predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldIsNull(FieldSheetName))
+}
+
+// SheetNameNotNil applies the NotNil predicate on the "sheet_name" field.
+func SheetNameNotNil() predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldNotNull(FieldSheetName))
+}
+
+// SheetNameEqualFold applies the EqualFold predicate on the "sheet_name" field.
+func SheetNameEqualFold(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldEqualFold(FieldSheetName, v))
+}
+
+// SheetNameContainsFold applies the ContainsFold predicate on the "sheet_name" field.
+func SheetNameContainsFold(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldContainsFold(FieldSheetName, v))
+}
+
+// ResumeRowEQ applies the EQ predicate on the "resume_row" field.
+func ResumeRowEQ(v int) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldEQ(FieldResumeRow, v))
+}
+
+// ResumeRowNEQ applies the NEQ predicate on the "resume_row" field.
+func ResumeRowNEQ(v int) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldNEQ(FieldResumeRow, v))
+}
+
+// ResumeRowIn applies the In predicate on the "resume_row" field.
+func ResumeRowIn(vs ...int) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldIn(FieldResumeRow, vs...))
+}
+
+// ResumeRowNotIn applies the NotIn predicate on the "resume_row" field.
+func ResumeRowNotIn(vs ...int) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldNotIn(FieldResumeRow, vs...))
+}
+
+// ResumeRowGT applies the GT predicate on the "resume_row" field.
+func ResumeRowGT(v int) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldGT(FieldResumeRow, v))
+}
+
+// ResumeRowGTE applies the GTE predicate on the "resume_row" field.
+func ResumeRowGTE(v int) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldGTE(FieldResumeRow, v))
+}
+
+// ResumeRowLT applies the LT predicate on the "resume_row" field.
+func ResumeRowLT(v int) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldLT(FieldResumeRow, v))
+}
+
+// ResumeRowLTE applies the LTE predicate on the "resume_row" field.
+func ResumeRowLTE(v int) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldLTE(FieldResumeRow, v))
+}
+
+// FailureReasonEQ applies the EQ predicate on the "failure_reason" field.
+func FailureReasonEQ(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldEQ(FieldFailureReason, v))
+}
+
+// FailureReasonNEQ applies the NEQ predicate on the "failure_reason" field.
+func FailureReasonNEQ(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldNEQ(FieldFailureReason, v))
+}
+
+// FailureReasonIn applies the In predicate on the "failure_reason" field.
+func FailureReasonIn(vs ...string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldIn(FieldFailureReason, vs...))
+}
+
+// FailureReasonNotIn applies the NotIn predicate on the "failure_reason" field.
+func FailureReasonNotIn(vs ...string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldNotIn(FieldFailureReason, vs...))
+}
+
+// FailureReasonGT applies the GT predicate on the "failure_reason" field.
+func FailureReasonGT(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldGT(FieldFailureReason, v))
+}
+
+// FailureReasonGTE applies the GTE predicate on the "failure_reason" field.
+func FailureReasonGTE(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldGTE(FieldFailureReason, v))
+}
+
+// FailureReasonLT applies the LT predicate on the "failure_reason" field.
+func FailureReasonLT(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldLT(FieldFailureReason, v))
+}
+
+// FailureReasonLTE applies the LTE predicate on the "failure_reason" field.
+func FailureReasonLTE(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldLTE(FieldFailureReason, v))
+}
+
+// FailureReasonContains applies the Contains predicate on the "failure_reason" field.
+func FailureReasonContains(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldContains(FieldFailureReason, v))
+}
+
+// FailureReasonHasPrefix applies the HasPrefix predicate on the "failure_reason" field.
+func FailureReasonHasPrefix(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldHasPrefix(FieldFailureReason, v))
+}
+
+// FailureReasonHasSuffix applies the HasSuffix predicate on the "failure_reason" field.
+func FailureReasonHasSuffix(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldHasSuffix(FieldFailureReason, v))
+}
+
+// FailureReasonIsNil applies the IsNil predicate on the "failure_reason" field.
+func FailureReasonIsNil() predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldIsNull(FieldFailureReason))
+}
+
+// FailureReasonNotNil applies the NotNil predicate on the "failure_reason" field.
+func FailureReasonNotNil() predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldNotNull(FieldFailureReason))
+}
+
+// FailureReasonEqualFold applies the EqualFold predicate on the "failure_reason" field.
+func FailureReasonEqualFold(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldEqualFold(FieldFailureReason, v))
+}
+
+// FailureReasonContainsFold applies the ContainsFold predicate on the "failure_reason" field.
+func FailureReasonContainsFold(v string) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldContainsFold(FieldFailureReason, v))
+}
+
+// FileDeletedEQ applies the EQ predicate on the "file_deleted" field.
+func FileDeletedEQ(v bool) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldEQ(FieldFileDeleted, v))
+}
+
+// FileDeletedNEQ applies the NEQ predicate on the "file_deleted" field.
+func FileDeletedNEQ(v bool) predicate.CouponTask {
+	return predicate.CouponTask(sql.FieldNEQ(FieldFileDeleted, v))
 }
 
 // OperatorIDEQ applies the EQ predicate on the "operator_id" field.

@@ -19,6 +19,8 @@ const (
 	FieldRowNum = "row_num"
 	// FieldUserID holds the string denoting the user_id field in the database.
 	FieldUserID = "user_id"
+	// FieldCode holds the string denoting the code field in the database.
+	FieldCode = "code"
 	// FieldReason holds the string denoting the reason field in the database.
 	FieldReason = "reason"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
@@ -33,6 +35,7 @@ var Columns = []string{
 	FieldTaskID,
 	FieldRowNum,
 	FieldUserID,
+	FieldCode,
 	FieldReason,
 	FieldCreatedAt,
 }
@@ -50,6 +53,10 @@ func ValidColumn(column string) bool {
 var (
 	// UserIDValidator is a validator for the "user_id" field. It is called by the builders before save.
 	UserIDValidator func(string) error
+	// DefaultCode holds the default value on creation for the "code" field.
+	DefaultCode string
+	// CodeValidator is a validator for the "code" field. It is called by the builders before save.
+	CodeValidator func(string) error
 	// ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
 	ReasonValidator func(string) error
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
@@ -77,6 +84,11 @@ func ByRowNum(opts ...sql.OrderTermOption) OrderOption {
 // ByUserID orders the results by the user_id field.
 func ByUserID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldUserID, opts...).ToFunc()
+}
+
+// ByCode orders the results by the code field.
+func ByCode(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCode, opts...).ToFunc()
 }
 
 // ByReason orders the results by the reason field.

@@ -69,6 +69,11 @@ func UserID(v string) predicate.CouponTaskFailure {
 	return predicate.CouponTaskFailure(sql.FieldEQ(FieldUserID, v))
 }
 
+// Code applies equality check predicate on the "code" field. It's identical to CodeEQ.
+func Code(v string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldEQ(FieldCode, v))
+}
+
 // Reason applies equality check predicate on the "reason" field. It's identical to ReasonEQ.
 func Reason(v string) predicate.CouponTaskFailure {
 	return predicate.CouponTaskFailure(sql.FieldEQ(FieldReason, v))
@@ -232,6 +237,71 @@ func UserIDEqualFold(v string) predicate.CouponTaskFailure {
 // UserIDContainsFold applies the ContainsFold predicate on the "user_id" field.
 func UserIDContainsFold(v string) predicate.CouponTaskFailure {
 	return predicate.CouponTaskFailure(sql.FieldContainsFold(FieldUserID, v))
+}
+
+// CodeEQ applies the EQ predicate on the "code" field.
+func CodeEQ(v string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldEQ(FieldCode, v))
+}
+
+// CodeNEQ applies the NEQ predicate on the "code" field.
+func CodeNEQ(v string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldNEQ(FieldCode, v))
+}
+
+// CodeIn applies the In predicate on the "code" field.
+func CodeIn(vs ...string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldIn(FieldCode, vs...))
+}
+
+// CodeNotIn applies the NotIn predicate on the "code" field.
+func CodeNotIn(vs ...string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldNotIn(FieldCode, vs...))
+}
+
+// CodeGT applies the GT predicate on the "code" field.
+func CodeGT(v string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldGT(FieldCode, v))
+}
+
+// CodeGTE applies the GTE predicate on the "code" field.
+func CodeGTE(v string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldGTE(FieldCode, v))
+}
+
+// CodeLT applies the LT predicate on the "code" field.
+func CodeLT(v string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldLT(FieldCode, v))
+}
+
+// CodeLTE applies the LTE predicate on the "code" field.
+func CodeLTE(v string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldLTE(FieldCode, v))
+}
+
+// CodeContains applies the Contains predicate on the "code" field.
+func CodeContains(v string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldContains(FieldCode, v))
+}
+
+// CodeHasPrefix applies the HasPrefix predicate on the "code" field.
+func CodeHasPrefix(v string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldHasPrefix(FieldCode, v))
+}
+
+// CodeHasSuffix applies the HasSuffix predicate on the "code" field.
+func CodeHasSuffix(v string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldHasSuffix(FieldCode, v))
+}
+
+// CodeEqualFold applies the EqualFold predicate on the "code" field.
+func CodeEqualFold(v string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldEqualFold(FieldCode, v))
+}
+
+// CodeContainsFold applies the ContainsFold predicate on the "code" field.
+func CodeContainsFold(v string) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldContainsFold(FieldCode, v))
 }
 
 // ReasonEQ applies the EQ predicate on the "reason" field.

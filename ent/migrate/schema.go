@@ -85,6 +85,10 @@ var (
 		{Name: "fail_count", Type: field.TypeInt, Default: 0},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"PENDING", "IN_PROGRESS", "SUCCESS", "FAILED", "CANCELED"}, Default: "PENDING"},
 		{Name: "failure_report_path", Type: field.TypeString, Nullable: true, Size: 512},
+		{Name: "sheet_name", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "resume_row", Type: field.TypeInt, Default: 0},
+		{Name: "failure_reason", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "file_deleted", Type: field.TypeBool, Default: false},
 		{Name: "operator_id", Type: field.TypeInt64},
 		{Name: "completed_at", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 	}
@@ -112,6 +116,7 @@ var (
 		{Name: "task_id", Type: field.TypeInt64},
 		{Name: "row_num", Type: field.TypeInt},
 		{Name: "user_id", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "code", Type: field.TypeString, Size: 32, Default: ""},
 		{Name: "reason", Type: field.TypeString, Size: 255},
 		{Name: "created_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 	}

@@ -36,6 +36,10 @@ func (CouponTask) Fields() []ent.Field {
 		field.Int("fail_count").Default(0),
 		field.Enum("status").Values("PENDING", "IN_PROGRESS", "SUCCESS", "FAILED", "CANCELED").Default("PENDING"),
 		field.String("failure_report_path").Optional().Nillable().MaxLen(512),
+		field.String("sheet_name").Optional().Nillable().Immutable().MaxLen(64).Comment("the worksheet to read; null: the first"),
+		field.Int("resume_row").Default(0).Comment("the last spreadsheet row (CSV line) whose outcome is committed"),
+		field.String("failure_reason").Optional().Nillable().MaxLen(255).Comment("why a FAILED task could not run"),
+		field.Bool("file_deleted").Default(false).Comment("the upload was removed by the retention job"),
 		field.Int64("operator_id").Immutable(),
 		field.Time("completed_at").SchemaType(datetime).Optional().Nillable(),
 	}
@@ -64,6 +68,7 @@ func (CouponTaskFailure) Fields() []ent.Field {
 		field.Int64("task_id").Immutable(),
 		field.Int("row_num").Immutable(),
 		field.String("user_id").Optional().Nillable().MaxLen(64).Comment("as written in the file"),
+		field.String("code").MaxLen(32).Default("").Comment("machine code: OUT_OF_STOCK, LIMIT_REACHED, DUPLICATE_IN_FILE, INVALID_USER_ID, TEMPLATE_ENDED, …"),
 		field.String("reason").MaxLen(255),
 		field.Time("created_at").SchemaType(datetime).Immutable().Default(timeNow),
 	}

@@ -7,7 +7,9 @@ import (
 	"context"
 	"coupond/coupon"
 	"coupond/coupon/claim"
+	"coupond/coupon/distribution"
 	"coupond/coupon/template"
+	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/usercoupon"
 	"coupond/graph/model"
@@ -36,9 +38,11 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	CouponTask() CouponTaskResolver
 	CouponTemplate() CouponTemplateResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	Subscription() SubscriptionResolver
 	UserCoupon() UserCouponResolver
 }
 
@@ -47,6 +51,59 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	CouponTask struct {
+		CompletedAt      func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		FailCount        func(childComplexity int) int
+		FailureReason    func(childComplexity int) int
+		FailureReportURL func(childComplexity int) int
+		Failures         func(childComplexity int, first *int, after *string) int
+		FileName         func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Name             func(childComplexity int) int
+		ProcessedRows    func(childComplexity int) int
+		SendNum          func(childComplexity int) int
+		SendTime         func(childComplexity int) int
+		SendType         func(childComplexity int) int
+		Status           func(childComplexity int) int
+		SuccessCount     func(childComplexity int) int
+		Template         func(childComplexity int) int
+	}
+
+	CouponTaskConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	CouponTaskEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	CouponTaskFailure struct {
+		Code   func(childComplexity int) int
+		Reason func(childComplexity int) int
+		RowNum func(childComplexity int) int
+		UserID func(childComplexity int) int
+	}
+
+	CouponTaskFailureConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	CouponTaskFailureEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	CouponTaskPayload struct {
+		Task       func(childComplexity int) int
+		UserErrors func(childComplexity int) int
+	}
+
 	CouponTemplate struct {
 		CreatedAt         func(childComplexity int) int
 		DiscountAmount    func(childComplexity int) int
@@ -88,6 +145,8 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		CancelCouponTask            func(childComplexity int, input model.CancelCouponTaskInput) int
+		CreateCouponTask            func(childComplexity int, input model.CreateCouponTaskInput) int
 		CreateCouponTemplate        func(childComplexity int, input template.CreateInput) int
 		IncreaseCouponTemplateStock func(childComplexity int, input model.IncreaseStockInput) int
 		RedeemCoupon                func(childComplexity int, input model.RedeemCouponInput) int
@@ -102,6 +161,8 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		CouponTask      func(childComplexity int, id string) int
+		CouponTasks     func(childComplexity int, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) int
 		CouponTemplate  func(childComplexity int, id string) int
 		CouponTemplates func(childComplexity int, first *int, after *string, last *int, before *string, filter *model.CouponTemplateFilter) int
 		MyCoupons       func(childComplexity int, status *usercoupon.Status, first *int, after *string, last *int, before *string) int
@@ -119,6 +180,10 @@ type ComplexityRoot struct {
 		FailureReason func(childComplexity int) int
 		ID            func(childComplexity int) int
 		Status        func(childComplexity int) int
+	}
+
+	Subscription struct {
+		CouponTaskProgress func(childComplexity int, id string) int
 	}
 
 	UserCoupon struct {
@@ -157,6 +222,12 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type CouponTaskResolver interface {
+	Template(ctx context.Context, obj *distribution.Task) (*coupon.Template, error)
+
+	Failures(ctx context.Context, obj *distribution.Task, first *int, after *string) (*model.CouponTaskFailureConnection, error)
+	FailureReportURL(ctx context.Context, obj *distribution.Task) (*string, error)
+}
 type CouponTemplateResolver interface {
 	ShopNumber(ctx context.Context, obj *coupon.Template) (string, error)
 }
@@ -165,6 +236,8 @@ type MutationResolver interface {
 	IncreaseCouponTemplateStock(ctx context.Context, input model.IncreaseStockInput) (*model.CouponTemplatePayload, error)
 	TerminateCouponTemplate(ctx context.Context, input model.TerminateCouponTemplateInput) (*model.CouponTemplatePayload, error)
 	RedeemCoupon(ctx context.Context, input model.RedeemCouponInput) (*model.RedeemCouponPayload, error)
+	CreateCouponTask(ctx context.Context, input model.CreateCouponTaskInput) (*model.CouponTaskPayload, error)
+	CancelCouponTask(ctx context.Context, input model.CancelCouponTaskInput) (*model.CouponTaskPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
@@ -172,6 +245,11 @@ type QueryResolver interface {
 	CouponTemplates(ctx context.Context, first *int, after *string, last *int, before *string, filter *model.CouponTemplateFilter) (*model.CouponTemplateConnection, error)
 	MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string, last *int, before *string) (*model.UserCouponConnection, error)
 	Redemption(ctx context.Context, id string) (*claim.Redemption, error)
+	CouponTask(ctx context.Context, id string) (*distribution.Task, error)
+	CouponTasks(ctx context.Context, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) (*model.CouponTaskConnection, error)
+}
+type SubscriptionResolver interface {
+	CouponTaskProgress(ctx context.Context, id string) (<-chan *distribution.Task, error)
 }
 type UserCouponResolver interface {
 	Template(ctx context.Context, obj *coupon.UserCoupon) (*coupon.Template, error)
@@ -194,6 +272,210 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "CouponTask.completedAt":
+		if e.ComplexityRoot.CouponTask.CompletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.CompletedAt(childComplexity), true
+	case "CouponTask.createdAt":
+		if e.ComplexityRoot.CouponTask.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.CreatedAt(childComplexity), true
+	case "CouponTask.failCount":
+		if e.ComplexityRoot.CouponTask.FailCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.FailCount(childComplexity), true
+	case "CouponTask.failureReason":
+		if e.ComplexityRoot.CouponTask.FailureReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.FailureReason(childComplexity), true
+	case "CouponTask.failureReportUrl":
+		if e.ComplexityRoot.CouponTask.FailureReportURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.FailureReportURL(childComplexity), true
+	case "CouponTask.failures":
+		if e.ComplexityRoot.CouponTask.Failures == nil {
+			break
+		}
+
+		args, err := ec.field_CouponTask_failures_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.CouponTask.Failures(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "CouponTask.fileName":
+		if e.ComplexityRoot.CouponTask.FileName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.FileName(childComplexity), true
+	case "CouponTask.id":
+		if e.ComplexityRoot.CouponTask.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.ID(childComplexity), true
+	case "CouponTask.name":
+		if e.ComplexityRoot.CouponTask.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.Name(childComplexity), true
+	case "CouponTask.processedRows":
+		if e.ComplexityRoot.CouponTask.ProcessedRows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.ProcessedRows(childComplexity), true
+	case "CouponTask.sendNum":
+		if e.ComplexityRoot.CouponTask.SendNum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.SendNum(childComplexity), true
+	case "CouponTask.sendTime":
+		if e.ComplexityRoot.CouponTask.SendTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.SendTime(childComplexity), true
+	case "CouponTask.sendType":
+		if e.ComplexityRoot.CouponTask.SendType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.SendType(childComplexity), true
+	case "CouponTask.status":
+		if e.ComplexityRoot.CouponTask.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.Status(childComplexity), true
+	case "CouponTask.successCount":
+		if e.ComplexityRoot.CouponTask.SuccessCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.SuccessCount(childComplexity), true
+	case "CouponTask.template":
+		if e.ComplexityRoot.CouponTask.Template == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.Template(childComplexity), true
+
+	case "CouponTaskConnection.edges":
+		if e.ComplexityRoot.CouponTaskConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskConnection.Edges(childComplexity), true
+	case "CouponTaskConnection.pageInfo":
+		if e.ComplexityRoot.CouponTaskConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskConnection.PageInfo(childComplexity), true
+	case "CouponTaskConnection.totalCount":
+		if e.ComplexityRoot.CouponTaskConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskConnection.TotalCount(childComplexity), true
+
+	case "CouponTaskEdge.cursor":
+		if e.ComplexityRoot.CouponTaskEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskEdge.Cursor(childComplexity), true
+	case "CouponTaskEdge.node":
+		if e.ComplexityRoot.CouponTaskEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskEdge.Node(childComplexity), true
+
+	case "CouponTaskFailure.code":
+		if e.ComplexityRoot.CouponTaskFailure.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskFailure.Code(childComplexity), true
+	case "CouponTaskFailure.reason":
+		if e.ComplexityRoot.CouponTaskFailure.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskFailure.Reason(childComplexity), true
+	case "CouponTaskFailure.rowNum":
+		if e.ComplexityRoot.CouponTaskFailure.RowNum == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskFailure.RowNum(childComplexity), true
+	case "CouponTaskFailure.userId":
+		if e.ComplexityRoot.CouponTaskFailure.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskFailure.UserID(childComplexity), true
+
+	case "CouponTaskFailureConnection.edges":
+		if e.ComplexityRoot.CouponTaskFailureConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskFailureConnection.Edges(childComplexity), true
+	case "CouponTaskFailureConnection.pageInfo":
+		if e.ComplexityRoot.CouponTaskFailureConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskFailureConnection.PageInfo(childComplexity), true
+	case "CouponTaskFailureConnection.totalCount":
+		if e.ComplexityRoot.CouponTaskFailureConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskFailureConnection.TotalCount(childComplexity), true
+
+	case "CouponTaskFailureEdge.cursor":
+		if e.ComplexityRoot.CouponTaskFailureEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskFailureEdge.Cursor(childComplexity), true
+	case "CouponTaskFailureEdge.node":
+		if e.ComplexityRoot.CouponTaskFailureEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskFailureEdge.Node(childComplexity), true
+
+	case "CouponTaskPayload.task":
+		if e.ComplexityRoot.CouponTaskPayload.Task == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskPayload.Task(childComplexity), true
+	case "CouponTaskPayload.userErrors":
+		if e.ComplexityRoot.CouponTaskPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTaskPayload.UserErrors(childComplexity), true
 
 	case "CouponTemplate.createdAt":
 		if e.ComplexityRoot.CouponTemplate.CreatedAt == nil {
@@ -367,6 +649,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CouponTemplatePayload.UserErrors(childComplexity), true
 
+	case "Mutation.cancelCouponTask":
+		if e.ComplexityRoot.Mutation.CancelCouponTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelCouponTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelCouponTask(childComplexity, args["input"].(model.CancelCouponTaskInput)), true
+	case "Mutation.createCouponTask":
+		if e.ComplexityRoot.Mutation.CreateCouponTask == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCouponTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCouponTask(childComplexity, args["input"].(model.CreateCouponTaskInput)), true
 	case "Mutation.createCouponTemplate":
 		if e.ComplexityRoot.Mutation.CreateCouponTemplate == nil {
 			break
@@ -437,6 +741,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "Query.couponTask":
+		if e.ComplexityRoot.Query.CouponTask == nil {
+			break
+		}
+
+		args, err := ec.field_Query_couponTask_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CouponTask(childComplexity, args["id"].(string)), true
+	case "Query.couponTasks":
+		if e.ComplexityRoot.Query.CouponTasks == nil {
+			break
+		}
+
+		args, err := ec.field_Query_couponTasks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CouponTasks(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["filter"].(*model.CouponTaskFilter)), true
 	case "Query.couponTemplate":
 		if e.ComplexityRoot.Query.CouponTemplate == nil {
 			break
@@ -531,6 +857,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Redemption.Status(childComplexity), true
+
+	case "Subscription.couponTaskProgress":
+		if e.ComplexityRoot.Subscription.CouponTaskProgress == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_couponTaskProgress_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.CouponTaskProgress(childComplexity, args["id"].(string)), true
 
 	case "UserCoupon.code":
 		if e.ComplexityRoot.UserCoupon.Code == nil {
@@ -659,7 +997,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("CancelCouponTaskInput", ec.unmarshalInputCancelCouponTaskInput),
+			graphql.NewInputUnmarshaler("CouponTaskFilter", ec.unmarshalInputCouponTaskFilter),
 			graphql.NewInputUnmarshaler("CouponTemplateFilter", ec.unmarshalInputCouponTemplateFilter),
+			graphql.NewInputUnmarshaler("CreateCouponTaskInput", ec.unmarshalInputCreateCouponTaskInput),
 			graphql.NewInputUnmarshaler("CreateCouponTemplateInput", ec.unmarshalInputCreateCouponTemplateInput),
 			graphql.NewInputUnmarshaler("IncreaseStockInput", ec.unmarshalInputIncreaseStockInput),
 			graphql.NewInputUnmarshaler("RedeemCouponInput", ec.unmarshalInputRedeemCouponInput),
@@ -708,6 +1049,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
 			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
 			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
 			data.MarshalGQL(&buf)
 
 			return &graphql.Response{
@@ -1183,6 +1541,213 @@ enum ErrorCode {
   "The uploaded file cannot be read."
   FILE_INVALID
 }
+
+# --- distribution (bulk issue from a spreadsheet) ---
+
+"""
+A file sent with the GraphQL multipart request spec (multipart/form-data: operations, map, the
+file parts). Such a request must carry a non-simple header, ` + "`" + `Apollo-Require-Preflight: true` + "`" + ` or
+` + "`" + `X-Apollo-Operation-Name` + "`" + `, as Apollo Server requires against CSRF.
+"""
+scalar Upload
+
+extend type Query {
+  "One of the merchant's distribution tasks; null for an unknown id or another shop's."
+  couponTask(
+    "The task's id."
+    id: ID!
+  ): CouponTask @hasRole(roles: [MERCHANT])
+  "The merchant's distribution tasks, newest first. Page forward with first/after (default: the first 20)."
+  couponTasks(
+    "Page size when paging forward: 1 to 100 (default 20). Not together with last."
+    first: Int
+    "Start after this cursor (an edge's cursor from this connection)."
+    after: String
+    "Page size when paging backward: 1 to 100. Not together with first."
+    last: Int
+    "End before this cursor (an edge's cursor from this connection). Not served yet: BAD_USER_INPUT."
+    before: String
+    "Narrows the list; totalCount counts the matches."
+    filter: CouponTaskFilter
+  ): CouponTaskConnection! @hasRole(roles: [MERCHANT])
+}
+
+extend type Mutation {
+  """
+  Upload a spreadsheet (.xlsx, or UTF-8 .csv; told by content, not by name; at most
+  COUPON_UPLOAD_MAX_BYTES) and create a task that gives every listed user one coupon of one of the
+  merchant's templates, with the template's stock and per-person limit. A file that cannot be read,
+  or has no user-id column (header userId, user_id or 用户ID; else column A), is FILE_INVALID and no
+  task is created.
+  """
+  createCouponTask(
+    "The template, the file and when to send."
+    input: CreateCouponTaskInput!
+  ): CouponTaskPayload! @hasRole(roles: [MERCHANT])
+  """
+  Cancel a task: a PENDING one at once, an IN_PROGRESS one at its next batch boundary (the batch
+  under way finishes; counts stay exact; completedAt is set when it has stopped). Other statuses:
+  INVALID_STATE.
+  """
+  cancelCouponTask(
+    "Which task."
+    input: CancelCouponTaskInput!
+  ): CouponTaskPayload! @hasRole(roles: [MERCHANT])
+}
+
+"The subscriptions (graphql-transport-ws, the protocol of the graphql-ws client, on /query)."
+type Subscription {
+  """
+  The merchant's task now, then after each committed batch and each status change; completes
+  after sending the task once it is done (SUCCESS, FAILED, or CANCELED with completedAt).
+  """
+  couponTaskProgress(
+    "The task's id."
+    id: ID!
+  ): CouponTask! @hasRole(roles: [MERCHANT])
+}
+
+"A new distribution task."
+input CreateCouponTaskInput {
+  "One of the merchant's templates."
+  templateId: ID!
+  "A name for the task, 1 to 128 characters."
+  name: String!
+  "The spreadsheet: .xlsx or UTF-8 .csv (with or without BOM), one user id per row."
+  file: Upload!
+  "Start at once, or at sendTime."
+  sendType: SendType!
+  "SCHEDULED: when to start (in the future, before the template ends). IMMEDIATE: leave it out."
+  sendTime: Time
+  "The worksheet to read (.xlsx); default the first."
+  sheet: String
+}
+"Which task to cancel."
+input CancelCouponTaskInput {
+  "The task's id."
+  taskId: ID!
+}
+"Narrows couponTasks."
+input CouponTaskFilter {
+  "Only tasks in this status."
+  status: TaskStatus
+  "Only tasks of this template."
+  templateId: ID
+}
+
+"A bulk distribution of one template to the users listed in an uploaded file."
+type CouponTask implements Node {
+  "The task's id (a decimal string)."
+  id: ID!
+  "The task's name."
+  name: String!
+  "The template handed out."
+  template: CouponTemplate!
+  "Where the task stands."
+  status: TaskStatus!
+  "Whether it starts at once or at sendTime."
+  sendType: SendType!
+  "When a SCHEDULED task starts."
+  sendTime: Time
+  "Data rows in the file (blank rows and a header not counted); null until counted."
+  sendNum: Int
+  "Data rows done so far (issued or failed)."
+  processedRows: Int!
+  "Rows that became a coupon."
+  successCount: Int!
+  "Rows that did not (see failures)."
+  failCount: Int!
+  "The rows that did not become a coupon, in row order."
+  failures(
+    "Page size: 1 to 100 (default 20)."
+    first: Int
+    "Start after this cursor (an edge's cursor from this connection)."
+    after: String
+  ): CouponTaskFailureConnection!
+  """
+  Where to GET the failure report (.xlsx: row, userId, code, reason) with the merchant's bearer
+  token; null while the task has no failures.
+  """
+  failureReportUrl: String
+  "Why a FAILED task could not run."
+  failureReason: String
+  "The uploaded file's name, as the merchant's computer called it."
+  fileName: String!
+  "When the task was created."
+  createdAt: Time!
+  "When it ended (SUCCESS, FAILED, or CANCELED and stopped)."
+  completedAt: Time
+}
+"One row of a task's file that did not become a coupon."
+type CouponTaskFailure {
+  "The row number as the spreadsheet shows it (a header is row 1); for a CSV file, the line number."
+  rowNum: Int!
+  "The user id as written (null when the cell was empty)."
+  userId: String
+  "Why, for machines: OUT_OF_STOCK, LIMIT_REACHED, DUPLICATE_IN_FILE, INVALID_USER_ID, TEMPLATE_ENDED."
+  code: String!
+  "Why, for people."
+  reason: String!
+}
+"One failure in a page of failures."
+type CouponTaskFailureEdge {
+  "Where this edge stands, for after."
+  cursor: String!
+  "The failure."
+  node: CouponTaskFailure!
+}
+"A page of a task's failures (Relay connection)."
+type CouponTaskFailureConnection {
+  "The page's failures, in row order."
+  edges: [CouponTaskFailureEdge!]!
+  "Whether more pages exist, and the cursors to get them."
+  pageInfo: PageInfo!
+  "How many rows failed, over all pages."
+  totalCount: Int!
+}
+"One task in a page of couponTasks."
+type CouponTaskEdge {
+  "Where this edge stands, for after/before."
+  cursor: String!
+  "The task."
+  node: CouponTask!
+}
+"A page of tasks (Relay connection)."
+type CouponTaskConnection {
+  "The page's tasks, newest first."
+  edges: [CouponTaskEdge!]!
+  "Whether more pages exist, and the cursors to get them."
+  pageInfo: PageInfo!
+  "How many tasks match, over all pages."
+  totalCount: Int!
+}
+"What a task mutation answers: the task, or why the mutation was refused."
+type CouponTaskPayload {
+  "The task as it stands after the mutation; null when refused."
+  task: CouponTask
+  "Why the mutation was refused (empty when it succeeded)."
+  userErrors: [UserError!]!
+}
+"When a task starts."
+enum SendType {
+  "As soon as it is created."
+  IMMEDIATE
+  "At sendTime."
+  SCHEDULED
+}
+"Where a task stands."
+enum TaskStatus {
+  "Waiting for its start."
+  PENDING
+  "Handing out coupons."
+  IN_PROGRESS
+  "Every data row is accounted for: issued, or failed with a reason."
+  SUCCESS
+  "The task could not run (failureReason says why)."
+  FAILED
+  "Canceled by the merchant."
+  CANCELED
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -1190,6 +1755,112 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_CouponTask(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CouponTask_id(ctx, field)
+	case "name":
+		return ec.fieldContext_CouponTask_name(ctx, field)
+	case "template":
+		return ec.fieldContext_CouponTask_template(ctx, field)
+	case "status":
+		return ec.fieldContext_CouponTask_status(ctx, field)
+	case "sendType":
+		return ec.fieldContext_CouponTask_sendType(ctx, field)
+	case "sendTime":
+		return ec.fieldContext_CouponTask_sendTime(ctx, field)
+	case "sendNum":
+		return ec.fieldContext_CouponTask_sendNum(ctx, field)
+	case "processedRows":
+		return ec.fieldContext_CouponTask_processedRows(ctx, field)
+	case "successCount":
+		return ec.fieldContext_CouponTask_successCount(ctx, field)
+	case "failCount":
+		return ec.fieldContext_CouponTask_failCount(ctx, field)
+	case "failures":
+		return ec.fieldContext_CouponTask_failures(ctx, field)
+	case "failureReportUrl":
+		return ec.fieldContext_CouponTask_failureReportUrl(ctx, field)
+	case "failureReason":
+		return ec.fieldContext_CouponTask_failureReason(ctx, field)
+	case "fileName":
+		return ec.fieldContext_CouponTask_fileName(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CouponTask_createdAt(ctx, field)
+	case "completedAt":
+		return ec.fieldContext_CouponTask_completedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CouponTask", field.Name)
+}
+
+func (ec *executionContext) childFields_CouponTaskConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CouponTaskConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CouponTaskConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CouponTaskConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CouponTaskConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CouponTaskEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_CouponTaskEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_CouponTaskEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CouponTaskEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CouponTaskFailure(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rowNum":
+		return ec.fieldContext_CouponTaskFailure_rowNum(ctx, field)
+	case "userId":
+		return ec.fieldContext_CouponTaskFailure_userId(ctx, field)
+	case "code":
+		return ec.fieldContext_CouponTaskFailure_code(ctx, field)
+	case "reason":
+		return ec.fieldContext_CouponTaskFailure_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CouponTaskFailure", field.Name)
+}
+
+func (ec *executionContext) childFields_CouponTaskFailureConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CouponTaskFailureConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CouponTaskFailureConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CouponTaskFailureConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CouponTaskFailureConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CouponTaskFailureEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_CouponTaskFailureEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_CouponTaskFailureEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CouponTaskFailureEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CouponTaskPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "task":
+		return ec.fieldContext_CouponTaskPayload_task(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_CouponTaskPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CouponTaskPayload", field.Name)
+}
 
 func (ec *executionContext) childFields_CouponTemplate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -1501,6 +2172,56 @@ func (ec *executionContext) dir_hasRole_args(ctx context.Context, rawArgs map[st
 	return args, nil
 }
 
+func (ec *executionContext) field_CouponTask_failures_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_cancelCouponTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CancelCouponTaskInput, error) {
+			return ec.unmarshalNCancelCouponTaskInput2coupondᚋgraphᚋmodelᚐCancelCouponTaskInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createCouponTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateCouponTaskInput, error) {
+			return ec.unmarshalNCreateCouponTaskInput2coupondᚋgraphᚋmodelᚐCreateCouponTaskInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createCouponTemplate_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1568,6 +2289,66 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_couponTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_couponTasks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.CouponTaskFilter, error) {
+			return ec.unmarshalOCouponTaskFilter2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg4
 	return args, nil
 }
 
@@ -1705,6 +2486,20 @@ func (ec *executionContext) field_Query_redemption_args(ctx context.Context, raw
 	return args, nil
 }
 
+func (ec *executionContext) field_Subscription_couponTaskProgress_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field___Directive_args_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1778,6 +2573,844 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _CouponTask_id(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "ID")
+}
+
+func (ec *executionContext) _CouponTask_name(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "String")
+}
+
+func (ec *executionContext) _CouponTask_template(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_template(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CouponTask().Template(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *coupon.Template) graphql.Marshaler {
+			return ec.marshalNCouponTemplate2ᚖcoupondᚋcouponᚐTemplate(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_template(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponTask",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTemplate(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CouponTask_status(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v coupontask.Status) graphql.Marshaler {
+			return ec.marshalNTaskStatus2coupondᚋentᚋcoupontaskᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "TaskStatus")
+}
+
+func (ec *executionContext) _CouponTask_sendType(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_sendType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SendType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v coupontask.SendType) graphql.Marshaler {
+			return ec.marshalNSendType2coupondᚋentᚋcoupontaskᚐSendType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_sendType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "SendType")
+}
+
+func (ec *executionContext) _CouponTask_sendTime(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_sendTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SendTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_sendTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "Time")
+}
+
+func (ec *executionContext) _CouponTask_sendNum(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_sendNum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SendNum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_sendNum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CouponTask_processedRows(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_processedRows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ProcessedRows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_processedRows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CouponTask_successCount(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_successCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SuccessCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_successCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CouponTask_failCount(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_failCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_failCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CouponTask_failures(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_failures(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.CouponTask().Failures(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CouponTaskFailureConnection) graphql.Marshaler {
+			return ec.marshalNCouponTaskFailureConnection2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskFailureConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_failures(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponTask",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTaskFailureConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_CouponTask_failures_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CouponTask_failureReportUrl(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_failureReportUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CouponTask().FailureReportURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_failureReportUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, true, true, "String")
+}
+
+func (ec *executionContext) _CouponTask_failureReason(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_failureReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailureReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_failureReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "String")
+}
+
+func (ec *executionContext) _CouponTask_fileName(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_fileName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FileName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_fileName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "String")
+}
+
+func (ec *executionContext) _CouponTask_createdAt(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "Time")
+}
+
+func (ec *executionContext) _CouponTask_completedAt(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_completedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompletedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "Time")
+}
+
+func (ec *executionContext) _CouponTaskConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CouponTaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CouponTaskEdge) graphql.Marshaler {
+			return ec.marshalNCouponTaskEdge2ᚕᚖcoupondᚋgraphᚋmodelᚐCouponTaskEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponTaskConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTaskEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CouponTaskConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CouponTaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖcoupondᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponTaskConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CouponTaskConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CouponTaskConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTaskConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CouponTaskEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CouponTaskEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTaskEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _CouponTaskEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CouponTaskEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *distribution.Task) graphql.Marshaler {
+			return ec.marshalNCouponTask2ᚖcoupondᚋcouponᚋdistributionᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponTaskEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CouponTaskFailure_rowNum(ctx context.Context, field graphql.CollectedField, obj *distribution.Failure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskFailure_rowNum(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RowNum, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskFailure_rowNum(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTaskFailure", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CouponTaskFailure_userId(ctx context.Context, field graphql.CollectedField, obj *distribution.Failure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskFailure_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskFailure_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTaskFailure", field, false, false, "String")
+}
+
+func (ec *executionContext) _CouponTaskFailure_code(ctx context.Context, field graphql.CollectedField, obj *distribution.Failure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskFailure_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskFailure_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTaskFailure", field, false, false, "String")
+}
+
+func (ec *executionContext) _CouponTaskFailure_reason(ctx context.Context, field graphql.CollectedField, obj *distribution.Failure) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskFailure_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskFailure_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTaskFailure", field, false, false, "String")
+}
+
+func (ec *executionContext) _CouponTaskFailureConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CouponTaskFailureConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskFailureConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CouponTaskFailureEdge) graphql.Marshaler {
+			return ec.marshalNCouponTaskFailureEdge2ᚕᚖcoupondᚋgraphᚋmodelᚐCouponTaskFailureEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskFailureConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponTaskFailureConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTaskFailureEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CouponTaskFailureConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CouponTaskFailureConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskFailureConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖcoupondᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskFailureConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponTaskFailureConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CouponTaskFailureConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.CouponTaskFailureConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskFailureConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskFailureConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTaskFailureConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CouponTaskFailureEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CouponTaskFailureEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskFailureEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskFailureEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTaskFailureEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _CouponTaskFailureEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CouponTaskFailureEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskFailureEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *distribution.Failure) graphql.Marshaler {
+			return ec.marshalNCouponTaskFailure2ᚖcoupondᚋcouponᚋdistributionᚐFailure(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskFailureEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponTaskFailureEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTaskFailure(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CouponTaskPayload_task(ctx context.Context, field graphql.CollectedField, obj *model.CouponTaskPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskPayload_task(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Task, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *distribution.Task) graphql.Marshaler {
+			return ec.marshalOCouponTask2ᚖcoupondᚋcouponᚋdistributionᚐTask(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskPayload_task(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponTaskPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTask(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CouponTaskPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.CouponTaskPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTaskPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*coupon.Error) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖcoupondᚋcouponᚐErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTaskPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponTaskPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
+}
 
 func (ec *executionContext) _CouponTemplate_id(ctx context.Context, field graphql.CollectedField, obj *coupon.Template) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -2716,6 +4349,130 @@ func (ec *executionContext) fieldContext_Mutation_redeemCoupon(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createCouponTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCouponTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCouponTask(ctx, fc.Args["input"].(model.CreateCouponTaskInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT"})
+				if err != nil {
+					var zeroVal *model.CouponTaskPayload
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.CouponTaskPayload
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CouponTaskPayload) graphql.Marshaler {
+			return ec.marshalNCouponTaskPayload2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCouponTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTaskPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCouponTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelCouponTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelCouponTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelCouponTask(ctx, fc.Args["input"].(model.CancelCouponTaskInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT"})
+				if err != nil {
+					var zeroVal *model.CouponTaskPayload
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.CouponTaskPayload
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CouponTaskPayload) graphql.Marshaler {
+			return ec.marshalNCouponTaskPayload2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelCouponTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTaskPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelCouponTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3082,6 +4839,130 @@ func (ec *executionContext) fieldContext_Query_redemption(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_couponTask(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_couponTask(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CouponTask(ctx, fc.Args["id"].(string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT"})
+				if err != nil {
+					var zeroVal *distribution.Task
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *distribution.Task
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *distribution.Task) graphql.Marshaler {
+			return ec.marshalOCouponTask2ᚖcoupondᚋcouponᚋdistributionᚐTask(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_couponTask(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTask(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_couponTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_couponTasks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_couponTasks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CouponTasks(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["filter"].(*model.CouponTaskFilter))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT"})
+				if err != nil {
+					var zeroVal *model.CouponTaskConnection
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.CouponTaskConnection
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CouponTaskConnection) graphql.Marshaler {
+			return ec.marshalNCouponTaskConnection2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_couponTasks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTaskConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_couponTasks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3321,6 +5202,68 @@ func (ec *executionContext) _Redemption_failureReason(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_Redemption_failureReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Redemption", field, false, false, "String")
+}
+
+func (ec *executionContext) _Subscription_couponTaskProgress(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_couponTaskProgress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().CouponTaskProgress(ctx, fc.Args["id"].(string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT"})
+				if err != nil {
+					var zeroVal *distribution.Task
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *distribution.Task
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *distribution.Task) graphql.Marshaler {
+			return ec.marshalNCouponTask2ᚖcoupondᚋcouponᚋdistributionᚐTask(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_couponTaskProgress(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponTask(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_couponTaskProgress_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _UserCoupon_id(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
@@ -4869,6 +6812,97 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputCancelCouponTaskInput(ctx context.Context, obj any) (model.CancelCouponTaskInput, error) {
+	var it model.CancelCouponTaskInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"taskId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "taskId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("taskId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TaskID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCancelCouponTaskInput unmarshals raw into the CancelCouponTaskInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCancelCouponTaskInput(ctx context.Context, raw any) (model.CancelCouponTaskInput, error) {
+	var out model.CancelCouponTaskInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CancelCouponTaskInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCouponTaskFilter(ctx context.Context, obj any) (model.CouponTaskFilter, error) {
+	var it model.CouponTaskFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"status", "templateId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOTaskStatus2ᚖcoupondᚋentᚋcoupontaskᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "templateId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("templateId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemplateID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCouponTaskFilter unmarshals raw into the CouponTaskFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCouponTaskFilter(ctx context.Context, raw any) (model.CouponTaskFilter, error) {
+	var out model.CouponTaskFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CouponTaskFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCouponTemplateFilter(ctx context.Context, obj any) (model.CouponTemplateFilter, error) {
 	var it model.CouponTemplateFilter
 	if obj == nil {
@@ -4936,6 +6970,83 @@ func (ec *executionContext) unmarshalInputCouponTemplateFilter(ctx context.Conte
 func UnmarshalCouponTemplateFilter(ctx context.Context, raw any) (model.CouponTemplateFilter, error) {
 	var out model.CouponTemplateFilter
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CouponTemplateFilter", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateCouponTaskInput(ctx context.Context, obj any) (model.CreateCouponTaskInput, error) {
+	var it model.CreateCouponTaskInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"templateId", "name", "file", "sendType", "sendTime", "sheet"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "templateId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("templateId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemplateID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "file":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("file"))
+			data, err := ec.unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.File = data
+		case "sendType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sendType"))
+			data, err := ec.unmarshalNSendType2coupondᚋentᚋcoupontaskᚐSendType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SendType = data
+		case "sendTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sendTime"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SendTime = data
+		case "sheet":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sheet"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sheet = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateCouponTaskInput unmarshals raw into the CreateCouponTaskInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateCouponTaskInput(ctx context.Context, raw any) (model.CreateCouponTaskInput, error) {
+	var out model.CreateCouponTaskInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateCouponTaskInput", raw, &out)
 	return out, err
 }
 
@@ -5255,6 +7366,13 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._CouponTemplate(ctx, sel, obj)
+	case distribution.Task:
+		return ec._CouponTask(ctx, sel, &obj)
+	case *distribution.Task:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CouponTask(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj
@@ -5267,6 +7385,365 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var couponTaskImplementors = []string{"CouponTask", "Node"}
+
+func (ec *executionContext) _CouponTask(ctx context.Context, sel ast.SelectionSet, obj *distribution.Task) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, couponTaskImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CouponTask")
+		case "id":
+			out.Values[i] = ec._CouponTask_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._CouponTask_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "template":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CouponTask_template(ctx, field, obj)
+				})
+		case "status":
+			out.Values[i] = ec._CouponTask_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sendType":
+			out.Values[i] = ec._CouponTask_sendType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sendTime":
+			out.Values[i] = ec._CouponTask_sendTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sendNum":
+			out.Values[i] = ec._CouponTask_sendNum(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "processedRows":
+			out.Values[i] = ec._CouponTask_processedRows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "successCount":
+			out.Values[i] = ec._CouponTask_successCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failCount":
+			out.Values[i] = ec._CouponTask_failCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failures":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CouponTask_failures(ctx, field, obj)
+				})
+		case "failureReportUrl":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CouponTask_failureReportUrl(ctx, field, obj)
+				})
+		case "failureReason":
+			out.Values[i] = ec._CouponTask_failureReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fileName":
+			out.Values[i] = ec._CouponTask_fileName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._CouponTask_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "completedAt":
+			out.Values[i] = ec._CouponTask_completedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var couponTaskConnectionImplementors = []string{"CouponTaskConnection"}
+
+func (ec *executionContext) _CouponTaskConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CouponTaskConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, couponTaskConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CouponTaskConnection")
+		case "edges":
+			out.Values[i] = ec._CouponTaskConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CouponTaskConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._CouponTaskConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var couponTaskEdgeImplementors = []string{"CouponTaskEdge"}
+
+func (ec *executionContext) _CouponTaskEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CouponTaskEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, couponTaskEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CouponTaskEdge")
+		case "cursor":
+			out.Values[i] = ec._CouponTaskEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._CouponTaskEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var couponTaskFailureImplementors = []string{"CouponTaskFailure"}
+
+func (ec *executionContext) _CouponTaskFailure(ctx context.Context, sel ast.SelectionSet, obj *distribution.Failure) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, couponTaskFailureImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CouponTaskFailure")
+		case "rowNum":
+			out.Values[i] = ec._CouponTaskFailure_rowNum(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "userId":
+			out.Values[i] = ec._CouponTaskFailure_userId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._CouponTaskFailure_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._CouponTaskFailure_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var couponTaskFailureConnectionImplementors = []string{"CouponTaskFailureConnection"}
+
+func (ec *executionContext) _CouponTaskFailureConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CouponTaskFailureConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, couponTaskFailureConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CouponTaskFailureConnection")
+		case "edges":
+			out.Values[i] = ec._CouponTaskFailureConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CouponTaskFailureConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._CouponTaskFailureConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var couponTaskFailureEdgeImplementors = []string{"CouponTaskFailureEdge"}
+
+func (ec *executionContext) _CouponTaskFailureEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CouponTaskFailureEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, couponTaskFailureEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CouponTaskFailureEdge")
+		case "cursor":
+			out.Values[i] = ec._CouponTaskFailureEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._CouponTaskFailureEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var couponTaskPayloadImplementors = []string{"CouponTaskPayload"}
+
+func (ec *executionContext) _CouponTaskPayload(ctx context.Context, sel ast.SelectionSet, obj *model.CouponTaskPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, couponTaskPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CouponTaskPayload")
+		case "task":
+			out.Values[i] = ec._CouponTaskPayload_task(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._CouponTaskPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
 
 var couponTemplateImplementors = []string{"CouponTemplate", "Node"}
 
@@ -5568,6 +8045,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createCouponTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCouponTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelCouponTask":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelCouponTask(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -5681,6 +8172,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_redemption(ctx, field)
+				})
+		case "couponTask":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_couponTask(ctx, field)
+				})
+		case "couponTasks":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_couponTasks(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -5797,6 +8300,26 @@ func (ec *executionContext) _Redemption(ctx context.Context, sel ast.SelectionSe
 	}
 
 	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "couponTaskProgress":
+		return ec._Subscription_couponTaskProgress(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
 }
 
 var userCouponImplementors = []string{"UserCoupon", "Node"}
@@ -6383,6 +8906,11 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) unmarshalNCancelCouponTaskInput2coupondᚋgraphᚋmodelᚐCancelCouponTaskInput(ctx context.Context, v any) (model.CancelCouponTaskInput, error) {
+	res, err := ec.unmarshalInputCancelCouponTaskInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCouponOrigin2coupondᚋentᚋusercouponᚐSource(ctx context.Context, v any) (usercoupon.Source, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := usercoupon.Source(tmp)
@@ -6411,6 +8939,94 @@ func (ec *executionContext) marshalNCouponSource2coupondᚋentᚋcoupontemplate�
 		graphql.AddInvalidNullFromMarshaler(ctx, "CouponSource!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNCouponTask2ᚖcoupondᚋcouponᚋdistributionᚐTask(ctx context.Context, sel ast.SelectionSet, v *distribution.Task) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CouponTask!")
+		return graphql.Null
+	}
+	return ec._CouponTask(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCouponTaskConnection2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskConnection(ctx context.Context, sel ast.SelectionSet, v *model.CouponTaskConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CouponTaskConnection!")
+		return graphql.Null
+	}
+	return ec._CouponTaskConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCouponTaskEdge2ᚕᚖcoupondᚋgraphᚋmodelᚐCouponTaskEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CouponTaskEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCouponTaskEdge2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCouponTaskEdge2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskEdge(ctx context.Context, sel ast.SelectionSet, v *model.CouponTaskEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CouponTaskEdge!")
+		return graphql.Null
+	}
+	return ec._CouponTaskEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCouponTaskFailure2ᚖcoupondᚋcouponᚋdistributionᚐFailure(ctx context.Context, sel ast.SelectionSet, v *distribution.Failure) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CouponTaskFailure!")
+		return graphql.Null
+	}
+	return ec._CouponTaskFailure(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCouponTaskFailureConnection2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskFailureConnection(ctx context.Context, sel ast.SelectionSet, v *model.CouponTaskFailureConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CouponTaskFailureConnection!")
+		return graphql.Null
+	}
+	return ec._CouponTaskFailureConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCouponTaskFailureEdge2ᚕᚖcoupondᚋgraphᚋmodelᚐCouponTaskFailureEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CouponTaskFailureEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCouponTaskFailureEdge2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskFailureEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCouponTaskFailureEdge2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskFailureEdge(ctx context.Context, sel ast.SelectionSet, v *model.CouponTaskFailureEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CouponTaskFailureEdge!")
+		return graphql.Null
+	}
+	return ec._CouponTaskFailureEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCouponTaskPayload2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskPayload(ctx context.Context, sel ast.SelectionSet, v *model.CouponTaskPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CouponTaskPayload!")
+		return graphql.Null
+	}
+	return ec._CouponTaskPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNCouponTemplate2ᚖcoupondᚋcouponᚐTemplate(ctx context.Context, sel ast.SelectionSet, v *coupon.Template) graphql.Marshaler {
@@ -6459,6 +9075,11 @@ func (ec *executionContext) marshalNCouponTemplatePayload2ᚖcoupondᚋgraphᚋm
 		return graphql.Null
 	}
 	return ec._CouponTemplatePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCreateCouponTaskInput2coupondᚋgraphᚋmodelᚐCreateCouponTaskInput(ctx context.Context, v any) (model.CreateCouponTaskInput, error) {
+	res, err := ec.unmarshalInputCreateCouponTaskInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNCreateCouponTemplateInput2coupondᚋcouponᚋtemplateᚐCreateInput(ctx context.Context, v any) (template.CreateInput, error) {
@@ -6667,6 +9288,21 @@ func (ec *executionContext) marshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx conte
 	return ret
 }
 
+func (ec *executionContext) unmarshalNSendType2coupondᚋentᚋcoupontaskᚐSendType(ctx context.Context, v any) (coupontask.SendType, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := coupontask.SendType(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSendType2coupondᚋentᚋcoupontaskᚐSendType(ctx context.Context, sel ast.SelectionSet, v coupontask.SendType) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "SendType!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -6677,6 +9313,21 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "String!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNTaskStatus2coupondᚋentᚋcoupontaskᚐStatus(ctx context.Context, v any) (coupontask.Status, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := coupontask.Status(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTaskStatus2coupondᚋentᚋcoupontaskᚐStatus(ctx context.Context, sel ast.SelectionSet, v coupontask.Status) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "TaskStatus!")
 	}
 	return res
 }
@@ -6711,6 +9362,20 @@ func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel as
 	res := scalar.MarshalTime(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, v any) (graphql.Upload, error) {
+	res, err := graphql.UnmarshalUpload(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNUpload2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚐUpload(ctx context.Context, sel ast.SelectionSet, v graphql.Upload) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalUpload(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Upload!")
 	}
 	return res
 }
@@ -6985,6 +9650,21 @@ func (ec *executionContext) marshalOCouponSource2ᚖcoupondᚋentᚋcoupontempla
 	return res
 }
 
+func (ec *executionContext) marshalOCouponTask2ᚖcoupondᚋcouponᚋdistributionᚐTask(ctx context.Context, sel ast.SelectionSet, v *distribution.Task) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CouponTask(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOCouponTaskFilter2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskFilter(ctx context.Context, v any) (*model.CouponTaskFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCouponTaskFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOCouponTemplate2ᚖcoupondᚋcouponᚐTemplate(ctx context.Context, sel ast.SelectionSet, v *coupon.Template) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -7052,6 +9732,24 @@ func (ec *executionContext) marshalOID2ᚖint64(ctx context.Context, sel ast.Sel
 	_ = sel
 	_ = ctx
 	res := scalar.MarshalID(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalID(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalID(*v)
 	return res
 }
 
@@ -7156,6 +9854,25 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = sel
 	_ = ctx
 	res := graphql.MarshalString(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOTaskStatus2ᚖcoupondᚋentᚋcoupontaskᚐStatus(ctx context.Context, v any) (*coupontask.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := coupontask.Status(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTaskStatus2ᚖcoupondᚋentᚋcoupontaskᚐStatus(ctx context.Context, sel ast.SelectionSet, v *coupontask.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
 	return res
 }
 

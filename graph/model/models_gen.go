@@ -5,8 +5,71 @@ package model
 import (
 	"coupond/coupon"
 	"coupond/coupon/claim"
+	"coupond/coupon/distribution"
+	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplate"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
 )
+
+// Which task to cancel.
+type CancelCouponTaskInput struct {
+	// The task's id.
+	TaskID string `json:"taskId"`
+}
+
+// A page of tasks (Relay connection).
+type CouponTaskConnection struct {
+	// The page's tasks, newest first.
+	Edges []*CouponTaskEdge `json:"edges"`
+	// Whether more pages exist, and the cursors to get them.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many tasks match, over all pages.
+	TotalCount int `json:"totalCount"`
+}
+
+// One task in a page of couponTasks.
+type CouponTaskEdge struct {
+	// Where this edge stands, for after/before.
+	Cursor string `json:"cursor"`
+	// The task.
+	Node *distribution.Task `json:"node"`
+}
+
+// A page of a task's failures (Relay connection).
+type CouponTaskFailureConnection struct {
+	// The page's failures, in row order.
+	Edges []*CouponTaskFailureEdge `json:"edges"`
+	// Whether more pages exist, and the cursors to get them.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many rows failed, over all pages.
+	TotalCount int `json:"totalCount"`
+}
+
+// One failure in a page of failures.
+type CouponTaskFailureEdge struct {
+	// Where this edge stands, for after.
+	Cursor string `json:"cursor"`
+	// The failure.
+	Node *distribution.Failure `json:"node"`
+}
+
+// Narrows couponTasks.
+type CouponTaskFilter struct {
+	// Only tasks in this status.
+	Status *coupontask.Status `json:"status,omitempty"`
+	// Only tasks of this template.
+	TemplateID *string `json:"templateId,omitempty"`
+}
+
+// What a task mutation answers: the task, or why the mutation was refused.
+type CouponTaskPayload struct {
+	// The task as it stands after the mutation; null when refused.
+	Task *distribution.Task `json:"task,omitempty"`
+	// Why the mutation was refused (empty when it succeeded).
+	UserErrors []*coupon.Error `json:"userErrors"`
+}
 
 // A page of templates (Relay connection).
 type CouponTemplateConnection struct {
@@ -46,6 +109,22 @@ type CouponTemplatePayload struct {
 	Template *coupon.Template `json:"template,omitempty"`
 	// Why the mutation was refused (empty when it succeeded).
 	UserErrors []*coupon.Error `json:"userErrors"`
+}
+
+// A new distribution task.
+type CreateCouponTaskInput struct {
+	// One of the merchant's templates.
+	TemplateID string `json:"templateId"`
+	// A name for the task, 1 to 128 characters.
+	Name string `json:"name"`
+	// The spreadsheet: .xlsx or UTF-8 .csv (with or without BOM), one user id per row.
+	File graphql.Upload `json:"file"`
+	// Start at once, or at sendTime.
+	SendType coupontask.SendType `json:"sendType"`
+	// SCHEDULED: when to start (in the future, before the template ends). IMMEDIATE: leave it out.
+	SendTime *time.Time `json:"sendTime,omitempty"`
+	// The worksheet to read (.xlsx); default the first.
+	Sheet *string `json:"sheet,omitempty"`
 }
 
 // Which template gets more stock.
@@ -90,6 +169,10 @@ type RedeemCouponPayload struct {
 	Redemption *claim.Redemption `json:"redemption,omitempty"`
 	// Why the claim was refused (empty when accepted).
 	UserErrors []*coupon.Error `json:"userErrors"`
+}
+
+// The subscriptions (graphql-transport-ws, the protocol of the graphql-ws client, on /query).
+type Subscription struct {
 }
 
 // Which template to end.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"coupond/coupon"
+	"coupond/coupon/distribution"
 	"coupond/coupon/template"
 	"coupond/ent"
 	"coupond/ent/coupontemplate"
@@ -49,6 +50,9 @@ func New(t testing.TB, pkg, name string, o Options) *Stack {
 	rdb := testutil.Redis(t, pkg)
 	client := asynq.NewClient(testutil.QueueOpt())
 	t.Cleanup(func() { client.Close() })
+	if o.Config.Files == nil {
+		o.Config.Files = TempFiles(t)
+	}
 	if o.Config.Redeem.TemplateRate == 0 {
 		o.Config.Redeem.TemplateRate = 1e9 // tests measure the books, not the token bucket
 	}
@@ -62,6 +66,17 @@ func New(t testing.TB, pkg, name string, o Options) *Stack {
 		go s.Redeemer.Run(ctx)
 	}
 	return s
+}
+
+// TempFiles is a file:// bucket of distribution uploads in a directory removed when the test ends.
+func TempFiles(t testing.TB) *distribution.Files {
+	t.Helper()
+	f, err := distribution.OpenFiles(context.Background(), "file://"+t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
 
 // StartWorker runs an asynq worker (all queues, 4 goroutines) over the services' task handlers,

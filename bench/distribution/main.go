@@ -1,0 +1,398 @@
+// Command distribution measures bulk distribution end to end (issue 9, "Measure"): a 1,000,000-row
+// .xlsx uploaded over GraphQL multipart to `coupond serve --mode api`, run by a separate
+// `coupond serve --mode worker`, timed from the upload to SUCCESS, against the time excelize alone
+// needs to iterate the same file with the same row iterator (raw values), in the same run. It also
+// reports rows/s, the worker's peak RSS (VmHWM), and the claim latency of a flash sale on another
+// template running meanwhile (redeemCoupon over HTTP from -claimers closed-loop workers).
+//
+//	go run ./bench/distribution -rows 1000000           # see bench/README.md, "Distribution"
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+	"github.com/redis/go-redis/v9"
+	"github.com/xuri/excelize/v2"
+
+	"coupond/auth"
+	"coupond/coupon"
+)
+
+const secret = "coupond-dev-secret-change-me" // coupond's development default
+
+func main() {
+	rows := flag.Int("rows", 1_000_000, "data rows of the file")
+	mysqlSrv := flag.String("mysql", "root@tcp(127.0.0.1:3306)/", "MySQL server DSN, without database")
+	redisAddr := flag.String("redis", "127.0.0.1:6379", "Redis address (DBs 10 and 11 are flushed)")
+	batch := flag.Int("batch", 5000, "COUPON_DISTRIBUTION_BATCH")
+	claimers := flag.Int("claimers", 8, "closed-loop redeemCoupon workers on another template during the run (0: none)")
+	keep := flag.Bool("keep", false, "keep the work directory (binary, file, logs)")
+	profile := flag.Bool("pprof", false, "save a CPU profile of the worker (5 s from the upload) as worker-cpu.prof in the work directory (implies -keep)")
+	flag.Parse()
+	log.SetFlags(0)
+
+	work, err := os.MkdirTemp("", "coupond-bench-dist-")
+	check(err)
+	if !*keep && !*profile {
+		defer os.RemoveAll(work)
+	}
+	bin := filepath.Join(work, "coupond")
+	run("go", "build", "-o", bin, ".")
+	file := filepath.Join(work, "users.xlsx")
+	check(writeFile(file, *rows))
+	st, _ := os.Stat(file)
+	log.Printf("file: %d rows, %.1f MiB (%s)", *rows, float64(st.Size())/(1<<20), file)
+
+	iterStart := time.Now()
+	n := iterate(file)
+	iterTime := time.Since(iterStart)
+	log.Printf("excelize alone: %d rows iterated in %.2f s", n, iterTime.Seconds())
+
+	dbName := "coupond_bench_dist"
+	root, err := sql.Open("mysql", *mysqlSrv)
+	check(err)
+	_, err = root.Exec("DROP DATABASE IF EXISTS " + dbName)
+	check(err)
+	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, DB: 10, ReadTimeout: time.Minute})
+	check(rdb.FlushDB(context.Background()).Err())
+	check(redis.NewClient(&redis.Options{Addr: *redisAddr, DB: 11, ReadTimeout: time.Minute}).FlushDB(context.Background()).Err())
+	apiPort := freePort()
+	env := append(os.Environ(), "COUPON_MYSQL_DSN="+*mysqlSrv+dbName, "COUPON_REDIS_ADDR="+*redisAddr,
+		"COUPON_REDIS_DB=10", "COUPON_QUEUE_REDIS_DB=11", "COUPON_METRICS_ADDR=off", "COUPON_REDEEM_USER_RATE=0",
+		"COUPON_REDEEM_TEMPLATE_RATE=10000000", fmt.Sprintf("COUPON_DISTRIBUTION_BATCH=%d", *batch),
+		"COUPON_BLOB_URL=file://"+filepath.Join(work, "blobs")+"?create_dir=true", "COUPON_JWT_SECRET="+secret)
+	api := start(bin, work, "api", env, apiPort)
+	defer stop(api)
+	pprofPort := freePort()
+	worker := start(bin, work, "worker", append(env, fmt.Sprintf("COUPON_PPROF_ADDR=127.0.0.1:%d", pprofPort)), 0)
+	log.Printf("worker pprof: http://127.0.0.1:%d/debug/pprof/", pprofPort)
+	defer stop(worker)
+	url := fmt.Sprintf("http://127.0.0.1:%d", apiPort)
+
+	signer := auth.NewSigner(secret)
+	merchant, err := signer.Issue(coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}, time.Hour)
+	check(err)
+	distTpl := createTemplate(url, merchant, *rows, 1)
+	saleTpl := createTemplate(url, merchant, 10_000_000, 1_000_000)
+
+	ctx, stopSale := context.WithCancel(context.Background())
+	sale := startSale(ctx, url, signer, saleTpl, *claimers)
+	begin := time.Now()
+	taskID := upload(url, merchant, distTpl, file)
+	if *profile {
+		go saveProfile(fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=5", pprofPort), filepath.Join(work, "worker-cpu.prof"))
+	}
+	db, err := sql.Open("mysql", *mysqlSrv+dbName)
+	check(err)
+	var status string
+	var processed, success, fail int
+	for {
+		check(db.QueryRow("SELECT status, processed_rows, success_count, fail_count FROM coupon_task WHERE id = ?", taskID).
+			Scan(&status, &processed, &success, &fail))
+		if status != "PENDING" && status != "IN_PROGRESS" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	took := time.Since(begin)
+	stopSale()
+	lat := sale.wait()
+	hwm := vmHWM(worker.Process.Pid)
+	log.Printf("end to end (upload to %s): %.2f s; %d rows processed, %d issued, %d failed", status, took.Seconds(), processed, success, fail)
+	fmt.Printf("\n| measure | value | target |\n|---|---|---|\n")
+	fmt.Printf("| rows | %d (%.1f MiB .xlsx, batch %d) | |\n", *rows, float64(st.Size())/(1<<20), *batch)
+	fmt.Printf("| excelize alone, iterating the file | %.2f s | |\n", iterTime.Seconds())
+	fmt.Printf("| upload to %s | %.2f s | |\n", status, took.Seconds())
+	fmt.Printf("| ratio | %.2f× | ≤ 1.5× (%s) |\n", took.Seconds()/iterTime.Seconds(), met(took.Seconds()/iterTime.Seconds() <= 1.5))
+	fmt.Printf("| rows/s end to end | %.0f | |\n", float64(processed)/took.Seconds())
+	fmt.Printf("| worker peak RSS (VmHWM) | %.0f MB | < 150 MB (%s) |\n", float64(hwm)/1e6, met(hwm < 150e6))
+	if len(lat) > 0 {
+		fmt.Printf("| concurrent claims on another template | %d, p50 %.1f ms, p99 %.1f ms, max %.1f ms | |\n",
+			len(lat), ms(pct(lat, 0.50)), ms(pct(lat, 0.99)), ms(lat[len(lat)-1]))
+	}
+	if status != "SUCCESS" || processed != *rows || success != *rows {
+		fatalf("the task ended %s with %d/%d rows issued", status, success, *rows)
+	}
+}
+
+func met(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "not met"
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func pct(sorted []time.Duration, p float64) time.Duration {
+	return sorted[min(len(sorted)-1, int(float64(len(sorted))*p))]
+}
+
+// writeFile writes an .xlsx with a userId header and ids 10,000,001… as numbers (StreamWriter).
+func writeFile(path string, rows int) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	sw, err := f.NewStreamWriter("Sheet1")
+	if err != nil {
+		return err
+	}
+	if err := sw.SetRow("A1", []any{"userId", "note"}); err != nil {
+		return err
+	}
+	for i := 0; i < rows; i++ {
+		cell, _ := excelize.CoordinatesToCellName(1, i+2)
+		if err := sw.SetRow(cell, []any{10_000_001 + i, "x"}); err != nil {
+			return err
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	return f.SaveAs(path)
+}
+
+// iterate reads every row of the first sheet as coupond's reader does (excelize row iterator, raw
+// values) and returns how many rows it saw.
+func iterate(path string) int {
+	f, err := excelize.OpenFile(path)
+	check(err)
+	defer f.Close()
+	rows, err := f.Rows(f.GetSheetList()[0])
+	check(err)
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		cells, err := rows.Columns(excelize.Options{RawCellValue: true})
+		check(err)
+		if len(cells) > 0 {
+			n++
+		}
+	}
+	check(rows.Error())
+	return n - 1 // the header
+}
+
+// start runs `coupond serve --mode mode` and waits for its /readyz (port 0: a worker, no HTTP).
+func start(bin, work, mode string, env []string, port int) *exec.Cmd {
+	cmd := exec.Command(bin, "serve", "--mode", mode)
+	cmd.Env = append(env, fmt.Sprintf("COUPON_HTTP_ADDR=127.0.0.1:%d", port))
+	logf, err := os.Create(filepath.Join(work, mode+".log"))
+	check(err)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	check(cmd.Start())
+	started = append(started, cmd)
+	if port == 0 { // a worker serves no HTTP: give it a moment to connect
+		time.Sleep(2 * time.Second)
+		return cmd
+	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", port)); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return cmd
+			}
+		}
+	}
+	fatalf("coupond %s not ready (see %s)", mode, logf.Name())
+	return nil
+}
+
+func stop(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _, _ = cmd.Process.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+	}
+}
+
+// vmHWM is the process's peak resident set size in bytes (/proc/<pid>/status).
+func vmHWM(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	check(err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(line, "VmHWM:"), "kB")), &kb)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	check(err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func gql(url, token, query string, vars map[string]any, out any) {
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, _ := http.NewRequest(http.MethodPost, url+"/query", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	check(err)
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(raw, out); err != nil {
+		fatalf("%d: %.300s", resp.StatusCode, raw)
+	}
+}
+
+func createTemplate(url, token string, stock, limit int) string {
+	var out struct {
+		Data struct {
+			CreateCouponTemplate struct {
+				Template   struct{ ID string }
+				UserErrors []struct{ Message string }
+			}
+		}
+		Errors []struct{ Message string }
+	}
+	gql(url, token, `mutation($input: CreateCouponTemplateInput!) { createCouponTemplate(input: $input) { template { id } userErrors { message } } }`,
+		map[string]any{"input": map[string]any{"name": "bench", "source": "SHOP", "target": "SHOP_WIDE", "type": "FIXED_OFF",
+			"validStartTime": time.Now().Add(-time.Minute).Format(time.RFC3339), "validEndTime": time.Now().Add(24 * time.Hour).Format(time.RFC3339),
+			"stock": stock, "limitPerPerson": limit, "discountAmount": "5.00"}}, &out)
+	if out.Data.CreateCouponTemplate.Template.ID == "" {
+		fatalf("template not created: %+v", out)
+	}
+	return out.Data.CreateCouponTemplate.Template.ID
+}
+
+func upload(url, token, tplID, path string) string {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	ops, _ := json.Marshal(map[string]any{"query": `mutation($input: CreateCouponTaskInput!) { createCouponTask(input: $input) { task { id } userErrors { code message } } }`,
+		"variables": map[string]any{"input": map[string]any{"templateId": tplID, "name": "bench", "sendType": "IMMEDIATE", "file": nil}}})
+	_ = mw.WriteField("operations", string(ops))
+	_ = mw.WriteField("map", `{"0": ["variables.input.file"]}`)
+	fw, _ := mw.CreateFormFile("0", "users.xlsx")
+	content, err := os.ReadFile(path)
+	check(err)
+	_, _ = fw.Write(content)
+	_ = mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, url+"/query", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Apollo-Require-Preflight", "true")
+	resp, err := http.DefaultClient.Do(req)
+	check(err)
+	defer resp.Body.Close()
+	var out struct {
+		Data struct {
+			CreateCouponTask struct{ Task struct{ ID string } }
+		}
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(raw, &out); err != nil || out.Data.CreateCouponTask.Task.ID == "" {
+		fatalf("upload: %d %.300s", resp.StatusCode, raw)
+	}
+	return out.Data.CreateCouponTask.Task.ID
+}
+
+// sale is a closed-loop flash sale: each worker claims as one user after another.
+type sale struct {
+	wg  sync.WaitGroup
+	mu  sync.Mutex
+	lat []time.Duration
+}
+
+func startSale(ctx context.Context, url string, signer *auth.Signer, tplID string, workers int) *sale {
+	s := &sale{}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
+	for w := 0; w < workers; w++ {
+		tok, err := signer.Issue(coupon.Actor{UserID: int64(900_000 + w), Role: coupon.RoleUser}, time.Hour)
+		check(err)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			body := fmt.Sprintf(`{"query":"mutation { redeemCoupon(input: {templateId: \"%s\"}) { redemption { id } userErrors { code } } }"}`, tplID)
+			for ctx.Err() == nil {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/query", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer "+tok)
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				s.mu.Lock()
+				s.lat = append(s.lat, time.Since(t0))
+				s.mu.Unlock()
+			}
+		}()
+	}
+	return s
+}
+
+func (s *sale) wait() []time.Duration {
+	s.wg.Wait()
+	sort.Slice(s.lat, func(i, j int) bool { return s.lat[i] < s.lat[j] })
+	return s.lat
+}
+
+func run(name string, args ...string) {
+	cmd := exec.Command(name, args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+}
+
+// saveProfile fetches a pprof profile into path.
+func saveProfile(url, path string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		log.Printf("profile: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		log.Printf("profile: %v", err)
+		return
+	}
+	defer f.Close()
+	_, _ = io.Copy(f, resp.Body)
+	log.Printf("worker CPU profile: %s", path)
+}
+
+// started are the coupond processes to stop before exiting, also on a fatal error.
+var started []*exec.Cmd
+
+// fatalf stops what was started, then exits with the message.
+func fatalf(format string, args ...any) {
+	for _, c := range started {
+		stop(c)
+	}
+	log.Fatalf(format, args...)
+}
+
+func check(err error) {
+	if err != nil {
+		fatalf("%v", err)
+	}
+}

@@ -1,0 +1,261 @@
+package distribution_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"coupond/coupon"
+	"coupond/coupon/distribution"
+	"coupond/coupon/keys"
+	"coupond/ent/coupontask"
+	"coupond/ent/coupontaskfailure"
+	"coupond/ent/usercoupon"
+	"coupond/services"
+	"coupond/testutil/stack"
+)
+
+func newStack(t *testing.T, name string, batch int) *stack.Stack {
+	t.Helper()
+	return stack.New(t, "dist", name, stack.Options{Config: services.Config{
+		Distribution: distribution.Config{BatchSize: batch},
+	}})
+}
+
+// create uploads content as a task of tpl and returns it (IMMEDIATE).
+func create(t *testing.T, s *stack.Stack, tplID int64, name string, content []byte) *distribution.Task {
+	t.Helper()
+	task, err := s.Distribution.Create(s.Ctx, stack.Merchant, distribution.CreateInput{
+		TemplateID: tplID, Name: "push", SendType: coupontask.SendTypeIMMEDIATE, FileName: name, File: bytes.NewReader(content),
+	})
+	if err != nil {
+		t.Fatalf("create %s: %v", name, err)
+	}
+	return task
+}
+
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// csvOf is a CSV file with a userId header and the given ids.
+func csvOf(ids ...int64) []byte {
+	var b strings.Builder
+	b.WriteString("userId\n")
+	for _, id := range ids {
+		fmt.Fprintf(&b, "%d\n", id)
+	}
+	return []byte(b.String())
+}
+
+func ids(from, n int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = from + int64(i)
+	}
+	return out
+}
+
+func run(t *testing.T, s *stack.Stack, id int64) *distribution.Task {
+	t.Helper()
+	if err := s.Distribution.Run(s.Ctx, id); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return get(t, s, id)
+}
+
+func get(t *testing.T, s *stack.Stack, id int64) *distribution.Task {
+	t.Helper()
+	task, err := s.Distribution.Get(s.Ctx, stack.Merchant, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task
+}
+
+// failures returns the task's failure rows as "row:CODE".
+func failures(t *testing.T, s *stack.Stack, id int64) []string {
+	t.Helper()
+	rows, err := s.DB.CouponTaskFailure.Query().Where(coupontaskfailure.TaskID(id)).Order(coupontaskfailure.ByRowNum()).All(s.Ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = fmt.Sprintf("%d:%s", r.RowNum, r.Code)
+	}
+	return out
+}
+
+// books checks that every unit of the template is accounted for in both stores and no limit
+// leaked: DB stock + coupons = total, Redis stock = DB stock, each user's Redis counter = the
+// coupons MySQL has for them, none above the limit, no journal left. It returns the coupons per user.
+func books(t *testing.T, s *stack.Stack, tpl *coupon.Template) map[int64]int {
+	t.Helper()
+	rows, err := s.DB.UserCoupon.Query().Where(usercoupon.TemplateID(tpl.ID)).All(s.Ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := s.DB.CouponTemplate.Get(s.Ctx, tpl.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	redisStock, err := s.Redis.HGet(s.Ctx, keys.Template(tpl.ID), "stock").Int()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Stock+len(rows) != row.TotalStock || redisStock != row.Stock {
+		t.Fatalf("books: DB stock %d + %d coupons vs total %d; Redis stock %d", row.Stock, len(rows), row.TotalStock, redisStock)
+	}
+	held := map[int64]int{}
+	for _, r := range rows {
+		held[r.UserID]++
+	}
+	for u, n := range held {
+		c, _ := s.Redis.HGet(s.Ctx, keys.ClaimCounter(tpl.ID, u), "n").Int()
+		if c != n {
+			t.Fatalf("user %d: Redis counts %d coupons, MySQL has %d", u, c, n)
+		}
+		if n > tpl.LimitPerPerson() {
+			t.Fatalf("user %d holds %d coupons, limit %d", u, n, tpl.LimitPerPerson())
+		}
+	}
+	return held
+}
+
+// accounted checks the task ended SUCCESS with every data row issued or failed exactly once.
+func accounted(t *testing.T, s *stack.Stack, task *distribution.Task, rows, issued int) {
+	t.Helper()
+	if task.Status != coupontask.StatusSUCCESS || task.CompletedAt == nil {
+		t.Fatalf("status %s, completed %v; want SUCCESS", task.Status, task.CompletedAt)
+	}
+	fails := failures(t, s, task.ID)
+	n, err := s.DB.UserCoupon.Query().Where(usercoupon.TemplateID(task.TemplateID), usercoupon.RedemptionIDHasPrefix(fmt.Sprintf("d%d-", task.ID))).Count(s.Ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.ProcessedRows != rows || task.SuccessCount != issued || n != issued || task.FailCount != len(fails) || issued+len(fails) != rows {
+		t.Fatalf("processed %d success %d (coupons %d) fail %d (rows %d); want %d rows, %d issued", task.ProcessedRows, task.SuccessCount, n, task.FailCount, len(fails), rows, issued)
+	}
+}
+
+// The LibreOffice-made fixtures end with every data row accounted for and the right reasons.
+func TestFixturesDistribute(t *testing.T) {
+	s := newStack(t, "fixtures", 4) // small batches: several per file, duplicates across batches
+	for _, c := range []struct {
+		file         string
+		rows, issued int
+		wantFailures []string
+	}{
+		{"en-header-numbers.xlsx", 20, 20, []string{}},
+		{"zh-header-text.xlsx", 16, 16, []string{}},
+		{"no-header-two-sheets.xlsx", 10, 10, []string{}},
+		{"bad-rows.xlsx", 7, 2, []string{"3:INVALID_USER_ID", "4:INVALID_USER_ID", "5:DUPLICATE_IN_FILE", "6:INVALID_USER_ID", "9:INVALID_USER_ID"}},
+		{"users-bom-crlf.csv", 4, 3, []string{"6:INVALID_USER_ID"}},
+		{"formats.xlsx", 8, 5, []string{"6:INVALID_USER_ID", "7:INVALID_USER_ID", "8:INVALID_USER_ID"}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			tpl := s.Template(t, 1000, 1, nil)
+			task := run(t, s, create(t, s, tpl.ID, c.file, fixture(t, c.file)).ID)
+			accounted(t, s, task, c.rows, c.issued)
+			if got := failures(t, s, task.ID); strings.Join(got, " ") != strings.Join(c.wantFailures, " ") {
+				t.Fatalf("failures %v, want %v", got, c.wantFailures)
+			}
+			books(t, s, tpl)
+			if err := s.Distribution.Count(s.Ctx, task.ID); err != nil || *get(t, s, task.ID).SendNum != c.rows {
+				t.Fatalf("send_num %v (%v), want %d", get(t, s, task.ID).SendNum, err, c.rows)
+			}
+		})
+	}
+}
+
+// Stock 100, 150 valid rows: 100 issued, 50 OUT_OF_STOCK, DB and Redis stock 0. A user already at
+// the limit through claims gets LIMIT_REACHED, and that row's unit stays for the others.
+func TestStockShorterThanFileAndLimitReached(t *testing.T) {
+	s := newStack(t, "short", 40)
+	tpl := s.Template(t, 100, 1, nil)
+	if _, err := s.Redeemer.Redeem(s.Ctx, 5, tpl.ID, ""); err != nil { // user 5 claims its one coupon
+		t.Fatal(err)
+	}
+	if _, err := s.Persister.Drain(s.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	task := run(t, s, create(t, s, tpl.ID, "u.csv", csvOf(ids(1, 151)...)).ID) // 151 rows, user 5 among them
+	accounted(t, s, task, 151, 99)
+	fails := failures(t, s, task.ID)
+	if fails[0] != "6:LIMIT_REACHED" {
+		t.Fatalf("first failure %s, want row 6 (user 5) LIMIT_REACHED", fails[0])
+	}
+	for _, f := range fails[1:] {
+		if !strings.HasSuffix(f, ":OUT_OF_STOCK") {
+			t.Fatalf("failure %s, want OUT_OF_STOCK", f)
+		}
+	}
+	if len(fails) != 52 {
+		t.Fatalf("%d failures, want 52 (1 limit, 51 out of stock)", len(fails))
+	}
+	books(t, s, tpl)
+	if row, _ := s.DB.CouponTemplate.Get(s.Ctx, tpl.ID); row.Stock != 0 {
+		t.Fatalf("DB stock %d, want 0", row.Stock)
+	}
+}
+
+// A run that dies after any step of any batch (here: the step panics, as a kill would stop it
+// there) and is run again ends with every row issued or failed exactly once and the books exact.
+func TestCrashAtEveryStepResumesExactly(t *testing.T) {
+	s := newStack(t, "crash", 7)
+	for _, step := range []string{"deducted", "committed", "settled"} {
+		for _, atBatch := range []int{1, 3} {
+			t.Run(fmt.Sprintf("%s#%d", step, atBatch), func(t *testing.T) {
+				tpl := s.Template(t, 40, 2, nil)
+				// 50 rows: 45 distinct users, 5 repeats; stock 40 runs out.
+				list := append(ids(1000, 45), 1000, 1001, 1002, 1003, 1004)
+				task := create(t, s, tpl.ID, "u.csv", csvOf(list...))
+				seen := 0
+				s.Distribution.SetStep(func(name string) {
+					if name == step {
+						if seen++; seen == atBatch {
+							panic("killed after " + name)
+						}
+					}
+				})
+				func() {
+					defer func() { _ = recover() }()
+					_ = s.Distribution.Run(s.Ctx, task.ID)
+					t.Fatal("the run was not interrupted")
+				}()
+				s.Distribution.SetStep(nil)
+				done := run(t, s, task.ID)
+				accounted(t, s, done, 50, 40)
+				f := failures(t, s, task.ID)
+				sort.Strings(f)
+				dups, oos := 0, 0
+				for _, x := range f {
+					switch {
+					case strings.HasSuffix(x, "DUPLICATE_IN_FILE"):
+						dups++
+					case strings.HasSuffix(x, "OUT_OF_STOCK"):
+						oos++
+					}
+				}
+				if dups != 5 || oos != 5 {
+					t.Fatalf("failures %v: want 5 duplicates, 5 out of stock", f)
+				}
+				books(t, s, tpl)
+				if st, _ := s.Redis.HGet(s.Ctx, keys.DailyStats(tpl.ID, time.Now().UTC().Format(time.DateOnly)), "issued").Int(); st != 40 {
+					t.Fatalf("stats issued %d, want 40", st)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,12 @@
+// Package distribution is the bulk issue of coupons to the users listed in an uploaded
+// spreadsheet (.xlsx or .csv): the upload and its checks (upload.go, sniff.go), the blob store the
+// files live in (blob.go), the streaming reader and its format rules (sheet.go, userid.go), the
+// task lifecycle (tasks.go, cancel.go, count.go, reaper.go), the execution by batches, exact
+// under crashes (run.go, batch.go, settle.go), results (failures.go, report.go) and progress
+// announcements (progress.go).
+//
+// Every listed user gets one coupon of the task's template exactly once, with the stock and the
+// per-user limit flash-sale claims use: the same template hash, the same claim counter and
+// receive_count sequence in Redis (lua/distribute.lua), the same slot rule in MySQL (a
+// receive_count in 1…limitPerPerson under the unique (user_id, template_id, receive_count)).
+package distribution

@@ -1,0 +1,237 @@
+package distribution
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"coupond/coupon/keys"
+	"coupond/coupon/lease"
+	"coupond/ent"
+	"coupond/ent/coupontask"
+	"coupond/ent/coupontemplate"
+	"coupond/lua"
+)
+
+// Run executes task id, or resumes it where its last committed batch ended. One worker runs a
+// task at a time (a lease); Run returns nil at once when another holds it, or when the task has
+// nothing left to do. It first finishes the batch a killed worker left journaled (committing it if
+// the commit never happened, settling it in Redis if only that was left), then streams the
+// remaining rows batch by batch. A CANCELED task stops at the next batch boundary; a task whose
+// template ended or whose file is gone before it started ends FAILED with the reason.
+func (s *Service) Run(ctx context.Context, id int64) error {
+	ctx, release, err := lease.Take(ctx, s.rdb, keys.DistributionLease(id), s.cfg.LeaseTTL)
+	if release == nil || err != nil {
+		return err
+	}
+	defer release()
+	t, err := s.db.CouponTask.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	journal, err := lua.ReadJournal(ctx, s.rdb, keys.DistributionJournal(t.TemplateID, t.ID))
+	if err != nil {
+		return err
+	}
+	if journal != nil && journal.Start < t.ResumeRow {
+		if err := s.settleFromDB(ctx, t, journal); err != nil {
+			return err
+		}
+		journal = nil
+	}
+	pendingBatch := journal != nil // journaled, not committed: commit it whatever the status
+	if !pendingBatch {
+		switch t.Status {
+		case coupontask.StatusSUCCESS, coupontask.StatusFAILED:
+			return nil
+		case coupontask.StatusCANCELED:
+			return s.acknowledgeCancel(ctx, t)
+		case coupontask.StatusPENDING:
+			if t.SendTime != nil && t.SendTime.After(s.now()) {
+				return nil // queued early (by hand): the scheduled run comes at sendTime
+			}
+			if t, err = s.start(ctx, t); t == nil || err != nil {
+				return err
+			}
+		}
+	}
+	return s.execute(ctx, t, pendingBatch)
+}
+
+// start moves a PENDING task to IN_PROGRESS, or ends it FAILED when its template has ended; it
+// returns nil when another run changed the task first.
+func (s *Service) start(ctx context.Context, t *ent.CouponTask) (*ent.CouponTask, error) {
+	tpl, err := s.db.CouponTemplate.Query().Where(coupontemplate.ID(t.TemplateID)).Only(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("template of task %d: %w", t.ID, err)
+	}
+	if tpl.Status == coupontemplate.StatusENDED || !s.now().Before(tpl.ValidEndTime) {
+		return nil, s.fail(ctx, t, "the template ended before the task started")
+	}
+	n, err := s.db.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.StatusEQ(coupontask.StatusPENDING)).
+		SetStatus(coupontask.StatusIN_PROGRESS).Save(ctx)
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	s.announce(ctx, t.ID)
+	return s.db.CouponTask.Get(ctx, t.ID)
+}
+
+// fail ends a task that could not run FAILED, with the reason.
+func (s *Service) fail(ctx context.Context, t *ent.CouponTask, reason string) error {
+	err := s.db.CouponTask.Update().
+		Where(coupontask.ID(t.ID), coupontask.StatusIn(coupontask.StatusPENDING, coupontask.StatusIN_PROGRESS)).
+		SetStatus(coupontask.StatusFAILED).SetFailureReason(reason).SetCompletedAt(s.now()).Exec(ctx)
+	s.announce(ctx, t.ID)
+	return err
+}
+
+// acknowledgeCancel records that a canceled task's worker has stopped (completed_at).
+func (s *Service) acknowledgeCancel(ctx context.Context, t *ent.CouponTask) error {
+	if t.CompletedAt != nil {
+		return nil
+	}
+	err := s.db.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.CompletedAtIsNil()).
+		SetCompletedAt(s.now()).Exec(ctx)
+	s.announce(ctx, t.ID)
+	return err
+}
+
+// execute streams the task's file from its resume position. pendingBatch: the first batch was
+// journaled by a run that died before committing it; it is committed whatever the task's status.
+func (s *Service) execute(ctx context.Context, t *ent.CouponTask, pendingBatch bool) error {
+	path, remove, err := s.files.Fetch(ctx, t.FilePath)
+	if errors.Is(err, errFileGone) {
+		return s.fail(ctx, t, "the uploaded file is gone")
+	}
+	if err != nil {
+		return err
+	}
+	defer remove()
+	sheet := ""
+	if t.SheetName != nil {
+		sheet = *t.SheetName
+	}
+	sh, err := OpenSheet(path, kindOf(t.FilePath), sheet)
+	if err != nil {
+		return s.fail(ctx, t, "the file cannot be read any more: "+err.Error())
+	}
+	defer sh.Close()
+	seen := map[int64]struct{}{}
+	if err := skipTo(sh, t.ResumeRow, seen); err != nil {
+		return err
+	}
+	batches, stopReading := s.readAhead(sh, t.ResumeRow, seen)
+	defer stopReading()
+	for {
+		if !pendingBatch {
+			if stop, err := s.canceled(ctx, t.ID); stop || err != nil {
+				return err
+			}
+		}
+		b := <-batches
+		if len(b.rows) == 0 {
+			if err := sh.Err(); err != nil {
+				return s.fail(ctx, t, "the file cannot be read any more: "+err.Error())
+			}
+			return s.finish(ctx, t)
+		}
+		if b.start != t.ResumeRow {
+			return fmt.Errorf("task %d: batch after row %d read, resume position is %d", t.ID, b.start, t.ResumeRow)
+		}
+		if t, err = s.runBatch(ctx, t, b); err != nil {
+			return err
+		}
+		pendingBatch = false
+	}
+}
+
+// readAhead reads the batches following row start in a goroutine, one batch ahead of the one
+// being written, so parsing overlaps the database's work. The last batch sent is empty (end of
+// the rows, or sh.Err). stop ends the reading and waits for the goroutine.
+func (s *Service) readAhead(sh *Sheet, start int, seen map[int64]struct{}) (<-chan batch, func()) {
+	out := make(chan batch, 1)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			b := s.nextBatch(sh, start, seen)
+			select {
+			case out <- b:
+			case <-quit:
+				return
+			}
+			if len(b.rows) == 0 {
+				return
+			}
+			start = b.end
+		}
+	}()
+	return out, func() { close(quit); wg.Wait() }
+}
+
+// kindOf is the kind of a stored file, from the name we gave it.
+func kindOf(key string) Kind {
+	if len(key) > 4 && key[len(key)-4:] == ".csv" {
+		return KindCSV
+	}
+	return KindXLSX
+}
+
+// skipTo reads the rows up to and including row resume (committed already), remembering their
+// valid ids so a later repeat is still told apart as DUPLICATE_IN_FILE.
+func skipTo(sh *Sheet, resume int, seen map[int64]struct{}) error {
+	if resume == 0 {
+		return nil
+	}
+	for {
+		r, ok := sh.Next()
+		if !ok {
+			return sh.Err()
+		}
+		if r.Code == "" {
+			seen[r.UserID] = struct{}{}
+		}
+		if r.Num >= resume {
+			return nil
+		}
+	}
+}
+
+// canceled reports whether the task was canceled, acknowledging it when so.
+func (s *Service) canceled(ctx context.Context, id int64) (bool, error) {
+	t, err := s.db.CouponTask.Get(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if t.Status != coupontask.StatusCANCELED {
+		return false, nil
+	}
+	slog.InfoContext(ctx, "distribution task stops at a batch boundary: canceled", "task", id, "row", t.ResumeRow)
+	return true, s.acknowledgeCancel(ctx, t)
+}
+
+// finish ends a task whose every data row is accounted for: SUCCESS, with send_num set to the
+// rows processed when the count has not run.
+func (s *Service) finish(ctx context.Context, t *ent.CouponTask) error {
+	upd := s.db.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.StatusEQ(coupontask.StatusIN_PROGRESS)).
+		SetStatus(coupontask.StatusSUCCESS).SetCompletedAt(s.now())
+	if t.SendNum == nil {
+		upd.SetSendNum(t.ProcessedRows)
+	}
+	if err := upd.Exec(ctx); err != nil {
+		return err
+	}
+	if _, err := s.canceled(ctx, t.ID); err != nil { // canceled after the last batch
+		return err
+	}
+	s.announce(ctx, t.ID)
+	return nil
+}

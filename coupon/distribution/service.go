@@ -1,0 +1,75 @@
+package distribution
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"coupond/coupon/issue"
+	"coupond/coupon/template"
+	"coupond/ent"
+)
+
+// Config tunes distribution; zero fields take the defaults in their comments.
+type Config struct {
+	BatchSize      int           // data rows per batch (one Lua call, one transaction), default 5000
+	MaxUploadBytes int64         // largest accepted upload, default 64 MiB
+	LeaseTTL       time.Duration // how long a killed worker's lease keeps others away, default 3s
+	CountAgain     time.Duration // delay of the second row count (D-22), default 20s
+}
+
+func (c Config) withDefaults() Config {
+	if c.BatchSize <= 0 {
+		c.BatchSize = 5000
+	}
+	if c.MaxUploadBytes <= 0 {
+		c.MaxUploadBytes = 64 << 20
+	}
+	if c.LeaseTTL <= 0 {
+		c.LeaseTTL = 3 * time.Second
+	}
+	if c.CountAgain <= 0 {
+		c.CountAgain = 20 * time.Second
+	}
+	return c
+}
+
+// Scheduler queues distribution's tasks (jobs.Queue implements it).
+type Scheduler interface {
+	// RunDistribution queues the run of task at at (now or earlier: at once). dedupe gives the
+	// queued task an id derived from the task, so a repeat queues nothing; the reaper queues
+	// without it (a stuck or archived queued task must never keep a task from running).
+	RunDistribution(ctx context.Context, taskID int64, at time.Time, dedupe bool) error
+	// CountDistribution queues the row count of task after delay.
+	CountDistribution(ctx context.Context, taskID int64, delay time.Duration) error
+}
+
+// Service is distribution: upload, lifecycle, execution, results and progress.
+type Service struct {
+	db     *ent.Client
+	rdb    redis.UniversalClient
+	cache  *template.Cache
+	issuer *issue.Issuer
+	files  *Files
+	sched  Scheduler
+	cfg    Config
+	now    func() time.Time
+	// step, when set, is called after each step of a batch ("deducted", "committed",
+	// "settled"): the tests' way to inject a fault between two steps.
+	step func(name string)
+}
+
+// New returns the distribution service.
+func New(db *ent.Client, rdb redis.UniversalClient, cache *template.Cache, issuer *issue.Issuer, files *Files, sched Scheduler, cfg Config) *Service {
+	return &Service{db: db, rdb: rdb, cache: cache, issuer: issuer, files: files, sched: sched, cfg: cfg.withDefaults(), now: time.Now}
+}
+
+// MaxUploadBytes is the largest upload Create accepts (the HTTP transport's cap too).
+func (s *Service) MaxUploadBytes() int64 { return s.cfg.MaxUploadBytes }
+
+func (s *Service) stepDone(name string) {
+	if s.step != nil {
+		s.step(name)
+	}
+}

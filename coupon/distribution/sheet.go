@@ -1,0 +1,281 @@
+package distribution
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode"
+
+	"github.com/xuri/excelize/v2"
+
+	"coupond/coupon"
+)
+
+// Kind is a file's format, told from its content (sniff.go).
+type Kind string
+
+// The formats accepted.
+const (
+	KindXLSX Kind = "xlsx"
+	KindCSV  Kind = "csv"
+)
+
+// userIDHeaders are the header names of the user-id column, normalised (normHeader).
+var userIDHeaders = map[string]bool{"userid": true, "user_id": true, "用户id": true}
+
+// normHeader lowers s and drops its spaces: " User ID " and "userid" are the same header.
+func normHeader(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, s)
+}
+
+// unzipLimit bounds what an .xlsx may unpack to (a zip bomb is refused, not unpacked).
+const unzipLimit = 1 << 30
+
+// unzipInMemory is the largest part of an .xlsx (a worksheet, the shared strings of text ids)
+// excelize keeps in memory; larger ones are unpacked to temporary files and read from there, so a
+// million text ids do not sit in the worker's heap.
+const unzipInMemory = 4 << 20
+
+// lineSource yields a file's rows one at a time: each row's 1-based number and its cells.
+type lineSource interface {
+	next() (num int, cells []string, err error) // io.EOF after the last row
+	close() error
+}
+
+// Sheet reads the data rows of a stored file one at a time, in constant memory: excelize's row
+// iterator for .xlsx (raw cell values, so display formats such as #,##0 do not show; a formula's
+// cached value), encoding/csv for .csv (UTF-8, a BOM skipped). The user-id column is the one whose
+// header is userId, user_id or 用户ID (case and spaces ignored); without such a header, column A,
+// and then the first row is data. Blank rows are skipped and not counted.
+type Sheet struct {
+	src    lineSource
+	col    int
+	first  *Row // a data row read while looking for the header
+	rowErr error
+}
+
+// OpenSheet opens the file at path, of kind, reading the worksheet named sheet ("" for the first).
+// A file that cannot be read, a missing sheet, no data row or no user-id column is a
+// coupon.CodeFileInvalid error whose message a merchant understands.
+func OpenSheet(path string, kind Kind, sheet string) (*Sheet, error) {
+	var src lineSource
+	var err error
+	switch kind {
+	case KindXLSX:
+		src, err = openXLSX(path, sheet)
+	case KindCSV:
+		src, err = openCSV(path)
+	default:
+		err = fileInvalid("only .xlsx and .csv files can be read")
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := &Sheet{src: src}
+	if err := s.findColumn(); err != nil {
+		src.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func fileInvalid(format string, args ...any) error {
+	return coupon.Errorf(coupon.CodeFileInvalid, format, args...)
+}
+
+// findColumn reads up to the first non-blank row and decides the user-id column.
+func (s *Sheet) findColumn() error {
+	for {
+		num, cells, err := s.src.next()
+		if errors.Is(err, io.EOF) {
+			return fileInvalid("the file has no rows with user ids")
+		}
+		if err != nil {
+			return err
+		}
+		if blank(cells) {
+			continue
+		}
+		for i, c := range cells {
+			if userIDHeaders[normHeader(c)] {
+				s.col = i
+				return s.peekData()
+			}
+		}
+		if _, reason := parseUserID(cells[0]); reason != "" {
+			return fileInvalid("no user-id column: name its header userId, user_id or 用户ID, or put the ids in column A without a header (row %d, column A holds %q)", num, asWritten(cells[0]))
+		}
+		r := s.row(num, cells)
+		s.first = &r
+		return nil
+	}
+}
+
+// peekData reads the first data row after the header into s.first.
+func (s *Sheet) peekData() error {
+	r, ok := s.Next()
+	if !ok {
+		if s.rowErr != nil {
+			return s.rowErr
+		}
+		return fileInvalid("the file has no rows with user ids below its header")
+	}
+	s.first = &r
+	return nil
+}
+
+// Next returns the next data row; ok is false after the last one (or on an error, see Err).
+func (s *Sheet) Next() (Row, bool) {
+	if s.first != nil {
+		r := *s.first
+		s.first = nil
+		return r, true
+	}
+	for {
+		num, cells, err := s.src.next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.rowErr = err
+			}
+			return Row{}, false
+		}
+		if !blank(cells) {
+			return s.row(num, cells), true
+		}
+	}
+}
+
+// Err is the error that ended Next early, if any.
+func (s *Sheet) Err() error { return s.rowErr }
+
+// Close releases the file.
+func (s *Sheet) Close() error { return s.src.close() }
+
+func (s *Sheet) row(num int, cells []string) Row {
+	raw := ""
+	if s.col < len(cells) {
+		raw = cells[s.col]
+	}
+	r := Row{Num: num, Raw: asWritten(raw)}
+	if id, reason := parseUserID(raw); reason != "" {
+		r.Code, r.Reason = CodeInvalidUserID, reason
+	} else {
+		r.UserID = id
+	}
+	return r
+}
+
+// blank reports whether every cell is empty or spaces.
+func blank(cells []string) bool {
+	for _, c := range cells {
+		if strings.TrimFunc(c, unicode.IsSpace) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// xlsxSource is excelize's row iterator over one worksheet.
+type xlsxSource struct {
+	f    *excelize.File
+	rows *excelize.Rows
+	num  int
+}
+
+func openXLSX(path, sheet string) (lineSource, error) {
+	f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: unzipLimit, UnzipXMLSizeLimit: unzipInMemory})
+	if err != nil {
+		if errors.Is(err, excelize.ErrWorkbookFileFormat) || strings.Contains(err.Error(), "zip") {
+			return nil, fileInvalid("the file is not a readable .xlsx workbook (damaged, or not saved as Excel 2007-365)")
+		}
+		return nil, fileInvalid("the workbook cannot be read: %s", shortErr(err))
+	}
+	sheets := f.GetSheetList()
+	if sheet == "" && len(sheets) > 0 {
+		sheet = sheets[0]
+	}
+	rows, err := f.Rows(sheet)
+	if err != nil {
+		f.Close()
+		if len(sheets) == 0 {
+			return nil, fileInvalid("the workbook has no worksheet")
+		}
+		return nil, fileInvalid("the workbook has no worksheet named %q (it has %s)", sheet, strings.Join(sheets, ", "))
+	}
+	return &xlsxSource{f: f, rows: rows}, nil
+}
+
+func (x *xlsxSource) next() (int, []string, error) {
+	if !x.rows.Next() {
+		if err := x.rows.Error(); err != nil {
+			return 0, nil, fileInvalid("the worksheet cannot be read after row %d: %s", x.num, shortErr(err))
+		}
+		return 0, nil, io.EOF
+	}
+	x.num++
+	cells, err := x.rows.Columns(excelize.Options{RawCellValue: true})
+	if err != nil {
+		return 0, nil, fileInvalid("row %d cannot be read: %s", x.num, shortErr(err))
+	}
+	return x.num, cells, nil
+}
+
+func (x *xlsxSource) close() error {
+	err := x.rows.Close()
+	return errors.Join(err, x.f.Close())
+}
+
+// csvSource reads a UTF-8 CSV file (BOM skipped); a row's number is its line number.
+type csvSource struct {
+	file *os.File
+	r    *csv.Reader
+}
+
+func openCSV(path string) (lineSource, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\xEF\xBB\xBF")) {
+		_, _ = br.Discard(3)
+	}
+	r := csv.NewReader(br)
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = true
+	r.ReuseRecord = true
+	return &csvSource{file: f, r: r}, nil
+}
+
+func (c *csvSource) next() (int, []string, error) {
+	rec, err := c.r.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return 0, nil, io.EOF
+		}
+		return 0, nil, fileInvalid("the CSV file cannot be read: %s", shortErr(err))
+	}
+	line, _ := c.r.FieldPos(0)
+	return line, rec, nil
+}
+
+func (c *csvSource) close() error { return c.file.Close() }
+
+// shortErr is err's message cut to 120 bytes, for a merchant's eyes.
+func shortErr(err error) string {
+	m := err.Error()
+	if len(m) > 120 {
+		m = m[:120] + "…"
+	}
+	return fmt.Sprint(m)
+}

@@ -1,0 +1,39 @@
+package distribution
+
+import (
+	"strconv"
+
+	"coupond/ent"
+	"coupond/ent/coupontask"
+)
+
+// Task is a distribution task as the API shows it.
+type Task struct {
+	*ent.CouponTask
+}
+
+// Done reports whether the task has stopped for good: SUCCESS, FAILED, or CANCELED and
+// acknowledged by its worker (completed_at set).
+func (t Task) Done() bool {
+	switch t.Status {
+	case coupontask.StatusSUCCESS, coupontask.StatusFAILED:
+		return true
+	case coupontask.StatusCANCELED:
+		return t.CompletedAt != nil
+	}
+	return false
+}
+
+// Failure is one row that did not become a coupon.
+type Failure struct {
+	RowNum int
+	UserID *string // the id as written; nil when the cell was empty
+	Code   string
+	Reason string
+}
+
+// redemptionID is the redemption id of the coupon of row of task: derived from (task, row), so a
+// replayed batch inserts nothing twice.
+func redemptionID(taskID int64, row int) string {
+	return "d" + strconv.FormatInt(taskID, 10) + "-" + strconv.Itoa(row)
+}

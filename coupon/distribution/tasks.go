@@ -1,0 +1,113 @@
+package distribution
+
+import (
+	"context"
+	"fmt"
+
+	"entgo.io/ent/dialect/sql"
+
+	"coupond/coupon"
+	"coupond/ent"
+	"coupond/ent/coupontask"
+	"coupond/ent/coupontaskfailure"
+	"coupond/ent/predicate"
+)
+
+// Get returns the task when the actor's shop owns it, else coupon.ErrNotFound.
+func (s *Service) Get(ctx context.Context, actor coupon.Actor, id int64) (*Task, error) {
+	t, err := s.db.CouponTask.Query().Where(coupontask.ID(id), coupontask.ShopNumber(actor.Shop)).Only(ctx)
+	if ent.IsNotFound(err) || actor.Role != coupon.RoleMerchant {
+		return nil, coupon.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Task{t}, nil
+}
+
+// Filter narrows a task listing.
+type Filter struct {
+	Status     *coupontask.Status
+	TemplateID *int64
+}
+
+// List returns the page k of the actor's shop's tasks matching f, newest first, with the count of
+// all matches.
+func (s *Service) List(ctx context.Context, actor coupon.Actor, f Filter, k coupon.Keyset) (coupon.Page[*Task], error) {
+	where := []predicate.CouponTask{coupontask.ShopNumber(actor.Shop)}
+	if f.Status != nil {
+		where = append(where, coupontask.StatusEQ(*f.Status))
+	}
+	if f.TemplateID != nil {
+		where = append(where, coupontask.TemplateID(*f.TemplateID))
+	}
+	total, err := s.db.CouponTask.Query().Where(where...).Count(ctx)
+	if err != nil {
+		return coupon.Page[*Task]{}, fmt.Errorf("count tasks: %w", err)
+	}
+	q := s.db.CouponTask.Query().Where(where...)
+	order := sql.OrderDesc()
+	switch {
+	case k.Backward:
+		order = sql.OrderAsc()
+		if k.Before > 0 {
+			q = q.Where(coupontask.IDGT(k.Before))
+		}
+	case k.After > 0:
+		q = q.Where(coupontask.IDLT(k.After))
+	}
+	rows, err := q.Order(coupontask.ByID(order)).Limit(k.Size + 1).All(ctx)
+	if err != nil {
+		return coupon.Page[*Task]{}, fmt.Errorf("list tasks: %w", err)
+	}
+	return coupon.NewPage(rows, k, total, func(r *ent.CouponTask) *Task { return &Task{r} }), nil
+}
+
+// Failures returns up to size failure rows of the task after row number after, in row order, and
+// whether more follow. The caller has checked the task is the actor's (Get).
+func (s *Service) Failures(ctx context.Context, taskID int64, after, size int) ([]Failure, bool, error) {
+	rows, err := s.db.CouponTaskFailure.Query().
+		Where(coupontaskfailure.TaskID(taskID), coupontaskfailure.RowNumGT(after)).
+		Order(coupontaskfailure.ByRowNum()).Limit(size + 1).All(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("list failures: %w", err)
+	}
+	more := len(rows) > size
+	if more {
+		rows = rows[:size]
+	}
+	out := make([]Failure, len(rows))
+	for i, r := range rows {
+		out[i] = Failure{RowNum: r.RowNum, UserID: r.UserID, Code: r.Code, Reason: r.Reason}
+	}
+	return out, more, nil
+}
+
+// Cancel cancels the actor's task: a PENDING one at once (completed), an IN_PROGRESS one at its
+// next batch boundary (its worker records completedAt when it stops; counts stay exact). Any
+// other status is INVALID_STATE.
+func (s *Service) Cancel(ctx context.Context, actor coupon.Actor, id int64) (*Task, error) {
+	if _, err := s.Get(ctx, actor, id); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	n, err := s.db.CouponTask.Update().Where(coupontask.ID(id), coupontask.StatusEQ(coupontask.StatusPENDING)).
+		SetStatus(coupontask.StatusCANCELED).SetCompletedAt(now).Save(ctx)
+	if err == nil && n == 0 {
+		n, err = s.db.CouponTask.Update().Where(coupontask.ID(id), coupontask.StatusEQ(coupontask.StatusIN_PROGRESS)).
+			SetStatus(coupontask.StatusCANCELED).Save(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.Get(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return t, &coupon.Error{Code: coupon.CodeInvalidState, Field: []string{"taskId"},
+			Message: fmt.Sprintf("a %s task cannot be canceled", t.Status)}
+	}
+	s.announce(ctx, id)
+	return t, nil
+}

@@ -1,0 +1,170 @@
+package lua
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	distribute       = mustLoad("distribute.lua")
+	distributeSettle = mustLoad("distribute_settle.lua")
+)
+
+// DistributeStatus says what one Distribute call did as a whole.
+type DistributeStatus int
+
+// The statuses of distribute.lua; the numbers are the script's.
+const (
+	// DistributeDeducted means this call decided and journaled the batch.
+	DistributeDeducted DistributeStatus = 0
+	// DistributeReplayed means the journal already held this batch: its stored outcomes came
+	// back and nothing was deducted again.
+	DistributeReplayed DistributeStatus = 1
+	// DistributeUnsettled means the journal holds another batch of the task: settle it first.
+	// Nothing was written.
+	DistributeUnsettled DistributeStatus = 2
+	// DistributeCacheMissing means the template hash is missing or incomplete: reload the cache
+	// and call again. Nothing was written.
+	DistributeCacheMissing DistributeStatus = 6
+)
+
+// DistributeCode is what distribute.lua decided for one row.
+type DistributeCode int
+
+// The row codes of distribute.lua (the claim script's numbers for the same outcomes).
+const (
+	DistributeOK           DistributeCode = 0 // stock taken, the user's counter raised
+	DistributeOutOfStock   DistributeCode = 1 // no stock left for the row
+	DistributeLimitReached DistributeCode = 2 // the user holds limitPerPerson coupons already
+	DistributeEnded        DistributeCode = 4 // the template is not ACTIVE or past its end
+)
+
+// DistributeRow is one row of a batch: its row number in the file and its user.
+type DistributeRow struct {
+	Row    int
+	UserID int64
+}
+
+// DistributeOutcome is what the script decided for one row.
+type DistributeOutcome struct {
+	Code         DistributeCode
+	ReceiveCount int // the user's 1-based coupon number when OK, else 0
+}
+
+// DistributeKeys are the keys of one task's batch; all carry the template's hash tag (package
+// coupon/keys: Template, DistributionJournal, ClaimCounter).
+type DistributeKeys struct {
+	Template string                    // the template cache hash
+	Journal  string                    // the task's batch journal
+	Claims   func(userID int64) string // a user's claim hash
+}
+
+// Distribute runs distribute.lua for one batch: in one atomic round trip it deducts stock and
+// checks and raises each row's user counter (the claim script's hash and sequence) and journals
+// the outcome under k.Journal, keyed by start; or, when the journal already holds start, returns
+// the stored outcomes without deducting again. out[i] belongs to rows[i] when status is
+// DistributeDeducted or DistributeReplayed; no user may appear twice in rows.
+func Distribute(ctx context.Context, rdb redis.Scripter, k DistributeKeys, start int, now time.Time, rows []DistributeRow) (DistributeStatus, []DistributeOutcome, error) {
+	if len(rows) == 0 {
+		return 0, nil, errors.New("lua: Distribute: empty batch")
+	}
+	keys := make([]string, 0, 2+len(rows))
+	keys = append(keys, k.Template, k.Journal)
+	args := make([]any, 0, 2+len(rows))
+	args = append(args, start, now.UnixMilli())
+	for _, r := range rows {
+		keys = append(keys, k.Claims(r.UserID))
+		args = append(args, strconv.Itoa(r.Row)+":"+strconv.FormatInt(r.UserID, 10))
+	}
+	res, err := distribute.Run(ctx, rdb, keys, args...).Int64Slice()
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(res) == 0 {
+		return 0, nil, errors.New("lua: Distribute: empty answer")
+	}
+	status := DistributeStatus(res[0])
+	if status != DistributeDeducted && status != DistributeReplayed {
+		return status, nil, nil
+	}
+	if len(res) != 1+2*len(rows) {
+		return 0, nil, fmt.Errorf("lua: Distribute: %d outcomes for %d rows (the journal holds another batch of the same start?)", (len(res)-1)/2, len(rows))
+	}
+	out := make([]DistributeOutcome, len(rows))
+	for i := range rows {
+		out[i] = DistributeOutcome{Code: DistributeCode(res[1+2*i]), ReceiveCount: int(res[2+2*i])}
+	}
+	return status, out, nil
+}
+
+// JournalRow is one row of a batch journal.
+type JournalRow struct {
+	Row          int
+	UserID       int64
+	Code         DistributeCode
+	ReceiveCount int
+}
+
+// Journal is a task's batch in flight, as distribute.lua journaled it.
+type Journal struct {
+	Start int // the resume position the batch follows
+	Rows  []JournalRow
+}
+
+// ReadJournal returns the journal at key, or nil when there is none.
+func ReadJournal(ctx context.Context, rdb redis.Cmdable, key string) (*Journal, error) {
+	raw, err := rdb.Get(ctx, key).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var j struct {
+		Start int               `json:"start"`
+		Rows  []json.RawMessage `json:"rows"`
+	}
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return nil, fmt.Errorf("lua: journal %s: %w", key, err)
+	}
+	out := &Journal{Start: j.Start, Rows: make([]JournalRow, 0, len(j.Rows))}
+	for _, r := range j.Rows {
+		var row []any
+		if err := json.Unmarshal(r, &row); err != nil || len(row) != 4 {
+			return nil, fmt.Errorf("lua: journal %s: malformed row %s", key, r)
+		}
+		num, ok1 := row[0].(float64)
+		user, ok2 := row[1].(string)
+		code, ok3 := row[2].(float64)
+		rc, ok4 := row[3].(float64)
+		uid, err := strconv.ParseInt(user, 10, 64)
+		if !ok1 || !ok2 || !ok3 || !ok4 || err != nil {
+			return nil, fmt.Errorf("lua: journal %s: malformed row %s", key, r)
+		}
+		out.Rows = append(out.Rows, JournalRow{Row: int(num), UserID: uid, Code: DistributeCode(code), ReceiveCount: int(rc)})
+	}
+	return out, nil
+}
+
+// SettleKeys are the keys of one batch's settlement (the template's hash tag on all of them).
+type SettleKeys struct {
+	Template string   // the template cache hash
+	Journal  string   // the task's batch journal
+	Stats    string   // today's stats hash of the template (coupon/keys DailyStats)
+	Refused  []string // claim hashes of the users the journal accepted and MySQL refused
+}
+
+// DistributeSettle runs distribute_settle.lua: when the journal still holds the batch of start,
+// it deletes it, gives giveBack units back to the cached stock (complete hash only), lowers each
+// refused user's counter by one and adds issued to the day's "issued" counter, atomically, and
+// reports settled=true. A repeat (the journal gone or holding another batch) changes nothing.
+func DistributeSettle(ctx context.Context, rdb redis.Scripter, k SettleKeys, start, giveBack, issued int) (settled bool, err error) {
+	keys := append([]string{k.Template, k.Journal, k.Stats}, k.Refused...)
+	return distributeSettle.runFlag(ctx, rdb, keys, start, giveBack, issued)
+}

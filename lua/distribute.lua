@@ -1,0 +1,69 @@
+-- distribute: deduct one distribution batch — stock and per-user limits for every row at once —
+-- and journal what was decided, in one atomic round trip.
+--
+-- KEYS[1]      template hash      {t<id>}:tpl        (fields data stock status end limit; the claim script's)
+-- KEYS[2]      batch journal      {t<id>}:dist:<task>
+-- KEYS[2+i]    row i's user claim hash {t<id>}:u:<user> (fields n, seq; the claim script's counter)
+-- ARGV[1]      the batch's start: the task's resume position the batch follows
+-- ARGV[2]      now, unix milliseconds
+-- ARGV[2+i]    row i: "<row number>:<user id>" (one user at most once per batch)
+--
+-- Returns an array {status, code_1, rc_1, code_2, rc_2, …} (never a bit-packed number, D-07):
+--   status: 0 deducted now, 1 replayed (the journal already held this batch: its stored outcome,
+--           nothing deducted again), 2 UNSETTLED (the journal holds another batch: settle it
+--           first; nothing written), 6 CACHE_MISSING (no complete template hash: nothing written,
+--           D-09/D-13; reload the cache and call again)
+--   code_i: 0 OK, 1 OUT_OF_STOCK, 2 LIMIT_REACHED, 4 ENDED (template not ACTIVE or past its end)
+--   rc_i:   row i's receive_count (the user's seq + 1, the claim script's sequence, D-16); 0 unless OK
+--
+-- Each OK row did, as an accepted claim does: stock -1, n +1, seq +1, the claim hash expiring at the
+-- template's end (seconds). The journal is a JSON object {start, rows: [[row, user, code, rc], …]},
+-- without TTL: distribute_settle.lua deletes it once the batch is committed.
+local journal = redis.call('GET', KEYS[2])
+if journal then
+  local j = cjson.decode(journal)
+  if tostring(j.start) ~= ARGV[1] then
+    return {2}
+  end
+  local out = {1}
+  for _, r in ipairs(j.rows) do
+    out[#out + 1] = r[3]
+    out[#out + 1] = r[4]
+  end
+  return out
+end
+
+local tpl = redis.call('HMGET', KEYS[1], 'data', 'stock', 'status', 'end', 'limit')
+local stock, endMs, limit = tonumber(tpl[2]), tonumber(tpl[4]), tonumber(tpl[5])
+if not tpl[1] or not stock or not endMs or not limit then
+  return {6}
+end
+
+local ended = tpl[3] ~= 'ACTIVE' or tonumber(ARGV[2]) >= endMs
+local expireAt = string.format('%d', math.ceil(endMs / 1000))
+local rows, out, taken = {}, {0}, 0
+for i = 3, #ARGV do
+  local row, user = string.match(ARGV[i], '^(%d+):(%d+)$')
+  local key = KEYS[i]
+  local code, rc = 0, 0
+  if ended then
+    code = 4
+  elseif stock - taken <= 0 then
+    code = 1
+  elseif (tonumber(redis.call('HGET', key, 'n')) or 0) >= limit then
+    code = 2
+  else
+    taken = taken + 1
+    redis.call('HINCRBY', key, 'n', 1)
+    rc = redis.call('HINCRBY', key, 'seq', 1)
+    redis.call('EXPIREAT', key, expireAt)
+  end
+  rows[#rows + 1] = {tonumber(row), user, code, rc}
+  out[#out + 1] = code
+  out[#out + 1] = rc
+end
+if taken > 0 then
+  redis.call('HINCRBY', KEYS[1], 'stock', -taken)
+end
+redis.call('SET', KEYS[2], cjson.encode({start = tonumber(ARGV[1]), rows = rows}))
+return out

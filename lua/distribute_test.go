@@ -1,0 +1,99 @@
+package lua
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"coupond/testutil"
+)
+
+func distKeys(tid, task int64) DistributeKeys {
+	tag := ns + "{t" + strconv.FormatInt(tid, 10) + "}"
+	return DistributeKeys{
+		Template: tag + ":tpl",
+		Journal:  tag + ":dist:" + strconv.FormatInt(task, 10),
+		Claims:   func(u int64) string { return tag + ":u:" + strconv.FormatInt(u, 10) },
+	}
+}
+
+// A batch deducts stock and counts each user with the claim script's counter and sequence; a
+// replay of the same batch returns the same outcomes and deducts nothing more; settling gives
+// back what MySQL refused once.
+func TestDistributeDeductReplaySettle(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	const tid, task = 71, 9001
+	putTemplate(t, rdb, tid, activeTpl(3, 1))
+	k := distKeys(tid, task)
+	// user 11 already holds its one coupon through a claim.
+	mustRedeem(t, rdb, redeemKeys(tid, 11, "", "c-1"), asyncArgs(11, "c-1"))
+	rows := []DistributeRow{{2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}}
+	status, out, err := Distribute(ctx, rdb, k, 0, time.Now(), rows)
+	if err != nil || status != DistributeDeducted {
+		t.Fatalf("Distribute: %v %v", status, err)
+	}
+	want := []DistributeOutcome{{DistributeOK, 1}, {DistributeLimitReached, 0}, {DistributeOK, 1}, {DistributeOutOfStock, 0}, {DistributeOutOfStock, 0}}
+	for i := range want {
+		if out[i] != want[i] {
+			t.Fatalf("row %d: %+v, want %+v", rows[i].Row, out[i], want[i])
+		}
+	}
+	if s := hgetInt(t, rdb, k.Template, "stock"); s != 0 {
+		t.Fatalf("stock %d, want 0", s)
+	}
+	status, again, err := Distribute(ctx, rdb, k, 0, time.Now(), rows)
+	if err != nil || status != DistributeReplayed || len(again) != len(out) || again[0] != out[0] {
+		t.Fatalf("replay: %v %v %v", status, again, err)
+	}
+	if s := hgetInt(t, rdb, k.Template, "stock"); s != 0 {
+		t.Fatalf("replay deducted again: stock %d", s)
+	}
+	if status, _, _ := Distribute(ctx, rdb, k, 6, time.Now(), rows[:1]); status != DistributeUnsettled {
+		t.Fatalf("next batch before settling: %v, want UNSETTLED", status)
+	}
+	j, err := ReadJournal(ctx, rdb, k.Journal)
+	if err != nil || j == nil || j.Start != 0 || len(j.Rows) != 5 || j.Rows[2] != (JournalRow{4, 12, DistributeOK, 1}) {
+		t.Fatalf("journal %+v %v", j, err)
+	}
+	// MySQL refused user 12 (say, at its limit there): one unit and its counter come back, once.
+	sk := SettleKeys{Template: k.Template, Journal: k.Journal, Stats: k.Template[:len(k.Template)-4] + ":stats:d", Refused: []string{k.Claims(12)}}
+	for i, want := range []bool{true, false} {
+		settled, err := DistributeSettle(ctx, rdb, sk, 0, 1, 1)
+		if err != nil || settled != want {
+			t.Fatalf("settle %d: %v %v", i, settled, err)
+		}
+	}
+	if s, n, issued := hgetInt(t, rdb, k.Template, "stock"), hgetInt(t, rdb, k.Claims(12), "n"), hgetInt(t, rdb, sk.Stats, "issued"); s != 1 || n != 0 || issued != 1 {
+		t.Fatalf("after settle: stock %d, n %d, issued %d; want 1 0 1", s, n, issued)
+	}
+	if seq := hgetInt(t, rdb, k.Claims(12), "seq"); seq != 1 {
+		t.Fatalf("seq %d: a receive_count must never be handed out twice", seq)
+	}
+	if j, _ := ReadJournal(ctx, rdb, k.Journal); j != nil {
+		t.Fatalf("journal left after settle: %+v", j)
+	}
+}
+
+// An ended template refuses every row (journaled, so a replay says the same); a missing hash
+// writes nothing.
+func TestDistributeEndedAndCacheMissing(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	k := distKeys(72, 1)
+	if status, _, err := Distribute(ctx, rdb, k, 0, time.Now(), []DistributeRow{{1, 5}}); err != nil || status != DistributeCacheMissing {
+		t.Fatalf("missing hash: %v %v", status, err)
+	}
+	if n, _ := rdb.Exists(ctx, k.Template, k.Journal, k.Claims(5)).Result(); n != 0 {
+		t.Fatalf("a refused call wrote %d keys", n)
+	}
+	p := activeTpl(10, 1)
+	p.status = "ENDED"
+	putTemplate(t, rdb, 72, p)
+	_, out, err := Distribute(ctx, rdb, k, 0, time.Now(), []DistributeRow{{1, 5}, {2, 6}})
+	if err != nil || out[0].Code != DistributeEnded || out[1].Code != DistributeEnded {
+		t.Fatalf("ended: %v %v", out, err)
+	}
+	if s := hgetInt(t, rdb, k.Template, "stock"); s != 10 {
+		t.Fatalf("stock %d, want 10", s)
+	}
+}
