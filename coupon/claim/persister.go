@@ -32,12 +32,6 @@ type PersistConfig struct {
 	// MaxRun bounds one Drain, so a persister task under a sale that never pauses still ends
 	// (and is queued again by the next claims or the periodic drain); default 30s.
 	MaxRun time.Duration
-	// Linger is how long Drain waits after a batch smaller than BatchSize before it reads the
-	// next, so that under a steady stream of claims each transaction carries more of them: its
-	// fixed costs (the template row lock, the lookups, the commit's fsync, the Redis follow-ups
-	// and acknowledgements) are paid per batch. Default 20ms (what a claim waits for the kicker
-	// anyway); negative: no wait.
-	Linger time.Duration
 }
 
 // Persister moves accepted claims from a template's outbox stream into MySQL, in batches of one
@@ -64,9 +58,6 @@ func NewPersister(db *ent.Client, rdb redis.UniversalClient, issuer *issue.Issue
 	}
 	if cfg.MaxRun <= 0 {
 		cfg.MaxRun = 30 * time.Second
-	}
-	if cfg.Linger == 0 {
-		cfg.Linger = 20 * time.Millisecond
 	}
 	if cfg.Consumer == "" {
 		host, _ := os.Hostname()
@@ -102,13 +93,6 @@ func (p *Persister) Drain(ctx context.Context, templateID int64) (int, error) {
 		total += len(msgs)
 		if !time.Now().Before(deadline) {
 			return total, nil
-		}
-		if len(msgs) < p.cfg.BatchSize && p.cfg.Linger > 0 {
-			select {
-			case <-ctx.Done():
-				return total, ctx.Err()
-			case <-time.After(p.cfg.Linger):
-			}
 		}
 	}
 }
