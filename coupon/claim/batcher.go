@@ -24,9 +24,10 @@ const (
 // profile of the claim path spent its time (syscalls). Each script stays atomic on its own.
 //
 // Fewer pipelines in flight make each one carry more claims: at 64 concurrent clients on the
-// 2-core bench box, 4 flushers instead of 8 took Redis from ~46 to ~38 µs of CPU per claim and
-// coupond from ~93 to ~81 (bench/isolated.sh ../shared/bench-peer/compare.sh); a claim that finds
-// all four busy waits at most for one round trip before it goes out.
+// 2-core bench box, 4 flushers instead of 8 took Redis from 46 to 38 µs of CPU per claim and
+// coupond from 93 to 81 (one bench/isolated.sh ../shared/bench-peer/compare.sh run each; 2
+// flushers gave the same CPU and a worse p99); a claim that finds all four busy waits for the
+// first of them to finish its round trip.
 type claimBatcher struct {
 	rdb      redis.UniversalClient
 	mu       sync.Mutex
