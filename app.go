@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"coupond/auth"
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/keys"
 	"coupond/ent"
@@ -61,6 +62,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 	a.enqueuer = asynq.NewClient(a.queueOpt)
 	a.svc = services.New(db, a.rdb, jobs.NewQueue(a.enqueuer), services.Config{
 		Redeem: cfg.Redeem, Persist: claim.PersistConfig{BatchSize: cfg.PersistBatch},
+		Checkout: checkout.Config{LockTTL: cfg.LockTTL},
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()

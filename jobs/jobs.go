@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/expiry"
 
@@ -28,10 +29,16 @@ type ExpiryHandlers struct {
 	Expirer *expiry.Expirer
 }
 
+// CheckoutHandlers run the checkout's tasks.
+type CheckoutHandlers struct {
+	Checkout *checkout.Service
+}
+
 // Handlers are every capability's task handlers.
 type Handlers struct {
-	Claim  ClaimHandlers
-	Expiry ExpiryHandlers
+	Claim    ClaimHandlers
+	Expiry   ExpiryHandlers
+	Checkout CheckoutHandlers
 }
 
 // NewMux returns the worker's mux with every task type's handler.
@@ -41,6 +48,8 @@ func NewMux(h Handlers) *asynq.ServeMux {
 	mux.HandleFunc(TypeDrainOutboxes, h.Claim.handleDrainOutboxes)
 	mux.HandleFunc(TypeExpireBucket, h.Expiry.handleExpireBucket)
 	mux.HandleFunc(TypeExpireSweep, h.Expiry.handleExpireSweep)
+	mux.HandleFunc(TypeReleaseLock, h.Checkout.handleReleaseLock)
+	mux.HandleFunc(TypeCheckoutSweep, h.Checkout.handleCheckoutSweep)
 	return mux
 }
 
@@ -51,8 +60,9 @@ type Queue struct{ client *asynq.Client }
 func NewQueue(c *asynq.Client) *Queue { return &Queue{client: c} }
 
 var (
-	_ claim.Scheduler  = (*Queue)(nil)
-	_ expiry.Scheduler = (*Queue)(nil)
+	_ claim.Scheduler    = (*Queue)(nil)
+	_ expiry.Scheduler   = (*Queue)(nil)
+	_ checkout.Scheduler = (*Queue)(nil)
 )
 
 // enqueue enqueues t; a task with the same id already queued or running counts as success.

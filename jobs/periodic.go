@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -11,6 +12,8 @@ import (
 type Periods struct {
 	Drain time.Duration // outbox safety-net drain
 	Sweep time.Duration // expiry sweep
+	// Checkout is the checkout sweep (journal replays, expired locks); 0 means one minute.
+	Checkout time.Duration
 }
 
 // RegisterPeriodic registers every periodic task with the scheduler. Every instance may run a
@@ -25,6 +28,7 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 	}{
 		{p.Drain, NewDrainOutboxesTask(), QueueCritical},
 		{p.Sweep, NewExpireSweepTask(), QueueDefault},
+		{cmp.Or(p.Checkout, time.Minute), NewCheckoutSweepTask(), QueueDefault},
 	} {
 		_, err := s.Register(fmt.Sprintf("@every %s", e.every), e.task,
 			asynq.Unique(max(e.every, time.Second)), asynq.MaxRetry(0), asynq.Queue(QueueName(e.queue)))

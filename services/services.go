@@ -3,6 +3,7 @@
 package services
 
 import (
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/expiry"
 	"coupond/coupon/issue"
@@ -17,9 +18,10 @@ import (
 
 // Config tunes the services; zero fields take each service's defaults.
 type Config struct {
-	Redeem  claim.Config
-	Persist claim.PersistConfig
-	Cache   template.CacheOptions
+	Redeem   claim.Config
+	Persist  claim.PersistConfig
+	Cache    template.CacheOptions
+	Checkout checkout.Config
 }
 
 // Services are the domain services of one process.
@@ -31,6 +33,7 @@ type Services struct {
 	Persister *claim.Persister
 	Redeemer  *claim.Redeemer
 	Wallet    *wallet.Wallet
+	Checkout  *checkout.Service
 	Queue     *jobs.Queue
 }
 
@@ -44,13 +47,15 @@ func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Confi
 	s.Persister = claim.NewPersister(db, rdb, s.Issuer, cfg.Persist)
 	s.Redeemer = claim.NewRedeemer(db, rdb, s.Cache, s.Persister, queue, cfg.Redeem)
 	s.Wallet = wallet.New(db)
+	s.Checkout = checkout.New(db, rdb, s.Cache, queue, cfg.Checkout)
 	return s
 }
 
 // Mux is the asynq worker's mux over these services.
 func (s *Services) Mux() *asynq.ServeMux {
 	return jobs.NewMux(jobs.Handlers{
-		Claim:  jobs.ClaimHandlers{Persister: s.Persister, Queue: s.Queue},
-		Expiry: jobs.ExpiryHandlers{Expirer: s.Expirer},
+		Claim:    jobs.ClaimHandlers{Persister: s.Persister, Queue: s.Queue},
+		Expiry:   jobs.ExpiryHandlers{Expirer: s.Expirer},
+		Checkout: jobs.CheckoutHandlers{Checkout: s.Checkout},
 	})
 }

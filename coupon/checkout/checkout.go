@@ -1,0 +1,97 @@
+// Package checkout spends coupons on orders: the discount rule (Discount), the coupons an order
+// can take and the best set of them (Applicable, Best), and the settlement of one coupon on one
+// order — Lock, Confirm, Release, Refund — with the lock's expiry (ExpireLock, Sweep).
+//
+// Every transition is one MySQL transaction of two checked compare-and-set UPDATEs (the coupon's
+// status and the settlement's), so MySQL alone decides who wins a race: no distributed lock, no
+// read-then-write (D-33). One coupon is in at most one live settlement (LOCKED or PAID) and one
+// order carries at most one live coupon per stacking slot, by unique keys. Each transition is
+// idempotent per (order, coupon): a repeat — also one racing the first — answers the settlement as
+// it stands and changes nothing.
+//
+// Redis follows MySQL after the commit (card bag, daily counters, the lock's release task), on a
+// context the client cannot cancel. Finish, don't undo: before its transaction a call journals
+// itself in the pending set (keys.CheckoutPending) and clears its entry once Redis agrees; Sweep
+// replays entries left by a crash or a Redis failure. Every after-commit step is idempotent (the
+// counters count each event once, see lua.CountOnce), so a replay changes nothing twice.
+package checkout
+
+import (
+	"context"
+	"time"
+
+	"coupond/coupon"
+	"coupond/ent"
+	"coupond/ent/usercoupon"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// DefaultLockTTL is how long a lock holds a coupon for an unpaid order (COUPON_LOCK_TTL).
+const DefaultLockTTL = 15 * time.Minute
+
+// Templates gives a template by id (template.Cache's lookup chain).
+type Templates interface {
+	Get(ctx context.Context, id int64) (*coupon.Template, error)
+}
+
+// Scheduler schedules the release of a lock when it expires; jobs.Queue implements it. A second
+// schedule of the same lock (same settlement and expiry) is a no-op.
+type Scheduler interface {
+	ReleaseLock(ctx context.Context, lock LockRef, at time.Time) error
+}
+
+// LockRef names one settlement's lock.
+type LockRef struct {
+	UserID, OrderID, CouponID, SettlementID int64
+}
+
+// Config tunes the service; zero fields take the defaults.
+type Config struct {
+	LockTTL time.Duration // default DefaultLockTTL
+}
+
+// Service is the checkout.
+type Service struct {
+	db        *ent.Client
+	rdb       redis.UniversalClient
+	templates Templates
+	sched     Scheduler
+	lockTTL   time.Duration
+	now       func() time.Time
+}
+
+// New returns the checkout over the database, the data Redis, the template lookup and the
+// scheduler of lock releases.
+func New(db *ent.Client, rdb redis.UniversalClient, templates Templates, sched Scheduler, cfg Config) *Service {
+	if cfg.LockTTL <= 0 {
+		cfg.LockTTL = DefaultLockTTL
+	}
+	return &Service{db: db, rdb: rdb, templates: templates, sched: sched, lockTTL: cfg.LockTTL, now: time.Now}
+}
+
+// Settlement is one coupon's use on one order, with the coupon as it stands.
+type Settlement struct {
+	*ent.CouponSettlement
+	Coupon *ent.UserCoupon
+}
+
+// afterCommitTimeout bounds the Redis work after a commit, which no client cancellation stops.
+const afterCommitTimeout = 10 * time.Second
+
+// detached is ctx without its cancellation, bounded by afterCommitTimeout.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), afterCommitTimeout)
+}
+
+// ownCoupon reads the caller's coupon; another user's coupon is NOT_FOUND, as a missing one.
+func (s *Service) ownCoupon(ctx context.Context, userID, couponID int64) (*ent.UserCoupon, error) {
+	uc, err := s.db.UserCoupon.Query().Where(usercoupon.UserID(userID), usercoupon.ID(couponID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, coupon.ErrNotFound
+	}
+	return uc, err
+}
+
+// ms is t cut to the millisecond in UTC, as DATETIME(3) keeps it.
+func ms(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }
