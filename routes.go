@@ -18,7 +18,7 @@ import (
 // routes is the HTTP surface: /query, the playground at /, asynqmon at /monitoring, /healthz (the
 // process is up) and /readyz (MySQL and Redis answer). /metrics has its own listener (metrics.go).
 func (a *app) routes() http.Handler {
-	gql := graph.NewHandler(&graph.Resolver{Templates: a.svc.Templates, Redeemer: a.svc.Redeemer, Wallet: a.svc.Wallet}, graph.HandlerConfig{
+	gql := graph.NewHandler(&graph.Resolver{Templates: a.svc.Templates, Redeemer: a.svc.Redeemer, Wallet: a.svc.Wallet, Checkout: a.svc.Checkout}, graph.HandlerConfig{
 		Signer:          a.signer,
 		Introspection:   a.cfg.Env != "prod",
 		ComplexityLimit: a.cfg.ComplexityLimit,

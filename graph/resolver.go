@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/template"
 	"coupond/coupon/wallet"
@@ -11,4 +12,5 @@ type Resolver struct {
 	Templates *template.Admin
 	Redeemer  *claim.Redeemer
 	Wallet    *wallet.Wallet
+	Checkout  *checkout.Service
 }

@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 	"coupond/coupon"
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/template"
 	"coupond/ent/usercoupon"
@@ -17,6 +18,21 @@ import (
 	"errors"
 	"strconv"
 )
+
+func (r *couponQuoteResolver) Coupon(ctx context.Context, obj *checkout.Quote) (*coupon.UserCoupon, error) {
+	return &coupon.UserCoupon{UserCoupon: obj.Coupon}, nil
+}
+
+func (r *couponQuoteResolver) Code(ctx context.Context, obj *checkout.Quote) (*coupon.Code, error) {
+	return quoteCode(obj), nil
+}
+
+func (r *couponQuoteResolver) Reason(ctx context.Context, obj *checkout.Quote) (*string, error) {
+	if obj.Reason == "" {
+		return nil, nil
+	}
+	return &obj.Reason, nil
+}
 
 func (r *couponTemplateResolver) ShopNumber(ctx context.Context, obj *coupon.Template) (string, error) {
 	return strconv.FormatInt(obj.ShopNumber, 10), nil
@@ -53,6 +69,42 @@ func (r *mutationResolver) RedeemCoupon(ctx context.Context, input model.RedeemC
 	red, err := r.Redeemer.Redeem(ctx, actorOf(ctx).UserID, id, deref(input.RequestID))
 	userErrors, err := payload(err)
 	return &model.RedeemCouponPayload{Redemption: red, UserErrors: userErrors}, err
+}
+
+func (r *mutationResolver) LockCoupon(ctx context.Context, input model.LockCouponInput) (*model.SettlementPayload, error) {
+	id, err := scalar.ParseID(input.CouponID)
+	if err != nil {
+		return nil, err
+	}
+	o, err := orderOf(input.Order)
+	if err != nil {
+		return settlementPayload(nil, err)
+	}
+	return settlementPayload(r.Checkout.Lock(ctx, actorOf(ctx), id, o))
+}
+
+func (r *mutationResolver) ConfirmCouponPayment(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error) {
+	orderID, couponID, err := settlementRef(input)
+	if err != nil {
+		return nil, err
+	}
+	return settlementPayload(r.Checkout.Confirm(ctx, actorOf(ctx), orderID, couponID))
+}
+
+func (r *mutationResolver) ReleaseCoupon(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error) {
+	orderID, couponID, err := settlementRef(input)
+	if err != nil {
+		return nil, err
+	}
+	return settlementPayload(r.Checkout.Release(ctx, actorOf(ctx), orderID, couponID))
+}
+
+func (r *mutationResolver) RefundCoupon(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error) {
+	orderID, couponID, err := settlementRef(input)
+	if err != nil {
+		return nil, err
+	}
+	return settlementPayload(r.Checkout.Refund(ctx, actorOf(ctx), orderID, couponID))
 }
 
 func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
@@ -111,9 +163,32 @@ func (r *queryResolver) Redemption(ctx context.Context, id string) (*claim.Redem
 	return red, err
 }
 
+func (r *queryResolver) ApplicableCoupons(ctx context.Context, order model.OrderInput) ([]*checkout.Quote, error) {
+	o, err := orderOf(&order)
+	if err != nil {
+		return nil, err
+	}
+	quotes, err := r.Checkout.Applicable(ctx, actorOf(ctx), o)
+	return ptrs(quotes), err
+}
+
+func (r *queryResolver) BestCouponCombination(ctx context.Context, order model.OrderInput) (*checkout.Combination, error) {
+	o, err := orderOf(&order)
+	if err != nil {
+		return nil, err
+	}
+	return r.Checkout.Best(ctx, actorOf(ctx), o)
+}
+
+func (r *settlementResolver) Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error) {
+	return &coupon.UserCoupon{UserCoupon: obj.Coupon}, nil
+}
+
 func (r *userCouponResolver) Template(ctx context.Context, obj *coupon.UserCoupon) (*coupon.Template, error) {
 	return r.Templates.Get(ctx, nil, obj.TemplateID)
 }
+
+func (r *Resolver) CouponQuote() generated.CouponQuoteResolver { return &couponQuoteResolver{r} }
 
 func (r *Resolver) CouponTemplate() generated.CouponTemplateResolver {
 	return &couponTemplateResolver{r}
@@ -123,11 +198,15 @@ func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResol
 
 func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
 
+func (r *Resolver) Settlement() generated.SettlementResolver { return &settlementResolver{r} }
+
 func (r *Resolver) UserCoupon() generated.UserCouponResolver { return &userCouponResolver{r} }
 
 type (
+	couponQuoteResolver    struct{ *Resolver }
 	couponTemplateResolver struct{ *Resolver }
 	mutationResolver       struct{ *Resolver }
 	queryResolver          struct{ *Resolver }
+	settlementResolver     struct{ *Resolver }
 	userCouponResolver     struct{ *Resolver }
 )

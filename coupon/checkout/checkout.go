@@ -30,9 +30,10 @@ import (
 // DefaultLockTTL is how long a lock holds a coupon for an unpaid order (COUPON_LOCK_TTL).
 const DefaultLockTTL = 15 * time.Minute
 
-// Templates gives a template by id (template.Cache's lookup chain).
+// Templates gives templates by id (template.Cache's lookup chain).
 type Templates interface {
 	Get(ctx context.Context, id int64) (*coupon.Template, error)
+	GetMany(ctx context.Context, ids []int64) (map[int64]*coupon.Template, error)
 }
 
 // Scheduler schedules the release of a lock when it expires; jobs.Queue implements it. A second

@@ -132,7 +132,9 @@ func TestTransitionsRace(t *testing.T) {
 				for round := range 4 {
 					for _, orderID := range []int64{int64(10*ci + 1), int64(10*ci + 2)} { // two orders per coupon: one coupon per order slot
 						ops := []func() (*checkout.Settlement, error){
-							func() (*checkout.Settlement, error) { return st.Checkout.Lock(st.Ctx, user(5), uc.ID, order(orderID, "50")) },
+							func() (*checkout.Settlement, error) {
+								return st.Checkout.Lock(st.Ctx, user(5), uc.ID, order(orderID, "50"))
+							},
 							func() (*checkout.Settlement, error) { return st.Checkout.Confirm(st.Ctx, user(5), orderID, uc.ID) },
 							func() (*checkout.Settlement, error) { return st.Checkout.Release(st.Ctx, user(5), orderID, uc.ID) },
 							func() (*checkout.Settlement, error) { return st.Checkout.Refund(st.Ctx, user(5), orderID, uc.ID) },

@@ -4,8 +4,11 @@ package model
 
 import (
 	"coupond/coupon"
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/ent/coupontemplate"
+
+	"github.com/shopspring/decimal"
 )
 
 // A page of templates (Relay connection).
@@ -56,8 +59,38 @@ type IncreaseStockInput struct {
 	Amount int `json:"amount"`
 }
 
+// Which coupon to hold for which order.
+type LockCouponInput struct {
+	// The caller's coupon.
+	CouponID string `json:"couponId"`
+	// The order.
+	Order *OrderInput `json:"order"`
+}
+
 // The mutations.
 type Mutation struct {
+}
+
+// An order as the checkout prices it. Money has at most 2 decimals.
+type OrderInput struct {
+	// The order's id.
+	OrderID string `json:"orderId"`
+	// The order's shop; items may name their own (a multi-shop cart).
+	ShopNumber *string `json:"shopNumber,omitempty"`
+	// The whole order; when items are given they must add up to it.
+	Amount decimal.Decimal `json:"amount"`
+	// The order's lines (at most 500); PRODUCT coupons need them.
+	Items []*OrderItemInput `json:"items,omitempty"`
+}
+
+// One line of an order.
+type OrderItemInput struct {
+	// The goods, as templates name them.
+	Goods string `json:"goods"`
+	// The line's amount.
+	Amount decimal.Decimal `json:"amount"`
+	// The line's shop when it is not the order's.
+	ShopNumber *string `json:"shopNumber,omitempty"`
 }
 
 // Where a page stands in its connection (Relay cursor connections spec).
@@ -90,6 +123,22 @@ type RedeemCouponPayload struct {
 	Redemption *claim.Redemption `json:"redemption,omitempty"`
 	// Why the claim was refused (empty when accepted).
 	UserErrors []*coupon.Error `json:"userErrors"`
+}
+
+// The result of a settlement mutation.
+type SettlementPayload struct {
+	// The settlement as it stands; null when refused.
+	Settlement *checkout.Settlement `json:"settlement,omitempty"`
+	// Why it was refused.
+	UserErrors []*coupon.Error `json:"userErrors"`
+}
+
+// One coupon's settlement on one order.
+type SettlementRefInput struct {
+	// The order.
+	OrderID string `json:"orderId"`
+	// The coupon.
+	CouponID string `json:"couponId"`
 }
 
 // Which template to end.

@@ -1,0 +1,69 @@
+package graph
+
+import (
+	"strconv"
+
+	"coupond/coupon"
+	"coupond/coupon/checkout"
+	"coupond/graph/model"
+	"coupond/graph/scalar"
+)
+
+// orderOf decodes an OrderInput (an "order" argument or input field: field paths start there). A
+// malformed id is BAD_USER_INPUT; amounts and items are checked by the domain.
+func orderOf(in *model.OrderInput) (checkout.Order, error) {
+	id, err := scalar.ParseID(in.OrderID)
+	if err != nil {
+		return checkout.Order{}, err
+	}
+	o := checkout.Order{ID: id, Amount: in.Amount, Items: make([]checkout.Item, len(in.Items))}
+	var errs coupon.ValidationError
+	shop, e := checkout.ParseShop(deref(in.ShopNumber), "shopNumber")
+	if e != nil {
+		errs = append(errs, &coupon.Error{Code: e.Code, Field: []string{"order", "shopNumber"}, Message: e.Message})
+	}
+	o.Shop = shop
+	for i, it := range in.Items {
+		s, e := checkout.ParseShop(deref(it.ShopNumber), "shopNumber")
+		if e != nil {
+			errs = append(errs, &coupon.Error{Code: e.Code, Field: []string{"order", "items", strconv.Itoa(i), "shopNumber"}, Message: e.Message})
+		}
+		o.Items[i] = checkout.Item{Goods: it.Goods, Amount: it.Amount, Shop: s}
+	}
+	if len(errs) > 0 {
+		return o, errs
+	}
+	return o, nil
+}
+
+// settlementRef decodes the ids of a SettlementRefInput.
+func settlementRef(in model.SettlementRefInput) (orderID, couponID int64, err error) {
+	if orderID, err = scalar.ParseID(in.OrderID); err != nil {
+		return 0, 0, err
+	}
+	couponID, err = scalar.ParseID(in.CouponID)
+	return orderID, couponID, err
+}
+
+// settlementPayload is the payload of a settlement mutation.
+func settlementPayload(s *checkout.Settlement, err error) (*model.SettlementPayload, error) {
+	userErrors, err := payload(err)
+	return &model.SettlementPayload{Settlement: s, UserErrors: userErrors}, err
+}
+
+// quoteCode is a quote's code, null when it applies.
+func quoteCode(q *checkout.Quote) *coupon.Code {
+	if q.Code == "" {
+		return nil
+	}
+	return &q.Code
+}
+
+// ptrs is a slice of pointers to the elements of s.
+func ptrs[T any](s []T) []*T {
+	out := make([]*T, len(s))
+	for i := range s {
+		out[i] = &s[i]
+	}
+	return out
+}
