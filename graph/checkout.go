@@ -51,19 +51,24 @@ func settlementPayload(s *checkout.Settlement, err error) (*model.SettlementPayl
 	return &model.SettlementPayload{Settlement: s, UserErrors: userErrors}, err
 }
 
-// quoteCode is a quote's code, null when it applies.
-func quoteCode(q *checkout.Quote) *coupon.Code {
-	if q.Code == "" {
-		return nil
-	}
-	return &q.Code
-}
-
-// ptrs is a slice of pointers to the elements of s.
-func ptrs[T any](s []T) []*T {
-	out := make([]*T, len(s))
-	for i := range s {
-		out[i] = &s[i]
+// quoteModels maps quotes to the API's CouponQuote.
+func quoteModels(quotes []checkout.Quote) []*model.CouponQuote {
+	out := make([]*model.CouponQuote, len(quotes))
+	for i := range quotes {
+		q := &quotes[i]
+		m := &model.CouponQuote{Coupon: &coupon.UserCoupon{UserCoupon: q.Coupon}, Applicable: q.Applicable, Discount: q.Discount}
+		if q.Code != "" {
+			m.Code, m.Reason = &q.Code, &q.Reason
+		}
+		out[i] = m
 	}
 	return out
+}
+
+// combinationModel maps a combination to the API's CouponCombination (nil for nil).
+func combinationModel(c *checkout.Combination) *model.CouponCombination {
+	if c == nil {
+		return nil
+	}
+	return &model.CouponCombination{Coupons: quoteModels(c.Quotes), Discount: c.Discount, Payable: c.Payable}
 }

@@ -19,21 +19,6 @@ import (
 	"strconv"
 )
 
-func (r *couponQuoteResolver) Coupon(ctx context.Context, obj *checkout.Quote) (*coupon.UserCoupon, error) {
-	return &coupon.UserCoupon{UserCoupon: obj.Coupon}, nil
-}
-
-func (r *couponQuoteResolver) Code(ctx context.Context, obj *checkout.Quote) (*coupon.Code, error) {
-	return quoteCode(obj), nil
-}
-
-func (r *couponQuoteResolver) Reason(ctx context.Context, obj *checkout.Quote) (*string, error) {
-	if obj.Reason == "" {
-		return nil, nil
-	}
-	return &obj.Reason, nil
-}
-
 func (r *couponTemplateResolver) ShopNumber(ctx context.Context, obj *coupon.Template) (string, error) {
 	return strconv.FormatInt(obj.ShopNumber, 10), nil
 }
@@ -163,21 +148,22 @@ func (r *queryResolver) Redemption(ctx context.Context, id string) (*claim.Redem
 	return red, err
 }
 
-func (r *queryResolver) ApplicableCoupons(ctx context.Context, order model.OrderInput) ([]*checkout.Quote, error) {
+func (r *queryResolver) ApplicableCoupons(ctx context.Context, order model.OrderInput) ([]*model.CouponQuote, error) {
 	o, err := orderOf(&order)
 	if err != nil {
 		return nil, err
 	}
 	quotes, err := r.Checkout.Applicable(ctx, actorOf(ctx), o)
-	return ptrs(quotes), err
+	return quoteModels(quotes), err
 }
 
-func (r *queryResolver) BestCouponCombination(ctx context.Context, order model.OrderInput) (*checkout.Combination, error) {
+func (r *queryResolver) BestCouponCombination(ctx context.Context, order model.OrderInput) (*model.CouponCombination, error) {
 	o, err := orderOf(&order)
 	if err != nil {
 		return nil, err
 	}
-	return r.Checkout.Best(ctx, actorOf(ctx), o)
+	c, err := r.Checkout.Best(ctx, actorOf(ctx), o)
+	return combinationModel(c), err
 }
 
 func (r *settlementResolver) Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error) {
@@ -187,8 +173,6 @@ func (r *settlementResolver) Coupon(ctx context.Context, obj *checkout.Settlemen
 func (r *userCouponResolver) Template(ctx context.Context, obj *coupon.UserCoupon) (*coupon.Template, error) {
 	return r.Templates.Get(ctx, nil, obj.TemplateID)
 }
-
-func (r *Resolver) CouponQuote() generated.CouponQuoteResolver { return &couponQuoteResolver{r} }
 
 func (r *Resolver) CouponTemplate() generated.CouponTemplateResolver {
 	return &couponTemplateResolver{r}
@@ -203,7 +187,6 @@ func (r *Resolver) Settlement() generated.SettlementResolver { return &settlemen
 func (r *Resolver) UserCoupon() generated.UserCouponResolver { return &userCouponResolver{r} }
 
 type (
-	couponQuoteResolver    struct{ *Resolver }
 	couponTemplateResolver struct{ *Resolver }
 	mutationResolver       struct{ *Resolver }
 	queryResolver          struct{ *Resolver }

@@ -22,12 +22,18 @@ type releaseLockPayload struct {
 
 // NewReleaseLockTask returns the task releasing lock when it expires at at. Its id
 // "release:<settlement>:<expiry ms>" is deterministic: a repeated lock schedules nothing twice,
-// and a lock taken again after a release (a new expiry) gets a task of its own.
+// and a lock taken again after a release (a new expiry) gets a task of its own. It is processed
+// from the first whole second at or after at: asynq keeps scheduled times in whole seconds, and a
+// task run before the expiry finds nothing to do (checkout.ErrNotDue, retried).
 func NewReleaseLockTask(lock checkout.LockRef, at time.Time) (*asynq.Task, []asynq.Option) {
 	p := releaseLockPayload{UserID: lock.UserID, OrderID: lock.OrderID, CouponID: lock.CouponID}
 	id := "release:" + strconv.FormatInt(lock.SettlementID, 10) + ":" + strconv.FormatInt(at.UnixMilli(), 10)
+	due := at.Truncate(time.Second)
+	if due.Before(at) {
+		due = due.Add(time.Second)
+	}
 	return asynq.NewTask(TypeReleaseLock, payload(p)),
-		[]asynq.Option{asynq.TaskID(id), asynq.ProcessAt(at), asynq.MaxRetry(10), asynq.Queue(QueueName(QueueDefault))}
+		[]asynq.Option{asynq.TaskID(id), asynq.ProcessAt(due), asynq.MaxRetry(10), asynq.Queue(QueueName(QueueDefault))}
 }
 
 // ReleaseLock implements checkout.Scheduler.

@@ -63,6 +63,9 @@ func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 	}
 	for _, d := range due {
 		st, err := s.ExpireLock(ctx, d.UserID, d.OrderID, d.CouponID)
+		if errors.Is(err, ErrNotDue) { // taken again meanwhile, with a new expiry
+			continue
+		}
 		if err != nil {
 			return res, fmt.Errorf("checkout sweep: release the lock of coupon %d on order %d: %w", d.CouponID, d.OrderID, err)
 		}

@@ -39,12 +39,17 @@ func (s *Service) Refund(ctx context.Context, actor coupon.Actor, orderID, coupo
 	return s.transition(ctx, actor.UserID, orderID, couponID, refund)
 }
 
+// ErrNotDue is ExpireLock's answer for a lock that has not expired yet (its task ran early: clock
+// skew); the task retries later.
+var ErrNotDue = errors.New("checkout: the lock has not expired yet")
+
 // ExpireLock releases the lock of (order, coupon) when it has expired (the lock's release task
-// and the sweep call it). A lock not expired yet, or a settlement no longer LOCKED, is left alone.
+// and the sweep call it) and returns the CANCELED settlement; a settlement no longer LOCKED is left
+// alone (nil, nil), a lock not expired yet too (nil, ErrNotDue).
 func (s *Service) ExpireLock(ctx context.Context, userID, orderID, couponID int64) (*Settlement, error) {
 	st, err := s.transition(ctx, userID, orderID, couponID, expire)
 	if errs := coupon.AsErrors(err); len(errs) == 1 && errs[0].Code != coupon.CodeNotFound {
-		return st, nil // not due, or settled otherwise: nothing to release
+		return nil, nil // settled otherwise: nothing to release
 	}
 	return st, err
 }
@@ -99,7 +104,7 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 		return nil, lockExpired(row)
 	}
 	if k == expire && now.Before(*row.LockExpiresAt) {
-		return nil, coupon.Errorf(coupon.CodeInvalidState, "the lock holds until %s", row.LockExpiresAt.Format(time.RFC3339))
+		return nil, fmt.Errorf("%w (it holds until %s)", ErrNotDue, row.LockExpiresAt.Format(time.RFC3339Nano))
 	}
 	uc, err := s.ownCoupon(ctx, userID, couponID)
 	if err != nil {

@@ -38,7 +38,6 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
-	CouponQuote() CouponQuoteResolver
 	CouponTemplate() CouponTemplateResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
@@ -52,9 +51,9 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	CouponCombination struct {
+		Coupons  func(childComplexity int) int
 		Discount func(childComplexity int) int
 		Payable  func(childComplexity int) int
-		Quotes   func(childComplexity int) int
 	}
 
 	CouponQuote struct {
@@ -199,12 +198,6 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
-type CouponQuoteResolver interface {
-	Coupon(ctx context.Context, obj *checkout.Quote) (*coupon.UserCoupon, error)
-
-	Code(ctx context.Context, obj *checkout.Quote) (*coupon.Code, error)
-	Reason(ctx context.Context, obj *checkout.Quote) (*string, error)
-}
 type CouponTemplateResolver interface {
 	ShopNumber(ctx context.Context, obj *coupon.Template) (string, error)
 }
@@ -224,8 +217,8 @@ type QueryResolver interface {
 	CouponTemplates(ctx context.Context, first *int, after *string, last *int, before *string, filter *model.CouponTemplateFilter) (*model.CouponTemplateConnection, error)
 	MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string, last *int, before *string) (*model.UserCouponConnection, error)
 	Redemption(ctx context.Context, id string) (*claim.Redemption, error)
-	ApplicableCoupons(ctx context.Context, order model.OrderInput) ([]*checkout.Quote, error)
-	BestCouponCombination(ctx context.Context, order model.OrderInput) (*checkout.Combination, error)
+	ApplicableCoupons(ctx context.Context, order model.OrderInput) ([]*model.CouponQuote, error)
+	BestCouponCombination(ctx context.Context, order model.OrderInput) (*model.CouponCombination, error)
 }
 type SettlementResolver interface {
 	Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error)
@@ -252,6 +245,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "CouponCombination.coupons":
+		if e.ComplexityRoot.CouponCombination.Coupons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponCombination.Coupons(childComplexity), true
 	case "CouponCombination.discount":
 		if e.ComplexityRoot.CouponCombination.Discount == nil {
 			break
@@ -264,12 +263,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CouponCombination.Payable(childComplexity), true
-	case "CouponCombination.coupons":
-		if e.ComplexityRoot.CouponCombination.Quotes == nil {
-			break
-		}
-
-		return e.ComplexityRoot.CouponCombination.Quotes(childComplexity), true
 
 	case "CouponQuote.applicable":
 		if e.ComplexityRoot.CouponQuote.Applicable == nil {
@@ -2342,7 +2335,7 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 
 // region    **************************** field.gotpl *****************************
 
-func (ec *executionContext) _CouponCombination_coupons(ctx context.Context, field graphql.CollectedField, obj *checkout.Combination) (ret graphql.Marshaler) {
+func (ec *executionContext) _CouponCombination_coupons(ctx context.Context, field graphql.CollectedField, obj *model.CouponCombination) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2351,11 +2344,11 @@ func (ec *executionContext) _CouponCombination_coupons(ctx context.Context, fiel
 			return ec.fieldContext_CouponCombination_coupons(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Quotes, nil
+			return obj.Coupons, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []checkout.Quote) graphql.Marshaler {
-			return ec.marshalNCouponQuote2ᚕcoupondᚋcouponᚋcheckoutᚐQuoteᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CouponQuote) graphql.Marshaler {
+			return ec.marshalNCouponQuote2ᚕᚖcoupondᚋgraphᚋmodelᚐCouponQuoteᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2374,7 +2367,7 @@ func (ec *executionContext) fieldContext_CouponCombination_coupons(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _CouponCombination_discount(ctx context.Context, field graphql.CollectedField, obj *checkout.Combination) (ret graphql.Marshaler) {
+func (ec *executionContext) _CouponCombination_discount(ctx context.Context, field graphql.CollectedField, obj *model.CouponCombination) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2397,7 +2390,7 @@ func (ec *executionContext) fieldContext_CouponCombination_discount(_ context.Co
 	return graphql.NewScalarFieldContext("CouponCombination", field, false, false, "Decimal")
 }
 
-func (ec *executionContext) _CouponCombination_payable(ctx context.Context, field graphql.CollectedField, obj *checkout.Combination) (ret graphql.Marshaler) {
+func (ec *executionContext) _CouponCombination_payable(ctx context.Context, field graphql.CollectedField, obj *model.CouponCombination) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2420,7 +2413,7 @@ func (ec *executionContext) fieldContext_CouponCombination_payable(_ context.Con
 	return graphql.NewScalarFieldContext("CouponCombination", field, false, false, "Decimal")
 }
 
-func (ec *executionContext) _CouponQuote_coupon(ctx context.Context, field graphql.CollectedField, obj *checkout.Quote) (ret graphql.Marshaler) {
+func (ec *executionContext) _CouponQuote_coupon(ctx context.Context, field graphql.CollectedField, obj *model.CouponQuote) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2429,7 +2422,7 @@ func (ec *executionContext) _CouponQuote_coupon(ctx context.Context, field graph
 			return ec.fieldContext_CouponQuote_coupon(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.CouponQuote().Coupon(ctx, obj)
+			return obj.Coupon, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *coupon.UserCoupon) graphql.Marshaler {
@@ -2443,8 +2436,8 @@ func (ec *executionContext) fieldContext_CouponQuote_coupon(_ context.Context, f
 	fc = &graphql.FieldContext{
 		Object:     "CouponQuote",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_UserCoupon(ctx, field)
 		},
@@ -2452,7 +2445,7 @@ func (ec *executionContext) fieldContext_CouponQuote_coupon(_ context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _CouponQuote_applicable(ctx context.Context, field graphql.CollectedField, obj *checkout.Quote) (ret graphql.Marshaler) {
+func (ec *executionContext) _CouponQuote_applicable(ctx context.Context, field graphql.CollectedField, obj *model.CouponQuote) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2475,7 +2468,7 @@ func (ec *executionContext) fieldContext_CouponQuote_applicable(_ context.Contex
 	return graphql.NewScalarFieldContext("CouponQuote", field, false, false, "Boolean")
 }
 
-func (ec *executionContext) _CouponQuote_discount(ctx context.Context, field graphql.CollectedField, obj *checkout.Quote) (ret graphql.Marshaler) {
+func (ec *executionContext) _CouponQuote_discount(ctx context.Context, field graphql.CollectedField, obj *model.CouponQuote) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2498,7 +2491,7 @@ func (ec *executionContext) fieldContext_CouponQuote_discount(_ context.Context,
 	return graphql.NewScalarFieldContext("CouponQuote", field, false, false, "Decimal")
 }
 
-func (ec *executionContext) _CouponQuote_code(ctx context.Context, field graphql.CollectedField, obj *checkout.Quote) (ret graphql.Marshaler) {
+func (ec *executionContext) _CouponQuote_code(ctx context.Context, field graphql.CollectedField, obj *model.CouponQuote) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2507,7 +2500,7 @@ func (ec *executionContext) _CouponQuote_code(ctx context.Context, field graphql
 			return ec.fieldContext_CouponQuote_code(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.CouponQuote().Code(ctx, obj)
+			return obj.Code, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *coupon.Code) graphql.Marshaler {
@@ -2518,10 +2511,10 @@ func (ec *executionContext) _CouponQuote_code(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_CouponQuote_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CouponQuote", field, true, true, "ErrorCode")
+	return graphql.NewScalarFieldContext("CouponQuote", field, false, false, "ErrorCode")
 }
 
-func (ec *executionContext) _CouponQuote_reason(ctx context.Context, field graphql.CollectedField, obj *checkout.Quote) (ret graphql.Marshaler) {
+func (ec *executionContext) _CouponQuote_reason(ctx context.Context, field graphql.CollectedField, obj *model.CouponQuote) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -2530,7 +2523,7 @@ func (ec *executionContext) _CouponQuote_reason(ctx context.Context, field graph
 			return ec.fieldContext_CouponQuote_reason(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.CouponQuote().Reason(ctx, obj)
+			return obj.Reason, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -2541,7 +2534,7 @@ func (ec *executionContext) _CouponQuote_reason(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_CouponQuote_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CouponQuote", field, true, true, "String")
+	return graphql.NewScalarFieldContext("CouponQuote", field, false, false, "String")
 }
 
 func (ec *executionContext) _CouponTemplate_id(ctx context.Context, field graphql.CollectedField, obj *coupon.Template) (ret graphql.Marshaler) {
@@ -4113,11 +4106,11 @@ func (ec *executionContext) _Query_applicableCoupons(ctx context.Context, field 
 			directive1 := func(ctx context.Context) (any, error) {
 				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
 				if err != nil {
-					var zeroVal []*checkout.Quote
+					var zeroVal []*model.CouponQuote
 					return zeroVal, err
 				}
 				if ec.Directives.HasRole == nil {
-					var zeroVal []*checkout.Quote
+					var zeroVal []*model.CouponQuote
 					return zeroVal, errors.New("directive hasRole is not implemented")
 				}
 				return ec.Directives.HasRole(ctx, nil, directive0, roles)
@@ -4126,8 +4119,8 @@ func (ec *executionContext) _Query_applicableCoupons(ctx context.Context, field 
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v []*checkout.Quote) graphql.Marshaler {
-			return ec.marshalNCouponQuote2ᚕᚖcoupondᚋcouponᚋcheckoutᚐQuoteᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CouponQuote) graphql.Marshaler {
+			return ec.marshalNCouponQuote2ᚕᚖcoupondᚋgraphᚋmodelᚐCouponQuoteᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4175,11 +4168,11 @@ func (ec *executionContext) _Query_bestCouponCombination(ctx context.Context, fi
 			directive1 := func(ctx context.Context) (any, error) {
 				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
 				if err != nil {
-					var zeroVal *checkout.Combination
+					var zeroVal *model.CouponCombination
 					return zeroVal, err
 				}
 				if ec.Directives.HasRole == nil {
-					var zeroVal *checkout.Combination
+					var zeroVal *model.CouponCombination
 					return zeroVal, errors.New("directive hasRole is not implemented")
 				}
 				return ec.Directives.HasRole(ctx, nil, directive0, roles)
@@ -4188,8 +4181,8 @@ func (ec *executionContext) _Query_bestCouponCombination(ctx context.Context, fi
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v *checkout.Combination) graphql.Marshaler {
-			return ec.marshalNCouponCombination2ᚖcoupondᚋcouponᚋcheckoutᚐCombination(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CouponCombination) graphql.Marshaler {
+			return ec.marshalNCouponCombination2ᚖcoupondᚋgraphᚋmodelᚐCouponCombination(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6927,7 +6920,7 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 
 var couponCombinationImplementors = []string{"CouponCombination"}
 
-func (ec *executionContext) _CouponCombination(ctx context.Context, sel ast.SelectionSet, obj *checkout.Combination) graphql.Marshaler {
+func (ec *executionContext) _CouponCombination(ctx context.Context, sel ast.SelectionSet, obj *model.CouponCombination) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, couponCombinationImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -6970,7 +6963,7 @@ func (ec *executionContext) _CouponCombination(ctx context.Context, sel ast.Sele
 
 var couponQuoteImplementors = []string{"CouponQuote"}
 
-func (ec *executionContext) _CouponQuote(ctx context.Context, sel ast.SelectionSet, obj *checkout.Quote) graphql.Marshaler {
+func (ec *executionContext) _CouponQuote(ctx context.Context, sel ast.SelectionSet, obj *model.CouponQuote) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, couponQuoteImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -6980,33 +6973,30 @@ func (ec *executionContext) _CouponQuote(ctx context.Context, sel ast.SelectionS
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("CouponQuote")
 		case "coupon":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._CouponQuote_coupon(ctx, field, obj)
-				})
+			out.Values[i] = ec._CouponQuote_coupon(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "applicable":
 			out.Values[i] = ec._CouponQuote_applicable(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "discount":
 			out.Values[i] = ec._CouponQuote_discount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "code":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._CouponQuote_code(ctx, field, obj)
-				})
+			out.Values[i] = ec._CouponQuote_code(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "reason":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._CouponQuote_reason(ctx, field, obj)
-				})
+			out.Values[i] = ec._CouponQuote_reason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -8296,7 +8286,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
-func (ec *executionContext) marshalNCouponCombination2ᚖcoupondᚋcouponᚋcheckoutᚐCombination(ctx context.Context, sel ast.SelectionSet, v *checkout.Combination) graphql.Marshaler {
+func (ec *executionContext) marshalNCouponCombination2ᚖcoupondᚋgraphᚋmodelᚐCouponCombination(ctx context.Context, sel ast.SelectionSet, v *model.CouponCombination) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CouponCombination!")
 		return graphql.Null
@@ -8319,15 +8309,11 @@ func (ec *executionContext) marshalNCouponOrigin2coupondᚋentᚋusercouponᚐSo
 	return res
 }
 
-func (ec *executionContext) marshalNCouponQuote2coupondᚋcouponᚋcheckoutᚐQuote(ctx context.Context, sel ast.SelectionSet, v checkout.Quote) graphql.Marshaler {
-	return ec._CouponQuote(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNCouponQuote2ᚕcoupondᚋcouponᚋcheckoutᚐQuoteᚄ(ctx context.Context, sel ast.SelectionSet, v []checkout.Quote) graphql.Marshaler {
+func (ec *executionContext) marshalNCouponQuote2ᚕᚖcoupondᚋgraphᚋmodelᚐCouponQuoteᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CouponQuote) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNCouponQuote2coupondᚋcouponᚋcheckoutᚐQuote(ctx, sel, v[i])
+		return ec.marshalNCouponQuote2ᚖcoupondᚋgraphᚋmodelᚐCouponQuote(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -8339,23 +8325,7 @@ func (ec *executionContext) marshalNCouponQuote2ᚕcoupondᚋcouponᚋcheckout�
 	return ret
 }
 
-func (ec *executionContext) marshalNCouponQuote2ᚕᚖcoupondᚋcouponᚋcheckoutᚐQuoteᚄ(ctx context.Context, sel ast.SelectionSet, v []*checkout.Quote) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNCouponQuote2ᚖcoupondᚋcouponᚋcheckoutᚐQuote(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNCouponQuote2ᚖcoupondᚋcouponᚋcheckoutᚐQuote(ctx context.Context, sel ast.SelectionSet, v *checkout.Quote) graphql.Marshaler {
+func (ec *executionContext) marshalNCouponQuote2ᚖcoupondᚋgraphᚋmodelᚐCouponQuote(ctx context.Context, sel ast.SelectionSet, v *model.CouponQuote) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CouponQuote!")
 		return graphql.Null

@@ -11,6 +11,30 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+// The best set of coupons for an order.
+type CouponCombination struct {
+	// Shop coupons (by shop), then the platform coupon with its discount on what they leave.
+	Coupons []*CouponQuote `json:"coupons"`
+	// What they take off in all.
+	Discount decimal.Decimal `json:"discount"`
+	// What is left to pay.
+	Payable decimal.Decimal `json:"payable"`
+}
+
+// What one coupon does for an order.
+type CouponQuote struct {
+	// The coupon.
+	Coupon *coupon.UserCoupon `json:"coupon"`
+	// Whether it applies to the order.
+	Applicable bool `json:"applicable"`
+	// What it takes off (0.00 when it does not apply).
+	Discount decimal.Decimal `json:"discount"`
+	// Why it does not apply (null when it does).
+	Code *coupon.Code `json:"code,omitempty"`
+	// The same, for people (null when it applies).
+	Reason *string `json:"reason,omitempty"`
+}
+
 // A page of templates (Relay connection).
 type CouponTemplateConnection struct {
 	// The page's templates, newest first.
