@@ -10,10 +10,9 @@ import (
 
 // Periods are the intervals of the periodic tasks.
 type Periods struct {
-	Drain time.Duration // outbox safety-net drain
-	Sweep time.Duration // expiry sweep
-	// Checkout is the checkout sweep (journal replays, expired locks); 0 means one minute.
-	Checkout time.Duration
+	Drain    time.Duration // outbox safety-net drain
+	Sweep    time.Duration // expiry sweep
+	Checkout time.Duration // checkout sweep (journal replays, expired locks); 0: one minute
 }
 
 // RegisterPeriodic registers every periodic task with the scheduler. Every instance may run a
