@@ -127,8 +127,10 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 			return slotError(slot)
 		case err != nil && !errors.Is(err, errLost):
 			return fmt.Errorf("lock coupon %d: settlement: %w", couponID, err)
+		case err != nil:
+			return err
 		}
-		return err
+		return stillStacked(ctx, tx, row, shopTaken)
 	}, nil)
 	if err != nil {
 		s.unjournal(ctx, member)
@@ -174,6 +176,34 @@ func (s *Service) lockedAlready(ctx context.Context, uc *ent.UserCoupon, orderID
 		return nil, coupon.Errorf(coupon.CodeExpired, "the coupon has expired")
 	}
 	return nil, coupon.Errorf(coupon.CodeInvalidState, "the coupon is %s", uc.Status)
+}
+
+// stillStacked re-reads the order's live settlements in tx with a locking read, after row joined
+// them: a lock of another slot of the same order that committed since stacked read them (or is
+// committing now: the locking reads of the two transactions deadlock and MySQL fails one) makes
+// this one errLost, so it reads again — a platform coupon is never measured on shop discounts
+// that changed, and a shop coupon never joins after the platform one.
+func stillStacked(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, shopTaken decimal.Decimal) error {
+	live, err := tx.CouponSettlement.Query().
+		Where(couponsettlement.UserID(row.UserID), couponsettlement.OrderID(row.OrderID), couponsettlement.LiveSlotNotNil()).
+		ForUpdate().All(ctx)
+	if err != nil {
+		return fmt.Errorf("lock: the order's coupons: %w", err)
+	}
+	shops := decimal.Zero
+	for _, l := range live {
+		switch {
+		case l.ID == row.ID:
+		case *l.LiveSlot == platformSlot:
+			return errLost // (this is a shop coupon: the unique key keeps one platform coupon)
+		default:
+			shops = shops.Add(l.DiscountAmount)
+		}
+	}
+	if *row.LiveSlot == platformSlot && !shops.Equal(shopTaken) {
+		return errLost
+	}
+	return nil
 }
 
 // stacked reads the order's live settlements and checks that slot is free: it returns the

@@ -231,3 +231,40 @@ func TestStackingAtLock(t *testing.T) {
 		t.Fatalf("a shop coupon after the platform one: %v", err)
 	}
 }
+
+// TestStackingRace: a shop coupon and a platform coupon locked at once on the same order: either
+// the platform coupon is measured on what the shop coupon left, or one of the two is refused.
+func TestStackingRace(t *testing.T) {
+	st := stack.New(t, pkg, "stacking_race", stack.Options{})
+	const u, orders = 41, 30
+	shopTpl := tplWith(t, st, nil) // 5 off
+	platformTpl := create(t, st, coupon.Actor{UserID: 2, Role: coupon.RolePlatform}, func(in *template.CreateInput) {
+		in.Type, in.ThresholdAmount, in.DiscountAmount = coupontemplate.TypeTHRESHOLD_OFF, dp("100"), dp("20")
+	})
+	shops := give(t, st, shopTpl, u, orders, time.Now().Add(time.Hour))
+	platforms := give(t, st, platformTpl, u, orders, time.Now().Add(time.Hour))
+	both := 0
+	for i := range orders {
+		o := order(int64(500+i), "100") // 100 meets the platform threshold alone, 95 does not
+		var shopErr, platformErr error
+		var ps *checkout.Settlement
+		done := make(chan bool)
+		go func() { _, shopErr = st.Checkout.Lock(st.Ctx, user(u), shops[i].ID, o); done <- true }()
+		go func() { ps, platformErr = st.Checkout.Lock(st.Ctx, user(u), platforms[i].ID, o); done <- true }()
+		<-done
+		<-done
+		switch {
+		case shopErr == nil && platformErr == nil:
+			both++
+			t.Errorf("order %d: both locked, the platform coupon (threshold 100) with %s on what the shop coupon left (95)", i, ps.DiscountAmount)
+		case shopErr == nil && !isCode(platformErr, coupon.CodeThresholdNotMet) && !isCode(platformErr, coupon.CodeNotApplicable):
+			t.Errorf("order %d: platform refused with %v", i, platformErr)
+		case platformErr == nil && !isCode(shopErr, coupon.CodeNotApplicable):
+			t.Errorf("order %d: shop refused with %v", i, shopErr)
+		case shopErr != nil && platformErr != nil:
+			t.Errorf("order %d: both refused: %v; %v", i, shopErr, platformErr)
+		}
+		checkBooks(t, st, shops[i], false)
+		checkBooks(t, st, platforms[i], false)
+	}
+}
