@@ -43,6 +43,7 @@ func init() {
 // checkoutBooks is what a checkout scenario found.
 type checkoutBooks struct {
 	ops, answered, noAnswer int
+	retries                 int // attempts after one without an answer (timeout, error)
 	coupons                 int
 	byStatus                map[string]int
 	broken                  []string // invariants that do not hold, one line each
@@ -66,8 +67,8 @@ func (c *checkoutBooks) line(r result) string {
 	if f := r.failures(); len(f) > 0 {
 		verdict = "FAIL: " + strings.Join(f, "; ")
 	}
-	return fmt.Sprintf("%-28s %-5s ops %d (answered %d, unanswered %d) coupons %d %v settle %s  %s",
-		r.name, r.mode, c.ops, c.answered, c.noAnswer, c.coupons, c.byStatus, round(c.settle), verdict)
+	return fmt.Sprintf("%-28s %-5s ops %d (answered %d, unanswered %d, retries %d) coupons %d %v settle %s  %s",
+		r.name, r.mode, c.ops, c.answered, c.noAnswer, c.retries, c.coupons, c.byStatus, round(c.settle), verdict)
 }
 
 // pair is one (order, coupon) a user works on, and what the client was told about it last.
@@ -119,10 +120,11 @@ func runCheckout(ctx context.Context, r *run, s scenario, short bool, logf func(
 	for range checkoutConcurrency {
 		wg.Go(func() {
 			for p := range work {
-				ops, answered := p.play(ctx, w.gql, r.users[p.user-1], timeoutMin, timeoutMax, s.retry, b)
+				ops, answered, retries := p.play(ctx, w.gql, r.users[p.user-1], timeoutMin, timeoutMax, s.retry, b)
 				mu.Lock()
 				co.ops += ops
 				co.answered += answered
+				co.retries += retries
 				co.noAnswer += ops - answered
 				mu.Unlock()
 			}
@@ -191,11 +193,12 @@ const (
 )
 
 // settlementCall sends one settlement mutation until it gets an answer (with retry; else once)
-// and returns the settlement status or the refusal code ("" and false when never answered).
-func settlementCall(ctx context.Context, c *gqlClient, token, op, query string, vars map[string]any, tmin, tmax time.Duration, retry bool) (string, bool) {
+// and returns the settlement status or the refusal code ("" and false when never answered), and
+// how many attempts followed one without an answer.
+func settlementCall(ctx context.Context, c *gqlClient, token, op, query string, vars map[string]any, tmin, tmax time.Duration, retry bool) (got string, ok bool, retries int) {
 	deadline := time.Now().Add(30 * time.Second)
 	timeout := tmin + rand.N(tmax-tmin+1)
-	for {
+	for ; ; retries++ {
 		var out map[string]struct {
 			Settlement *struct{ Status string } `json:"settlement"`
 			UserErrors []userError              `json:"userErrors"`
@@ -205,13 +208,13 @@ func settlementCall(ctx context.Context, c *gqlClient, token, op, query string, 
 			p := out[op]
 			switch {
 			case p.Settlement != nil:
-				return p.Settlement.Status, true
+				return p.Settlement.Status, true, retries
 			case len(p.UserErrors) > 0:
-				return p.UserErrors[0].Code, true
+				return p.UserErrors[0].Code, true, retries
 			}
 		}
 		if !retry || time.Now().After(deadline) || ctx.Err() != nil {
-			return "", false
+			return "", false, retries
 		}
 		timeout = 3 * time.Second
 		time.Sleep(100 * time.Millisecond)
@@ -220,12 +223,13 @@ func settlementCall(ctx context.Context, c *gqlClient, token, op, query string, 
 
 // play runs one pair: a lock (a tenth of them raced by a rival order), then confirm (half; a
 // third of those refunded), release (a quarter) or nothing (the lock's TTL releases it). It
-// counts its calls in b and returns how many it made and how many were answered.
-func (p *pair) play(ctx context.Context, c *gqlClient, token string, tmin, tmax time.Duration, retry bool, b *burst) (ops, answered int) {
+// counts its calls in b and returns how many it made, how many were answered, and the retries.
+func (p *pair) play(ctx context.Context, c *gqlClient, token string, tmin, tmax time.Duration, retry bool, b *burst) (ops, answered, retries int) {
 	vars := map[string]any{"c": p.coupon, "o": p.order}
 	call := func(op, query string, vars map[string]any) (string, bool) {
 		ops++
-		got, ok := settlementCall(ctx, c, token, op, query, vars, tmin, tmax, retry)
+		got, ok, n := settlementCall(ctx, c, token, op, query, vars, tmin, tmax, retry)
+		retries += n
 		if ok {
 			answered++
 		}
@@ -235,11 +239,11 @@ func (p *pair) play(ctx context.Context, c *gqlClient, token string, tmin, tmax 
 	defer func() { b.finished.Add(int64(max(0, 3-ops))) }()
 	if rand.N(10) == 0 {
 		rival := map[string]any{"c": p.coupon, "o": p.order + "9"}
-		go func() { _, _ = settlementCall(ctx, c, token, "lockCoupon", lockMutation, rival, tmin, tmax, false) }()
+		go func() { _, _, _ = settlementCall(ctx, c, token, "lockCoupon", lockMutation, rival, tmin, tmax, false) }()
 	}
 	got, ok := call("lockCoupon", lockMutation, vars)
 	if !ok || got != "LOCKED" {
-		return ops, answered
+		return ops, answered, retries
 	}
 	p.told = got
 	switch x := rand.N(4); {
@@ -267,7 +271,7 @@ func (p *pair) play(ctx context.Context, c *gqlClient, token string, tmin, tmax 
 	default:
 		p.told = "ABANDONED"
 	}
-	return ops, answered
+	return ops, answered, retries
 }
 
 // settleCheckout waits until no settlement is LOCKED and the checkout journal is empty for 2 s.

@@ -166,15 +166,14 @@ type report struct {
 }
 
 type bench struct {
-	db      *ent.Client
-	sqlDB   *sql.DB
-	rdb     *redis.Client
-	queue   *asynq.Client
-	svc     *services.Services
-	srv     *httptest.Server
-	client  *http.Client
-	signer  *auth.Signer
-	cleanup []func()
+	db     *ent.Client
+	sqlDB  *sql.DB
+	rdb    *redis.Client
+	queue  *asynq.Client
+	svc    *services.Services
+	srv    *httptest.Server
+	client *http.Client
+	signer *auth.Signer
 }
 
 func setup(server, redisAddr string, users int) (*bench, error) {
