@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"strconv"
 
 	"coupond/coupon"
@@ -49,6 +50,18 @@ func settlementRef(in model.SettlementRefInput) (orderID, couponID int64, err er
 func settlementPayload(s *checkout.Settlement, err error) (*model.SettlementPayload, error) {
 	userErrors, err := payload(err)
 	return &model.SettlementPayload{Settlement: s, UserErrors: userErrors}, err
+}
+
+// settlementCoupon is the settlement's coupon, read when the call that answered did not read it.
+func settlementCoupon(ctx context.Context, c *checkout.Service, s *checkout.Settlement) (*coupon.UserCoupon, error) {
+	uc := s.Coupon
+	if uc == nil {
+		var err error
+		if uc, err = c.Coupon(ctx, s.UserID, s.CouponID); err != nil {
+			return nil, err
+		}
+	}
+	return &coupon.UserCoupon{UserCoupon: uc}, nil
 }
 
 // quoteModels maps quotes to the API's CouponQuote.

@@ -167,7 +167,7 @@ func (r *queryResolver) BestCouponCombination(ctx context.Context, order model.O
 }
 
 func (r *settlementResolver) Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error) {
-	return &coupon.UserCoupon{UserCoupon: obj.Coupon}, nil
+	return settlementCoupon(ctx, r.Checkout, obj)
 }
 
 func (r *userCouponResolver) Template(ctx context.Context, obj *coupon.UserCoupon) (*coupon.Template, error) {

@@ -65,7 +65,8 @@ func main() {
 	perUser := flag.Int("coupons", 0, "coupons per user and phase (0: enough for 2000 pairs/s)")
 	wallet := flag.Int("wallet", 200, "coupons in each wallet of the applicableCoupons phase")
 	out := flag.String("out", "", "also write the JSON report here")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the applicableCoupons phase here")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of one phase here")
+	profiled := flag.String("profile-phase", "applicable", "the phase -cpuprofile profiles: server or applicable")
 	flag.Parse()
 	if *perUser == 0 {
 		*perUser = int(2000*duration.Seconds()) / *users + 50
@@ -91,21 +92,15 @@ func main() {
 	log.Print("raw CAS transactions (1)")
 	rep.Raw1 = b.raw(100_000, raw1Coupons, *duration)
 	log.Print("lockCoupon + confirmCouponPayment over GraphQL")
+	stop := profile(*cpuProfile, *profiled == "server")
 	rep.Server = b.server(serverCoupons, *duration)
+	stop()
 	log.Print("raw CAS transactions (2)")
 	rep.Raw2 = b.raw(300_000, raw2Coupons, *duration)
 	log.Print("applicableCoupons")
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			log.Fatal(err)
-		}
-	}
+	stop = profile(*cpuProfile, *profiled == "applicable")
 	rep.Applicable = b.applicable(400_000, *users, *duration)
-	pprof.StopCPUProfile()
+	stop()
 	rawMean := (rep.Raw1.PairsPerSec + rep.Raw2.PairsPerSec) / 2
 	rep.Ratio = rep.Server.PairsPerSec / rawMean
 	rep.Met = rep.Ratio >= 0.5
@@ -120,6 +115,21 @@ func main() {
 			log.Fatal(err)
 		}
 	}
+}
+
+// profile starts a CPU profile into path when on is set and returns its stop.
+func profile(path string, on bool) func() {
+	if path == "" || !on {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		log.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 var merchant = coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}

@@ -43,24 +43,20 @@ func (s *Service) unjournal(ctx context.Context, member string) {
 
 // settle makes Redis agree with a committed settlement row and its coupon uc, then drops the
 // journal member (when not ""): the payment, refund and expiry the row records are counted once
-// each in their day's stats; the coupon is in its user's card bag exactly when it is UNUSED and
-// valid; a LOCKED settlement's release is scheduled. It runs on a context the client cannot
-// cancel; a failure is logged and leaves the member for the sweep, which calls settle again.
+// each in their day's stats; a LOCKED settlement's release is scheduled; the coupon is in its
+// user's card bag exactly when it is UNUSED and valid. It runs on a context the client cannot
+// cancel; a failure is logged and leaves the member for the sweep, which calls settleRedis again.
 func (s *Service) settle(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon, member string) {
 	ctx, cancel := detached(ctx)
 	defer cancel()
-	if err := s.settleRedis(ctx, row, uc); err != nil {
+	if err := s.settleRedis(ctx, row, uc, member); err != nil {
 		slog.WarnContext(ctx, "checkout: after-commit left for the sweep", "settlement", row.ID, "err", err)
-		return
-	}
-	if member != "" {
-		if err := s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err(); err != nil {
-			slog.WarnContext(ctx, "checkout: journal entry left for the sweep", "member", member, "err", err)
-		}
 	}
 }
 
-func (s *Service) settleRedis(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon) error {
+// settleRedis is settle's work; the member is dropped last, only when everything before it was
+// done (for a coupon leaving the card bag, in the same pipeline after the removal).
+func (s *Service) settleRedis(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon, member string) error {
 	if row.PaidAt != nil {
 		if err := s.count(ctx, row, "paid", *row.PaidAt, keys.StatUsed, keys.StatDiscountCents); err != nil {
 			return err
@@ -79,16 +75,13 @@ func (s *Service) settleRedis(ctx context.Context, row *ent.CouponSettlement, uc
 			return err
 		}
 	}
-	if err := s.syncBag(ctx, uc); err != nil {
-		return err
-	}
 	if row.Status == couponsettlement.StatusLOCKED && row.LockExpiresAt != nil {
 		ref := LockRef{UserID: row.UserID, OrderID: row.OrderID, CouponID: row.CouponID, SettlementID: row.ID}
 		if err := s.sched.ReleaseLock(ctx, ref, *row.LockExpiresAt); err != nil {
 			return fmt.Errorf("schedule the lock's release: %w", err)
 		}
 	}
-	return nil
+	return s.syncBag(ctx, uc, member)
 }
 
 // count adds one event of the settlement (and its discount in cents, when centsField is set) to
@@ -109,19 +102,27 @@ func (s *Service) count(ctx context.Context, row *ent.CouponSettlement, event st
 // cents is a money amount (2 decimals) in cents.
 func cents(d decimal.Decimal) int64 { return d.Shift(2).IntPart() }
 
-// syncBag puts the coupon in its user's card bag when it is UNUSED and valid, else takes it out.
-// An addition is checked against the database afterwards and undone when the coupon left UNUSED
-// meanwhile (a lock that committed while this ran): whatever the order of the two, the bag ends
-// as the database is.
-func (s *Service) syncBag(ctx context.Context, uc *ent.UserCoupon) error {
-	bag, member := keys.CardBag(uc.UserID), keys.BagMember(uc.TemplateID, uc.ID)
+// syncBag puts the coupon in its user's card bag when it is UNUSED and valid, else takes it out,
+// then drops the journal member (when not ""). An addition is checked against the database
+// afterwards and undone when the coupon left UNUSED meanwhile (a lock that committed while this
+// ran): whatever the order of the two, the bag ends as the database is.
+func (s *Service) syncBag(ctx context.Context, uc *ent.UserCoupon, member string) error {
+	bag, m := keys.CardBag(uc.UserID), keys.BagMember(uc.TemplateID, uc.ID)
 	if uc.Status != usercoupon.StatusUNUSED || !s.now().Before(uc.ValidEndTime) {
-		if err := s.rdb.ZRem(ctx, bag, member).Err(); err != nil {
-			return fmt.Errorf("card bag: %w", err)
+		pipe := s.rdb.Pipeline()
+		rem := pipe.ZRem(ctx, bag, m)
+		if member != "" {
+			pipe.ZRem(ctx, keys.CheckoutPending(), member)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			if rem.Err() != nil {
+				return fmt.Errorf("card bag: %w", err)
+			}
+			slog.WarnContext(ctx, "checkout: journal entry left for the sweep", "member", member, "err", err)
 		}
 		return nil
 	}
-	if err := s.rdb.ZAdd(ctx, bag, redis.Z{Score: float64(uc.CreatedAt.UnixMilli()), Member: member}).Err(); err != nil {
+	if err := s.rdb.ZAdd(ctx, bag, redis.Z{Score: float64(uc.CreatedAt.UnixMilli()), Member: m}).Err(); err != nil {
 		return fmt.Errorf("card bag: %w", err)
 	}
 	now, err := s.ownCoupon(ctx, uc.UserID, uc.ID)
@@ -129,7 +130,12 @@ func (s *Service) syncBag(ctx context.Context, uc *ent.UserCoupon) error {
 		return fmt.Errorf("card bag: check the coupon: %w", err)
 	}
 	if now.Status != usercoupon.StatusUNUSED {
-		return s.syncBag(ctx, now)
+		return s.syncBag(ctx, now, member)
+	}
+	if member != "" {
+		if err := s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err(); err != nil {
+			slog.WarnContext(ctx, "checkout: journal entry left for the sweep", "member", member, "err", err)
+		}
 	}
 	return nil
 }

@@ -71,10 +71,17 @@ func New(db *ent.Client, rdb redis.UniversalClient, templates Templates, sched S
 	return &Service{db: db, rdb: rdb, templates: templates, sched: sched, lockTTL: cfg.LockTTL, now: time.Now}
 }
 
-// Settlement is one coupon's use on one order, with the coupon as it stands.
+// Settlement is one coupon's use on one order.
 type Settlement struct {
 	*ent.CouponSettlement
+	// Coupon is the coupon as the call left it, when the call read it; nil otherwise (Coupon
+	// reads it).
 	Coupon *ent.UserCoupon
+}
+
+// Coupon reads the user's coupon (NOT_FOUND when it is not the user's).
+func (s *Service) Coupon(ctx context.Context, userID, couponID int64) (*ent.UserCoupon, error) {
+	return s.ownCoupon(ctx, userID, couponID)
 }
 
 // afterCommitTimeout bounds the Redis work after a commit, which no client cancellation stops.

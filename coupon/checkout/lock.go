@@ -87,12 +87,9 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 		return nil, fmt.Errorf("lock: template %d: %w", uc.TemplateID, err)
 	}
 	slot := slotOf(t)
-	shopTaken, allTaken, err := s.stacked(ctx, userID, o.ID, couponID, slot)
-	if err != nil {
-		return nil, err
-	}
-	d, derr := Discount(t, o, shopTaken)
-	if derr != nil {
+	// Refused even with nothing taken before it: refused whatever the order carries (a bigger
+	// taken only shrinks a platform coupon's base), and nothing is journaled.
+	if _, derr := Discount(t, o, decimal.Zero); derr != nil {
 		return nil, derr
 	}
 	member, err := s.journal(ctx, userID, o.ID, couponID)
@@ -100,9 +97,18 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 		return nil, err
 	}
 	expires := now.Add(s.lockTTL)
-	payable := o.Amount.Sub(allTaken).Sub(d)
 	var row *ent.CouponSettlement
+	var d decimal.Decimal
 	err = store.WithTx(ctx, s.db, func(tx *ent.Tx) error {
+		taken, err := stacked(ctx, tx, userID, o.ID, couponID, slot)
+		if err != nil {
+			return err
+		}
+		var derr *coupon.Error
+		if d, derr = Discount(t, o, taken); derr != nil {
+			return derr
+		}
+		payable := o.Amount.Sub(taken).Sub(d)
 		n, err := tx.UserCoupon.Update().
 			Where(usercoupon.UserID(userID), usercoupon.ID(couponID), usercoupon.StatusEQ(usercoupon.StatusUNUSED), usercoupon.ValidEndTimeGT(now)).
 			SetStatus(usercoupon.StatusLOCKED).SetOrderID(o.ID).SetDiscountAmount(&d).SetUpdatedAt(now).
@@ -127,10 +133,8 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 			return slotError(slot)
 		case err != nil && !errors.Is(err, errLost):
 			return fmt.Errorf("lock coupon %d: settlement: %w", couponID, err)
-		case err != nil:
-			return err
 		}
-		return stillStacked(ctx, tx, row, shopTaken)
+		return err
 	}, nil)
 	if err != nil {
 		s.unjournal(ctx, member)
@@ -178,58 +182,32 @@ func (s *Service) lockedAlready(ctx context.Context, uc *ent.UserCoupon, orderID
 	return nil, coupon.Errorf(coupon.CodeInvalidState, "the coupon is %s", uc.Status)
 }
 
-// stillStacked re-reads the order's live settlements in tx with a locking read, after row joined
-// them: a lock of another slot of the same order that committed since stacked read them (or is
-// committing now: the locking reads of the two transactions deadlock and MySQL fails one) makes
-// this one errLost, so it reads again — a platform coupon is never measured on shop discounts
-// that changed, and a shop coupon never joins after the platform one.
-func stillStacked(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, shopTaken decimal.Decimal) error {
+// stacked reads the order's live settlements in tx with a locking read and checks that slot is
+// free: it returns the discount the order's coupons take (all of them shop coupons: what a
+// platform coupon is measured after). A shop coupon cannot join an order that already carries the
+// platform coupon (that one was measured on what the shop coupons left). The locking
+// read holds the order's live settlements (and the gap where new ones go) until the commit, so
+// two locks on one order are serialised: a platform coupon is never measured on shop discounts
+// that changed meanwhile.
+func stacked(ctx context.Context, tx *ent.Tx, userID, orderID, couponID int64, slot string) (taken decimal.Decimal, err error) {
 	live, err := tx.CouponSettlement.Query().
-		Where(couponsettlement.UserID(row.UserID), couponsettlement.OrderID(row.OrderID), couponsettlement.LiveSlotNotNil()).
+		Where(couponsettlement.UserID(userID), couponsettlement.OrderID(orderID), couponsettlement.LiveSlotNotNil()).
 		ForUpdate().All(ctx)
 	if err != nil {
-		return fmt.Errorf("lock: the order's coupons: %w", err)
-	}
-	shops := decimal.Zero
-	for _, l := range live {
-		switch {
-		case l.ID == row.ID:
-		case *l.LiveSlot == platformSlot:
-			return errLost // (this is a shop coupon: the unique key keeps one platform coupon)
-		default:
-			shops = shops.Add(l.DiscountAmount)
-		}
-	}
-	if *row.LiveSlot == platformSlot && !shops.Equal(shopTaken) {
-		return errLost
-	}
-	return nil
-}
-
-// stacked reads the order's live settlements and checks that slot is free: it returns the
-// discount the order's shop coupons take (what a platform coupon is measured after) and the
-// discount all of them take. A shop coupon cannot join an order that already carries the platform
-// coupon (that one was measured on what the shop coupons left).
-func (s *Service) stacked(ctx context.Context, userID, orderID, couponID int64, slot string) (shops, all decimal.Decimal, err error) {
-	live, err := s.db.CouponSettlement.Query().
-		Where(couponsettlement.UserID(userID), couponsettlement.OrderID(orderID), couponsettlement.LiveSlotNotNil()).
-		All(ctx)
-	if err != nil {
-		return shops, all, fmt.Errorf("lock: the order's coupons: %w", err)
+		return taken, fmt.Errorf("lock: the order's coupons: %w", err)
 	}
 	for _, l := range live {
 		switch {
 		case l.CouponID == couponID: // a concurrent lock of this coupon for this order won
-			return shops, all, errLost
+			return taken, errLost
 		case *l.LiveSlot == slot:
-			return shops, all, slotError(slot)
+			return taken, slotError(slot)
 		case *l.LiveSlot == platformSlot:
-			return shops, all, coupon.Errorf(coupon.CodeNotApplicable, "shop coupons apply before the platform coupon: release the platform coupon first")
+			return taken, coupon.Errorf(coupon.CodeNotApplicable, "shop coupons apply before the platform coupon: release the platform coupon first")
 		}
-		shops = shops.Add(l.DiscountAmount)
-		all = all.Add(l.DiscountAmount)
+		taken = taken.Add(l.DiscountAmount)
 	}
-	return shops, all, nil
+	return taken, nil
 }
 
 func slotError(slot string) *coupon.Error {

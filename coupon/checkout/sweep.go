@@ -94,8 +94,5 @@ func (s *Service) replay(ctx context.Context, member string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.settleRedis(ctx, row, uc); err != nil {
-		return err
-	}
-	return s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err()
+	return s.settleRedis(ctx, row, uc, member)
 }

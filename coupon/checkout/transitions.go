@@ -106,9 +106,12 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 	if k == expire && now.Before(*row.LockExpiresAt) {
 		return nil, fmt.Errorf("%w (it holds until %s)", ErrNotDue, row.LockExpiresAt.Format(time.RFC3339Nano))
 	}
-	uc, err := s.ownCoupon(ctx, userID, couponID)
-	if err != nil {
-		return nil, err
+	// A confirmation needs nothing of the coupon but its ids; the others read its validity.
+	uc := &ent.UserCoupon{ID: couponID, UserID: userID, TemplateID: row.TemplateID}
+	if k != confirm {
+		if uc, err = s.ownCoupon(ctx, userID, couponID); err != nil {
+			return nil, err
+		}
 	}
 	returns := k != confirm
 	if k == refund {
@@ -171,6 +174,9 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 		}
 	}
 	s.settle(ctx, row, uc, member)
+	if k == confirm {
+		uc = nil // partial: the API reads it when asked (Service.Coupon)
+	}
 	return &Settlement{CouponSettlement: row, Coupon: uc}, nil
 }
 
@@ -220,11 +226,7 @@ func (s *Service) applyInMemory(row *ent.CouponSettlement, k kind, now time.Time
 // (already in k.to()) answers it as it stands, anything else is refused with the state.
 func (s *Service) answer(ctx context.Context, row *ent.CouponSettlement, k kind) (*Settlement, error) {
 	if row.Status == k.to() && k != expire {
-		uc, err := s.ownCoupon(ctx, row.UserID, row.CouponID)
-		if err != nil {
-			return nil, err
-		}
-		return &Settlement{CouponSettlement: row, Coupon: uc}, nil
+		return &Settlement{CouponSettlement: row}, nil
 	}
 	return nil, coupon.Errorf(coupon.CodeInvalidState, "cannot %s: the settlement is %s", k, row.Status)
 }
