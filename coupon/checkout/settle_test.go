@@ -258,6 +258,36 @@ func TestRefundAfterEnd(t *testing.T) {
 		if cur.Status != tc.want {
 			t.Fatalf("coupon %s after a refund past its end, want %s", cur.Status, tc.want)
 		}
+		stats := st.Redis.HGetAll(st.Ctx, keys.DailyStats(tpl.ID, clock.UTC().Format(time.DateOnly))).Val()
+		if wantExpired := map[bool]string{true: "1", false: ""}[tc.policy == nil]; stats[keys.StatExpired] != wantExpired || stats[keys.StatRefunded] != "1" {
+			t.Fatalf("stats after the refund %v: want expired %q, refunded 1", stats, wantExpired)
+		}
+	}
+}
+
+// TestReleaseAfterEnd: a lock released after the coupon's end leaves it EXPIRED (counted once),
+// out of the card bag.
+func TestReleaseAfterEnd(t *testing.T) {
+	st := stack.New(t, pkg, "release_end", stack.Options{})
+	tpl := tplWith(t, st, nil)
+	uc := give(t, st, tpl, 9, 1, time.Now().Add(time.Hour))[0]
+	clock := time.Now()
+	checkout.SetClock(st.Checkout, func() time.Time { return clock })
+	if _, err := st.Checkout.Lock(st.Ctx, user(9), uc.ID, order(4, "20")); err != nil {
+		t.Fatal(err)
+	}
+	clock = uc.ValidEndTime.Add(time.Second)
+	for range 3 { // repeats count nothing more
+		s, err := st.Checkout.Release(st.Ctx, user(9), 4, uc.ID)
+		if err != nil || s.Status != couponsettlement.StatusCANCELED {
+			t.Fatalf("release: %+v, %v", s, err)
+		}
+	}
+	if cur := checkBooks(t, st, uc, false); cur.Status != usercoupon.StatusEXPIRED {
+		t.Fatalf("coupon %s after a release past its end", cur.Status)
+	}
+	if got := st.Redis.HGet(st.Ctx, keys.DailyStats(tpl.ID, clock.UTC().Format(time.DateOnly)), keys.StatExpired).Val(); got != "1" {
+		t.Fatalf("expired counted %q times", got)
 	}
 }
 
