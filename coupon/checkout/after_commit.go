@@ -32,31 +32,61 @@ func (s *Service) journal(ctx context.Context, userID, orderID, couponID int64) 
 	return m, nil
 }
 
-// unjournal drops the member of a transition that committed nothing.
-func (s *Service) unjournal(ctx context.Context, member string) {
+// undo follows a transition whose transaction failed: with nothing written to Redis it drops the
+// journal member; after a card-bag write (the commit failed, or was never reached) it replays the
+// entry at once, which writes the bag as the database now is (else the sweep does).
+func (s *Service) undo(ctx context.Context, member string, wrote bool) {
 	ctx, cancel := detached(ctx)
 	defer cancel()
+	var err error
+	if wrote {
+		err = s.replay(ctx, member)
+	} else {
+		err = s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err()
+	}
+	if err != nil {
+		slog.WarnContext(ctx, "checkout: journal entry left for the sweep", "member", member, "err", err)
+	}
+}
+
+// writeBag puts the coupon in its user's card bag when uc (as the running transaction leaves
+// it) is UNUSED and valid, else takes it out. The caller holds the coupon's row lock in that
+// transaction and has not committed: every card-bag write of a coupon happens under its row lock,
+// so the writes land in the order of the transitions, and the bag ends as the database is. A
+// transaction that fails after the write is followed by a replay (undo) that writes the bag again.
+func (s *Service) writeBag(ctx context.Context, uc *ent.UserCoupon) error {
+	bag, m := keys.CardBag(uc.UserID), keys.BagMember(uc.TemplateID, uc.ID)
+	var err error
+	if uc.Status == usercoupon.StatusUNUSED && s.now().Before(uc.ValidEndTime) {
+		err = s.rdb.ZAdd(ctx, bag, redis.Z{Score: float64(uc.CreatedAt.UnixMilli()), Member: m}).Err()
+	} else {
+		err = s.rdb.ZRem(ctx, bag, m).Err()
+	}
+	if err != nil {
+		return fmt.Errorf("card bag: %w", err)
+	}
+	return nil
+}
+
+// settle does the Redis side of a committed settlement row that follows the commit, then drops
+// the journal member: the payment, refund and expiry the row records are counted
+// once each in their day's stats; a LOCKED settlement's release is scheduled. It runs on a
+// context the client cannot cancel; a failure is logged and leaves the member for the sweep,
+// which does it again (replay).
+func (s *Service) settle(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon, member string) {
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	if err := s.afterCommit(ctx, row, uc); err != nil {
+		slog.WarnContext(ctx, "checkout: after-commit left for the sweep", "settlement", row.ID, "err", err)
+		return
+	}
 	if err := s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err(); err != nil {
 		slog.WarnContext(ctx, "checkout: journal entry left for the sweep", "member", member, "err", err)
 	}
 }
 
-// settle makes Redis agree with a committed settlement row and its coupon uc, then drops the
-// journal member (when not ""): the payment, refund and expiry the row records are counted once
-// each in their day's stats; a LOCKED settlement's release is scheduled; the coupon is in its
-// user's card bag exactly when it is UNUSED and valid. It runs on a context the client cannot
-// cancel; a failure is logged and leaves the member for the sweep, which calls settleRedis again.
-func (s *Service) settle(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon, member string) {
-	ctx, cancel := detached(ctx)
-	defer cancel()
-	if err := s.settleRedis(ctx, row, uc, member); err != nil {
-		slog.WarnContext(ctx, "checkout: after-commit left for the sweep", "settlement", row.ID, "err", err)
-	}
-}
-
-// settleRedis is settle's work; the member is dropped last, only when everything before it was
-// done (for a coupon leaving the card bag, in the same pipeline after the removal).
-func (s *Service) settleRedis(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon, member string) error {
+// afterCommit is settle's work for row and its coupon uc as committed.
+func (s *Service) afterCommit(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon) error {
 	if row.PaidAt != nil {
 		if err := s.count(ctx, row, "paid", *row.PaidAt, keys.StatUsed, keys.StatDiscountCents); err != nil {
 			return err
@@ -81,7 +111,7 @@ func (s *Service) settleRedis(ctx context.Context, row *ent.CouponSettlement, uc
 			return fmt.Errorf("schedule the lock's release: %w", err)
 		}
 	}
-	return s.syncBag(ctx, uc, member)
+	return nil
 }
 
 // count adds one event of the settlement (and its discount in cents, when centsField is set) to
@@ -101,44 +131,6 @@ func (s *Service) count(ctx context.Context, row *ent.CouponSettlement, event st
 
 // cents is a money amount (2 decimals) in cents.
 func cents(d decimal.Decimal) int64 { return d.Shift(2).IntPart() }
-
-// syncBag puts the coupon in its user's card bag when it is UNUSED and valid, else takes it out,
-// then drops the journal member (when not ""). An addition is checked against the database
-// afterwards and undone when the coupon left UNUSED meanwhile (a lock that committed while this
-// ran): whatever the order of the two, the bag ends as the database is.
-func (s *Service) syncBag(ctx context.Context, uc *ent.UserCoupon, member string) error {
-	bag, m := keys.CardBag(uc.UserID), keys.BagMember(uc.TemplateID, uc.ID)
-	if uc.Status != usercoupon.StatusUNUSED || !s.now().Before(uc.ValidEndTime) {
-		pipe := s.rdb.Pipeline()
-		rem := pipe.ZRem(ctx, bag, m)
-		if member != "" {
-			pipe.ZRem(ctx, keys.CheckoutPending(), member)
-		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			if rem.Err() != nil {
-				return fmt.Errorf("card bag: %w", err)
-			}
-			slog.WarnContext(ctx, "checkout: journal entry left for the sweep", "member", member, "err", err)
-		}
-		return nil
-	}
-	if err := s.rdb.ZAdd(ctx, bag, redis.Z{Score: float64(uc.CreatedAt.UnixMilli()), Member: m}).Err(); err != nil {
-		return fmt.Errorf("card bag: %w", err)
-	}
-	now, err := s.ownCoupon(ctx, uc.UserID, uc.ID)
-	if err != nil {
-		return fmt.Errorf("card bag: check the coupon: %w", err)
-	}
-	if now.Status != usercoupon.StatusUNUSED {
-		return s.syncBag(ctx, now, member)
-	}
-	if member != "" {
-		if err := s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err(); err != nil {
-			slog.WarnContext(ctx, "checkout: journal entry left for the sweep", "member", member, "err", err)
-		}
-	}
-	return nil
-}
 
 // settlementOf reads the settlement of (order, coupon); coupon.ErrNotFound when there is none.
 func (s *Service) settlementOf(ctx context.Context, userID, orderID, couponID int64) (*ent.CouponSettlement, error) {

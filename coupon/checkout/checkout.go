@@ -9,15 +9,21 @@
 // idempotent per (order, coupon): a repeat — also one racing the first — answers the settlement as
 // it stands and changes nothing.
 //
-// Redis follows MySQL after the commit (card bag, daily counters, the lock's release task), on a
-// context the client cannot cancel. Finish, don't undo: before its transaction a call journals
-// itself in the pending set (keys.CheckoutPending) and clears its entry once Redis agrees; Sweep
-// replays entries left by a crash or a Redis failure. Every after-commit step is idempotent (the
-// counters count each event once, see lua.CountOnce), so a replay changes nothing twice.
+// The card bag is written inside the transaction, after the coupon's CAS and before the commit,
+// while the transaction holds the coupon's row lock: the writes of one coupon land in the order
+// of its transitions, so the bag holds a coupon exactly when it is UNUSED. The daily counters and
+// the lock's release task follow the commit, on a context the client cannot cancel. Finish, don't
+// undo: before its transaction a call journals itself in the pending set (keys.CheckoutPending)
+// and clears its entry once Redis agrees; a failed transaction replays its entry at once, and
+// Sweep replays entries a crash or a Redis failure left (the bag again under the row lock, then
+// the after-commit work). Every step is idempotent (the counters count each event once, see
+// lua.CountOnce), so a replay changes nothing twice.
 package checkout
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"time"
 
 	"coupond/coupon"
@@ -90,6 +96,29 @@ const afterCommitTimeout = 10 * time.Second
 // detached is ctx without its cancellation, bounded by afterCommitTimeout.
 func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), afterCommitTimeout)
+}
+
+// readCommitted is the isolation of a lock's transaction: its locking read of the order's live
+// settlements then locks only the rows it finds, no gaps, so locks of other orders never wait for
+// it (at one more round trip: the driver sets the level before START TRANSACTION). The other
+// transitions update rows by key, which takes no gap lock at the default level either.
+var readCommitted = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
+
+// inTx runs fn in a transaction (opts nil: the server's default isolation), committing when fn
+// returns nil. A deadlock or lock-wait timeout is errLost (the loser reads again).
+func (s *Service) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *ent.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin: %w", lostRace(err))
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return lostRace(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", lostRace(err))
+	}
+	return nil
 }
 
 // ownCoupon reads the caller's coupon; another user's coupon is NOT_FOUND, as a missing one.

@@ -15,7 +15,6 @@ import (
 	"coupond/ent/predicate"
 	"coupond/ent/usercoupon"
 	"coupond/idgen"
-	"coupond/store"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -87,9 +86,12 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 		return nil, fmt.Errorf("lock: template %d: %w", uc.TemplateID, err)
 	}
 	slot := slotOf(t)
-	// Refused even with nothing taken before it: refused whatever the order carries (a bigger
-	// taken only shrinks a platform coupon's base), and nothing is journaled.
-	if _, derr := Discount(t, o, decimal.Zero); derr != nil {
+	taken, err := s.stacked(ctx, userID, o.ID, couponID, slot)
+	if err != nil {
+		return nil, err
+	}
+	d, derr := Discount(t, o, taken)
+	if derr != nil {
 		return nil, derr
 	}
 	member, err := s.journal(ctx, userID, o.ID, couponID)
@@ -97,18 +99,10 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 		return nil, err
 	}
 	expires := now.Add(s.lockTTL)
+	payable := o.Amount.Sub(taken).Sub(d)
 	var row *ent.CouponSettlement
-	var d decimal.Decimal
-	err = store.WithTx(ctx, s.db, func(tx *ent.Tx) error {
-		taken, err := stacked(ctx, tx, userID, o.ID, couponID, slot)
-		if err != nil {
-			return err
-		}
-		var derr *coupon.Error
-		if d, derr = Discount(t, o, taken); derr != nil {
-			return derr
-		}
-		payable := o.Amount.Sub(taken).Sub(d)
+	wrote := false // the card bag was written (undo replays the journal entry)
+	err = s.inTx(ctx, readCommitted, func(tx *ent.Tx) error {
 		n, err := tx.UserCoupon.Update().
 			Where(usercoupon.UserID(userID), usercoupon.ID(couponID), usercoupon.StatusEQ(usercoupon.StatusUNUSED), usercoupon.ValidEndTimeGT(now)).
 			SetStatus(usercoupon.StatusLOCKED).SetOrderID(o.ID).SetDiscountAmount(&d).SetUpdatedAt(now).
@@ -133,12 +127,20 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 			return slotError(slot)
 		case err != nil && !errors.Is(err, errLost):
 			return fmt.Errorf("lock coupon %d: settlement: %w", couponID, err)
+		case err != nil:
+			return err
 		}
-		return err
-	}, nil)
+		if err := stillStacked(ctx, tx, row, taken); err != nil {
+			return err
+		}
+		locked := *uc
+		locked.Status = usercoupon.StatusLOCKED
+		wrote = true
+		return s.writeBag(ctx, &locked)
+	})
 	if err != nil {
-		s.unjournal(ctx, member)
-		return nil, lostRace(err)
+		s.undo(ctx, member, wrote)
+		return nil, err
 	}
 	uc.Status, uc.OrderID, uc.DiscountAmount, uc.UpdatedAt = usercoupon.StatusLOCKED, &o.ID, &d, now
 	s.settle(ctx, row, uc, member)
@@ -182,17 +184,43 @@ func (s *Service) lockedAlready(ctx context.Context, uc *ent.UserCoupon, orderID
 	return nil, coupon.Errorf(coupon.CodeInvalidState, "the coupon is %s", uc.Status)
 }
 
-// stacked reads the order's live settlements in tx with a locking read and checks that slot is
-// free: it returns the discount the order's coupons take (all of them shop coupons: what a
-// platform coupon is measured after). A shop coupon cannot join an order that already carries the
-// platform coupon (that one was measured on what the shop coupons left). The locking
-// read holds the order's live settlements (and the gap where new ones go) until the commit, so
-// two locks on one order are serialised: a platform coupon is never measured on shop discounts
-// that changed meanwhile.
-func stacked(ctx context.Context, tx *ent.Tx, userID, orderID, couponID int64, slot string) (taken decimal.Decimal, err error) {
+// stillStacked re-reads the order's live settlements in tx with a locking read, after row joined
+// them, and makes the lock errLost (read again) when they changed since stacked read them: a
+// shop coupon joined before a platform one was measured without it, or the platform coupon came
+// before a shop one. Under READ COMMITTED the read locks the order's committed live rows and
+// waits for uncommitted ones of the same order: two locks racing on one order wait for each other
+// (or deadlock, and MySQL fails one), locks of other orders never meet.
+func stillStacked(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, taken decimal.Decimal) error {
 	live, err := tx.CouponSettlement.Query().
-		Where(couponsettlement.UserID(userID), couponsettlement.OrderID(orderID), couponsettlement.LiveSlotNotNil()).
+		Where(couponsettlement.UserID(row.UserID), couponsettlement.OrderID(row.OrderID), couponsettlement.LiveSlotNotNil()).
 		ForUpdate().All(ctx)
+	if err != nil {
+		return fmt.Errorf("lock: the order's coupons: %w", err)
+	}
+	now := decimal.Zero
+	for _, l := range live {
+		switch {
+		case l.ID == row.ID:
+		case *l.LiveSlot == platformSlot:
+			return errLost // (row is a shop coupon: the unique key keeps one platform coupon)
+		default:
+			now = now.Add(l.DiscountAmount)
+		}
+	}
+	if !now.Equal(taken) {
+		return errLost
+	}
+	return nil
+}
+
+// stacked reads the order's live settlements and checks that slot is free: it returns the
+// discount they take (all of them shop coupons: what a platform coupon is measured after). A
+// shop coupon cannot join an order that already carries the platform coupon (that one was
+// measured on what the shop coupons left).
+func (s *Service) stacked(ctx context.Context, userID, orderID, couponID int64, slot string) (taken decimal.Decimal, err error) {
+	live, err := s.db.CouponSettlement.Query().
+		Where(couponsettlement.UserID(userID), couponsettlement.OrderID(orderID), couponsettlement.LiveSlotNotNil()).
+		All(ctx)
 	if err != nil {
 		return taken, fmt.Errorf("lock: the order's coupons: %w", err)
 	}

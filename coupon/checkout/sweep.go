@@ -10,7 +10,9 @@ import (
 
 	"coupond/coupon"
 	"coupond/coupon/keys"
+	"coupond/ent"
 	"coupond/ent/couponsettlement"
+	"coupond/ent/usercoupon"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -76,12 +78,32 @@ func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 	return res, nil
 }
 
-// replay settles the settlement a journal entry names as it now stands and drops the entry.
+// replay redoes the Redis side of the settlement a journal entry names, as it now stands, and
+// drops the entry: the card bag under the coupon's row lock (SELECT … FOR UPDATE in a
+// transaction, as the transitions write it), then the after-commit work.
 func (s *Service) replay(ctx context.Context, member string) error {
 	userID, orderID, couponID, ok := keys.ParsePendingMember(member)
 	if !ok {
 		slog.WarnContext(ctx, "checkout sweep: dropping a malformed journal entry", "member", member)
 		return s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err()
+	}
+	var uc *ent.UserCoupon
+	err := s.inTx(ctx, nil, func(tx *ent.Tx) error {
+		var err error
+		uc, err = tx.UserCoupon.Query().Where(usercoupon.UserID(userID), usercoupon.ID(couponID)).ForUpdate().Only(ctx)
+		if ent.IsNotFound(err) {
+			return coupon.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		return s.writeBag(ctx, uc)
+	})
+	if errors.Is(err, coupon.ErrNotFound) { // not a coupon of this user: nothing to redo
+		return s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err()
+	}
+	if err != nil {
+		return err
 	}
 	row, err := s.settlementOf(ctx, userID, orderID, couponID)
 	if errors.Is(err, coupon.ErrNotFound) { // a lock that committed nothing
@@ -90,9 +112,8 @@ func (s *Service) replay(ctx context.Context, member string) error {
 	if err != nil {
 		return err
 	}
-	uc, err := s.ownCoupon(ctx, userID, couponID)
-	if err != nil {
+	if err := s.afterCommit(ctx, row, uc); err != nil {
 		return err
 	}
-	return s.settleRedis(ctx, row, uc, member)
+	return s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err()
 }

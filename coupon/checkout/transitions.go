@@ -12,7 +12,6 @@ import (
 	"coupond/ent/coupontemplate"
 	"coupond/ent/predicate"
 	"coupond/ent/usercoupon"
-	"coupond/store"
 )
 
 // Confirm records the order's payment: the settlement LOCKED → PAID (paidAt set) and the coupon
@@ -132,7 +131,8 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 			couponTo = usercoupon.StatusEXPIRED
 		}
 	}
-	err = store.WithTx(ctx, s.db, func(tx *ent.Tx) error {
+	wrote := false // the card bag was written (undo replays the journal entry)
+	err = s.inTx(ctx, nil, func(tx *ent.Tx) error {
 		if err := s.casSettlement(ctx, tx, row, k, now); err != nil {
 			return err
 		}
@@ -157,12 +157,17 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 			return fmt.Errorf("%s: coupon %d: %w", k, couponID, err)
 		case n == 0: // the settlement said otherwise: refuse to move one row without the other
 			return fmt.Errorf("%s: coupon %d of user %d is not %s for order %d", k, couponID, userID, couponFrom, orderID)
+		case k == confirm: // the lock took the coupon out of the card bag
+			return nil
 		}
-		return nil
-	}, nil)
+		after := *uc
+		after.Status = couponTo
+		wrote = true
+		return s.writeBag(ctx, &after)
+	})
 	if err != nil {
-		s.unjournal(ctx, member)
-		return nil, lostRace(err)
+		s.undo(ctx, member, wrote)
+		return nil, err
 	}
 	s.applyInMemory(row, k, now)
 	if k != refund || returns {
