@@ -43,7 +43,8 @@ func init() {
 // checkoutBooks is what a checkout scenario found.
 type checkoutBooks struct {
 	ops, answered, noAnswer int
-	retries                 int // attempts after one without an answer (timeout, error)
+	retries                 int            // attempts after one without an answer (timeout, error)
+	refusals                map[string]int // "<op> <code>" → count
 	coupons                 int
 	byStatus                map[string]int
 	broken                  []string // invariants that do not hold, one line each
@@ -67,8 +68,8 @@ func (c *checkoutBooks) line(r result) string {
 	if f := r.failures(); len(f) > 0 {
 		verdict = "FAIL: " + strings.Join(f, "; ")
 	}
-	return fmt.Sprintf("%-28s %-5s ops %d (answered %d, unanswered %d, retries %d) coupons %d %v settle %s  %s",
-		r.name, r.mode, c.ops, c.answered, c.noAnswer, c.retries, c.coupons, c.byStatus, round(c.settle), verdict)
+	return fmt.Sprintf("%-28s %-5s ops %d (answered %d, unanswered %d, retries %d) refusals %v coupons %d %v settle %s  %s",
+		r.name, r.mode, c.ops, c.answered, c.noAnswer, c.retries, c.refusals, c.coupons, c.byStatus, round(c.settle), verdict)
 }
 
 // pair is one (order, coupon) a user works on, and what the client was told about it last.
@@ -77,7 +78,9 @@ type pair struct {
 	order, coupon string
 	// told is what the answers so far imply: a settlement status, ABANDONED (locked, then left
 	// to the TTL), EXPIRED-CONFIRM (confirmed too late), REFUND-UNANSWERED, or "" (no lock).
-	told string
+	told     string
+	rival    bool     // a second order tried to lock the coupon at the same time
+	refusals []string // "<op> <code>" of every refused call
 }
 
 // runCheckout runs a checkout scenario in a fresh world.
@@ -113,7 +116,7 @@ func runCheckout(ctx context.Context, r *run, s scenario, short bool, logf func(
 	}
 	// Each pair is about 3 calls; the fault reads the burst's progress.
 	b := &burst{calls: make([]*call, 3*len(pairs)), done: make(chan struct{}), start: time.Now()}
-	co := &checkoutBooks{byStatus: map[string]int{}}
+	co := &checkoutBooks{byStatus: map[string]int{}, refusals: map[string]int{}}
 	var mu sync.Mutex
 	work := make(chan *pair)
 	var wg sync.WaitGroup
@@ -122,6 +125,9 @@ func runCheckout(ctx context.Context, r *run, s scenario, short bool, logf func(
 			for p := range work {
 				ops, answered, retries := p.play(ctx, w.gql, r.users[p.user-1], timeoutMin, timeoutMax, s.retry, b)
 				mu.Lock()
+				for _, r := range p.refusals {
+					co.refusals[r]++
+				}
 				co.ops += ops
 				co.answered += answered
 				co.retries += retries
@@ -232,12 +238,18 @@ func (p *pair) play(ctx context.Context, c *gqlClient, token string, tmin, tmax 
 		retries += n
 		if ok {
 			answered++
+			switch got {
+			case "LOCKED", "PAID", "CANCELED", "REFUNDED":
+			default:
+				p.refusals = append(p.refusals, op+" "+got)
+			}
 		}
 		b.finished.Add(1)
 		return got, ok
 	}
 	defer func() { b.finished.Add(int64(max(0, 3-ops))) }()
 	if rand.N(10) == 0 {
+		p.rival = true
 		rival := map[string]any{"c": p.coupon, "o": p.order + "9"}
 		go func() { _, _, _ = settlementCall(ctx, c, token, "lockCoupon", lockMutation, rival, tmin, tmax, false) }()
 	}
@@ -381,6 +393,14 @@ func (w *world) checkoutBooks(ctx context.Context, templateID int64, pairs []*pa
 		}
 	}
 	for _, p := range pairs {
+		for _, r := range p.refusals {
+			// Legal refusals: another order won the coupon (only when one tried), a confirmation
+			// after the lock's TTL, or after the TTL released it.
+			legal := (r == "lockCoupon ALREADY_LOCKED" && p.rival) || r == "confirmCouponPayment EXPIRED" || r == "confirmCouponPayment INVALID_STATE"
+			if !legal {
+				bad("order %s, coupon %s: %s", p.order, p.coupon, r)
+			}
+		}
 		now := byPair[[2]string{p.order, p.coupon}]
 		ok := true
 		switch p.told {
