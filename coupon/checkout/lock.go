@@ -46,8 +46,9 @@ func slotOf(t *coupon.Template) string {
 // whose discount is measured on what the shop coupons left (NOT_APPLICABLE otherwise). The
 // discount is computed here, never taken from the client. One transaction moves the coupon
 // UNUSED → LOCKED (checked CAS) and writes the LOCKED settlement (unique per order and coupon,
-// one live settlement per coupon), expiring after the lock TTL; after the commit the coupon leaves
-// the card bag and its release is scheduled. A coupon locked by another order is ALREADY_LOCKED.
+// one live settlement per coupon), expiring after the lock TTL, and takes the coupon out of the
+// card bag before it commits; after the commit the lock's release is scheduled. A coupon locked by
+// another order is ALREADY_LOCKED (also when three attempts lost their races).
 // A repeat for the same (order, coupon) while the settlement is LOCKED or PAID answers it
 // unchanged; after a release the same order may lock the coupon again (the settlement row is
 // reused).
