@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"coupond/auth"
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
@@ -69,6 +70,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		Redeem: cfg.Redeem, Persist: claim.PersistConfig{BatchSize: cfg.PersistBatch},
 		Distribution: distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes},
 		Files:        a.files,
+		Checkout:     checkout.Config{LockTTL: cfg.LockTTL},
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()

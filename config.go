@@ -36,6 +36,8 @@ type config struct {
 	PersistBatch    int
 	DrainEvery      time.Duration
 	SweepEvery      time.Duration
+	LockTTL         time.Duration
+	CheckoutSweep   time.Duration
 	PprofAddr       string
 	JWTMaxTTL       time.Duration
 	MetricsAddr     string
@@ -86,6 +88,8 @@ var settings = []setting{
 	{"COUPON_PERSIST_BATCH", "500", "claims per persister transaction", num(func(c *config) *int { return &c.PersistBatch })},
 	{"COUPON_DRAIN_EVERY", "1s", "period of the outbox safety-net drain", dur(func(c *config) *time.Duration { return &c.DrainEvery })},
 	{"COUPON_SWEEP_EVERY", "10m", "period of the expiry sweep", dur(func(c *config) *time.Duration { return &c.SweepEvery })},
+	{"COUPON_LOCK_TTL", "15m", "how long lockCoupon holds a coupon for an unpaid order before it is released", dur(func(c *config) *time.Duration { return &c.LockTTL })},
+	{"COUPON_CHECKOUT_SWEEP_EVERY", "1m", "period of the checkout sweep (after-commit replays, expired locks)", dur(func(c *config) *time.Duration { return &c.CheckoutSweep })},
 	{"COUPON_JWT_MAX_TTL", "24h", "longest bearer-token lifetime (exp − iat) issued by `coupond token` or accepted", dur(func(c *config) *time.Duration { return &c.JWTMaxTTL })},
 	{"COUPON_METRICS_ADDR", "127.0.0.1:9464", "listener of /metrics (Prometheus), apart from the API; off: none", str(func(c *config) *string { return &c.MetricsAddr })},
 	{"COUPON_CORS_ORIGINS", "", "comma-separated browser origins allowed to call /query (e.g. https://admin.example.com), or *; empty: none", corsOrigins},

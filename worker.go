@@ -30,7 +30,8 @@ func (a *app) startWorker() (*worker, error) {
 	if err := w.srv.Start(a.svc.Mux()); err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
-	if err := jobs.RegisterPeriodic(w.sched, jobs.Periods{Drain: a.cfg.DrainEvery, Sweep: a.cfg.SweepEvery, Reap: a.cfg.ReapEvery, Retain: a.cfg.UploadRetention}); err != nil {
+	if err := jobs.RegisterPeriodic(w.sched, jobs.Periods{Drain: a.cfg.DrainEvery, Sweep: a.cfg.SweepEvery, Reap: a.cfg.ReapEvery, Retain: a.cfg.UploadRetention,
+		Checkout: a.cfg.CheckoutSweep}); err != nil {
 		w.srv.Shutdown()
 		return nil, err
 	}

@@ -24,6 +24,9 @@ type scenario struct {
 	// knownFailing: fails on the current code, always or some of the time (issue 7); run only with
 	// -all and not in TestChaosShort.
 	knownFailing bool
+	// checkout: a checkout scenario (chaos/checkout.go: lock, confirm, release, refund under the
+	// fault) instead of a claim burst.
+	checkout bool
 }
 
 const (
@@ -103,12 +106,16 @@ type result struct {
 	serverLost   int // claims the server itself counts as lost (/metrics)
 	took         time.Duration
 	lossAllowed  bool
+	co           *checkoutBooks // a checkout scenario's books (bk is nil then)
 }
 
 // failures lists why the scenario misses zero loss (empty: PASS).
 func (r result) failures() []string {
 	if r.err != nil {
 		return []string{"error: " + r.err.Error()}
+	}
+	if r.co != nil {
+		return r.co.failures()
 	}
 	var f []string
 	add := func(n int, what string) {
@@ -139,6 +146,9 @@ func (r result) failures() []string {
 
 // runScenario runs s in a fresh world and takes the books.
 func runScenario(ctx context.Context, r *run, s scenario, short bool, logf func(string, ...any)) (res result) {
+	if s.checkout {
+		return runCheckout(ctx, r, s, short, logf)
+	}
 	start := time.Now()
 	res = result{name: s.name, mode: s.mode, lossAllowed: s.lossAllowed}
 	defer func() { res.took = time.Since(start) }()
@@ -202,6 +212,9 @@ const header = "scenario                     mode   accepted  rows failed leak(d
 func (r result) line() string {
 	if r.err != nil {
 		return fmt.Sprintf("%-28s %-5s  ERROR %v", r.name, r.mode, r.err)
+	}
+	if r.co != nil {
+		return r.co.line(r)
 	}
 	bk := r.bk
 	redis := strconv.Itoa(bk.redisLeak)

@@ -61,8 +61,9 @@ type world struct {
 	gql *gqlClient
 }
 
-// newWorld starts MariaDB, Redis (AOF with fsync) and `coupond serve` in mode; close stops them all.
-func newWorld(ctx context.Context, r *run, name, mode, fsync string) (w *world, err error) {
+// newWorld starts MariaDB, Redis (AOF with fsync) and `coupond serve` in mode, with extra
+// environment variables for the server; close stops them all.
+func newWorld(ctx context.Context, r *run, name, mode, fsync string, extra ...string) (w *world, err error) {
 	dir, err := os.MkdirTemp(r.dir, name+"-")
 	if err != nil {
 		return nil, err
@@ -105,6 +106,7 @@ func newWorld(ctx context.Context, r *run, name, mode, fsync string) (w *world, 
 		"COUPON_WORKER_CONCURRENCY=10",
 		"COUPON_REDIS_FSYNC=" + fsync, // read by builds that configure Redis themselves; ignored otherwise
 	}
+	env = append(env, extra...)
 	if w.srv, err = startServer(ctx, r.bin, filepath.Join(dir, "coupond.log"), env, httpPort, metricsPort); err != nil {
 		return w, err
 	}

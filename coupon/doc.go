@@ -11,7 +11,9 @@
 //	claim/     redeemCoupon: claim script and batcher, sync path, outbox persister, drift, redemption status
 //	expiry/    expiry buckets and the sweep
 //	wallet/    a user's coupons
+//	checkout/  the discount rule, applicable coupons, the best combination, and lock, confirm,
+//	           release and refund of a coupon on an order
 //
 // Imports: claim → template, issue, expiry, keys; issue → expiry, keys; template → keys;
-// wallet → coupon only. Nothing but graph/ and jobs/ imports claim.
+// wallet → coupon only; checkout → keys. Nothing but graph/ and jobs/ imports claim.
 package coupon

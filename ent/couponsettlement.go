@@ -40,7 +40,15 @@ type CouponSettlement struct {
 	PayableAmount decimal.Decimal `json:"payable_amount,omitempty"`
 	// LockExpiresAt holds the value of the "lock_expires_at" field.
 	LockExpiresAt *time.Time `json:"lock_expires_at,omitempty"`
-	selectValues  sql.SelectValues
+	// coupon_id while the settlement is LOCKED or PAID, else NULL
+	LiveCouponID *int64 `json:"live_coupon_id,omitempty"`
+	// the order's stacking slot while LOCKED or PAID (S<shop> or P), else NULL
+	LiveSlot *string `json:"live_slot,omitempty"`
+	// PaidAt holds the value of the "paid_at" field.
+	PaidAt *time.Time `json:"paid_at,omitempty"`
+	// RefundedAt holds the value of the "refunded_at" field.
+	RefundedAt   *time.Time `json:"refunded_at,omitempty"`
+	selectValues sql.SelectValues
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -50,11 +58,11 @@ func (*CouponSettlement) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case couponsettlement.FieldOrderAmount, couponsettlement.FieldDiscountAmount, couponsettlement.FieldPayableAmount:
 			values[i] = new(decimal.Decimal)
-		case couponsettlement.FieldID, couponsettlement.FieldUserID, couponsettlement.FieldOrderID, couponsettlement.FieldCouponID, couponsettlement.FieldTemplateID:
+		case couponsettlement.FieldID, couponsettlement.FieldUserID, couponsettlement.FieldOrderID, couponsettlement.FieldCouponID, couponsettlement.FieldTemplateID, couponsettlement.FieldLiveCouponID:
 			values[i] = new(sql.NullInt64)
-		case couponsettlement.FieldStatus:
+		case couponsettlement.FieldStatus, couponsettlement.FieldLiveSlot:
 			values[i] = new(sql.NullString)
-		case couponsettlement.FieldCreatedAt, couponsettlement.FieldUpdatedAt, couponsettlement.FieldLockExpiresAt:
+		case couponsettlement.FieldCreatedAt, couponsettlement.FieldUpdatedAt, couponsettlement.FieldLockExpiresAt, couponsettlement.FieldPaidAt, couponsettlement.FieldRefundedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -144,6 +152,34 @@ func (_m *CouponSettlement) assignValues(columns []string, values []any) error {
 				_m.LockExpiresAt = new(time.Time)
 				*_m.LockExpiresAt = value.Time
 			}
+		case couponsettlement.FieldLiveCouponID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field live_coupon_id", values[i])
+			} else if value.Valid {
+				_m.LiveCouponID = new(int64)
+				*_m.LiveCouponID = value.Int64
+			}
+		case couponsettlement.FieldLiveSlot:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field live_slot", values[i])
+			} else if value.Valid {
+				_m.LiveSlot = new(string)
+				*_m.LiveSlot = value.String
+			}
+		case couponsettlement.FieldPaidAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field paid_at", values[i])
+			} else if value.Valid {
+				_m.PaidAt = new(time.Time)
+				*_m.PaidAt = value.Time
+			}
+		case couponsettlement.FieldRefundedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field refunded_at", values[i])
+			} else if value.Valid {
+				_m.RefundedAt = new(time.Time)
+				*_m.RefundedAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -212,6 +248,26 @@ func (_m *CouponSettlement) String() string {
 	builder.WriteString(", ")
 	if v := _m.LockExpiresAt; v != nil {
 		builder.WriteString("lock_expires_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.LiveCouponID; v != nil {
+		builder.WriteString("live_coupon_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.LiveSlot; v != nil {
+		builder.WriteString("live_slot=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.PaidAt; v != nil {
+		builder.WriteString("paid_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.RefundedAt; v != nil {
+		builder.WriteString("refunded_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
 	builder.WriteByte(')')

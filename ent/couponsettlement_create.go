@@ -145,6 +145,62 @@ func (_c *CouponSettlementCreate) SetNillableLockExpiresAt(v *time.Time) *Coupon
 	return _c
 }
 
+// SetLiveCouponID sets the "live_coupon_id" field.
+func (_c *CouponSettlementCreate) SetLiveCouponID(v int64) *CouponSettlementCreate {
+	_c.mutation.SetLiveCouponID(v)
+	return _c
+}
+
+// SetNillableLiveCouponID sets the "live_coupon_id" field if the given value is not nil.
+func (_c *CouponSettlementCreate) SetNillableLiveCouponID(v *int64) *CouponSettlementCreate {
+	if v != nil {
+		_c.SetLiveCouponID(*v)
+	}
+	return _c
+}
+
+// SetLiveSlot sets the "live_slot" field.
+func (_c *CouponSettlementCreate) SetLiveSlot(v string) *CouponSettlementCreate {
+	_c.mutation.SetLiveSlot(v)
+	return _c
+}
+
+// SetNillableLiveSlot sets the "live_slot" field if the given value is not nil.
+func (_c *CouponSettlementCreate) SetNillableLiveSlot(v *string) *CouponSettlementCreate {
+	if v != nil {
+		_c.SetLiveSlot(*v)
+	}
+	return _c
+}
+
+// SetPaidAt sets the "paid_at" field.
+func (_c *CouponSettlementCreate) SetPaidAt(v time.Time) *CouponSettlementCreate {
+	_c.mutation.SetPaidAt(v)
+	return _c
+}
+
+// SetNillablePaidAt sets the "paid_at" field if the given value is not nil.
+func (_c *CouponSettlementCreate) SetNillablePaidAt(v *time.Time) *CouponSettlementCreate {
+	if v != nil {
+		_c.SetPaidAt(*v)
+	}
+	return _c
+}
+
+// SetRefundedAt sets the "refunded_at" field.
+func (_c *CouponSettlementCreate) SetRefundedAt(v time.Time) *CouponSettlementCreate {
+	_c.mutation.SetRefundedAt(v)
+	return _c
+}
+
+// SetNillableRefundedAt sets the "refunded_at" field if the given value is not nil.
+func (_c *CouponSettlementCreate) SetNillableRefundedAt(v *time.Time) *CouponSettlementCreate {
+	if v != nil {
+		_c.SetRefundedAt(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *CouponSettlementCreate) SetID(v int64) *CouponSettlementCreate {
 	_c.mutation.SetID(v)
@@ -261,6 +317,11 @@ func (_c *CouponSettlementCreate) check() error {
 	if _, ok := _c.mutation.PayableAmount(); !ok {
 		return &ValidationError{Name: "payable_amount", err: errors.New(`ent: missing required field "CouponSettlement.payable_amount"`)}
 	}
+	if v, ok := _c.mutation.LiveSlot(); ok {
+		if err := couponsettlement.LiveSlotValidator(v); err != nil {
+			return &ValidationError{Name: "live_slot", err: fmt.Errorf(`ent: validator failed for field "CouponSettlement.live_slot": %w`, err)}
+		}
+	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := couponsettlement.IDValidator(v); err != nil {
 			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "CouponSettlement.id": %w`, err)}
@@ -342,6 +403,22 @@ func (_c *CouponSettlementCreate) createSpec() (*CouponSettlement, *sqlgraph.Cre
 	if value, ok := _c.mutation.LockExpiresAt(); ok {
 		_spec.SetField(couponsettlement.FieldLockExpiresAt, field.TypeTime, value)
 		_node.LockExpiresAt = &value
+	}
+	if value, ok := _c.mutation.LiveCouponID(); ok {
+		_spec.SetField(couponsettlement.FieldLiveCouponID, field.TypeInt64, value)
+		_node.LiveCouponID = &value
+	}
+	if value, ok := _c.mutation.LiveSlot(); ok {
+		_spec.SetField(couponsettlement.FieldLiveSlot, field.TypeString, value)
+		_node.LiveSlot = &value
+	}
+	if value, ok := _c.mutation.PaidAt(); ok {
+		_spec.SetField(couponsettlement.FieldPaidAt, field.TypeTime, value)
+		_node.PaidAt = &value
+	}
+	if value, ok := _c.mutation.RefundedAt(); ok {
+		_spec.SetField(couponsettlement.FieldRefundedAt, field.TypeTime, value)
+		_node.RefundedAt = &value
 	}
 	return _node, _spec
 }
@@ -470,6 +547,84 @@ func (u *CouponSettlementUpsert) UpdateLockExpiresAt() *CouponSettlementUpsert {
 // ClearLockExpiresAt clears the value of the "lock_expires_at" field.
 func (u *CouponSettlementUpsert) ClearLockExpiresAt() *CouponSettlementUpsert {
 	u.SetNull(couponsettlement.FieldLockExpiresAt)
+	return u
+}
+
+// SetLiveCouponID sets the "live_coupon_id" field.
+func (u *CouponSettlementUpsert) SetLiveCouponID(v int64) *CouponSettlementUpsert {
+	u.Set(couponsettlement.FieldLiveCouponID, v)
+	return u
+}
+
+// UpdateLiveCouponID sets the "live_coupon_id" field to the value that was provided on create.
+func (u *CouponSettlementUpsert) UpdateLiveCouponID() *CouponSettlementUpsert {
+	u.SetExcluded(couponsettlement.FieldLiveCouponID)
+	return u
+}
+
+// AddLiveCouponID adds v to the "live_coupon_id" field.
+func (u *CouponSettlementUpsert) AddLiveCouponID(v int64) *CouponSettlementUpsert {
+	u.Add(couponsettlement.FieldLiveCouponID, v)
+	return u
+}
+
+// ClearLiveCouponID clears the value of the "live_coupon_id" field.
+func (u *CouponSettlementUpsert) ClearLiveCouponID() *CouponSettlementUpsert {
+	u.SetNull(couponsettlement.FieldLiveCouponID)
+	return u
+}
+
+// SetLiveSlot sets the "live_slot" field.
+func (u *CouponSettlementUpsert) SetLiveSlot(v string) *CouponSettlementUpsert {
+	u.Set(couponsettlement.FieldLiveSlot, v)
+	return u
+}
+
+// UpdateLiveSlot sets the "live_slot" field to the value that was provided on create.
+func (u *CouponSettlementUpsert) UpdateLiveSlot() *CouponSettlementUpsert {
+	u.SetExcluded(couponsettlement.FieldLiveSlot)
+	return u
+}
+
+// ClearLiveSlot clears the value of the "live_slot" field.
+func (u *CouponSettlementUpsert) ClearLiveSlot() *CouponSettlementUpsert {
+	u.SetNull(couponsettlement.FieldLiveSlot)
+	return u
+}
+
+// SetPaidAt sets the "paid_at" field.
+func (u *CouponSettlementUpsert) SetPaidAt(v time.Time) *CouponSettlementUpsert {
+	u.Set(couponsettlement.FieldPaidAt, v)
+	return u
+}
+
+// UpdatePaidAt sets the "paid_at" field to the value that was provided on create.
+func (u *CouponSettlementUpsert) UpdatePaidAt() *CouponSettlementUpsert {
+	u.SetExcluded(couponsettlement.FieldPaidAt)
+	return u
+}
+
+// ClearPaidAt clears the value of the "paid_at" field.
+func (u *CouponSettlementUpsert) ClearPaidAt() *CouponSettlementUpsert {
+	u.SetNull(couponsettlement.FieldPaidAt)
+	return u
+}
+
+// SetRefundedAt sets the "refunded_at" field.
+func (u *CouponSettlementUpsert) SetRefundedAt(v time.Time) *CouponSettlementUpsert {
+	u.Set(couponsettlement.FieldRefundedAt, v)
+	return u
+}
+
+// UpdateRefundedAt sets the "refunded_at" field to the value that was provided on create.
+func (u *CouponSettlementUpsert) UpdateRefundedAt() *CouponSettlementUpsert {
+	u.SetExcluded(couponsettlement.FieldRefundedAt)
+	return u
+}
+
+// ClearRefundedAt clears the value of the "refunded_at" field.
+func (u *CouponSettlementUpsert) ClearRefundedAt() *CouponSettlementUpsert {
+	u.SetNull(couponsettlement.FieldRefundedAt)
 	return u
 }
 
@@ -624,6 +779,97 @@ func (u *CouponSettlementUpsertOne) UpdateLockExpiresAt() *CouponSettlementUpser
 func (u *CouponSettlementUpsertOne) ClearLockExpiresAt() *CouponSettlementUpsertOne {
 	return u.Update(func(s *CouponSettlementUpsert) {
 		s.ClearLockExpiresAt()
+	})
+}
+
+// SetLiveCouponID sets the "live_coupon_id" field.
+func (u *CouponSettlementUpsertOne) SetLiveCouponID(v int64) *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.SetLiveCouponID(v)
+	})
+}
+
+// AddLiveCouponID adds v to the "live_coupon_id" field.
+func (u *CouponSettlementUpsertOne) AddLiveCouponID(v int64) *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.AddLiveCouponID(v)
+	})
+}
+
+// UpdateLiveCouponID sets the "live_coupon_id" field to the value that was provided on create.
+func (u *CouponSettlementUpsertOne) UpdateLiveCouponID() *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.UpdateLiveCouponID()
+	})
+}
+
+// ClearLiveCouponID clears the value of the "live_coupon_id" field.
+func (u *CouponSettlementUpsertOne) ClearLiveCouponID() *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.ClearLiveCouponID()
+	})
+}
+
+// SetLiveSlot sets the "live_slot" field.
+func (u *CouponSettlementUpsertOne) SetLiveSlot(v string) *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.SetLiveSlot(v)
+	})
+}
+
+// UpdateLiveSlot sets the "live_slot" field to the value that was provided on create.
+func (u *CouponSettlementUpsertOne) UpdateLiveSlot() *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.UpdateLiveSlot()
+	})
+}
+
+// ClearLiveSlot clears the value of the "live_slot" field.
+func (u *CouponSettlementUpsertOne) ClearLiveSlot() *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.ClearLiveSlot()
+	})
+}
+
+// SetPaidAt sets the "paid_at" field.
+func (u *CouponSettlementUpsertOne) SetPaidAt(v time.Time) *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.SetPaidAt(v)
+	})
+}
+
+// UpdatePaidAt sets the "paid_at" field to the value that was provided on create.
+func (u *CouponSettlementUpsertOne) UpdatePaidAt() *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.UpdatePaidAt()
+	})
+}
+
+// ClearPaidAt clears the value of the "paid_at" field.
+func (u *CouponSettlementUpsertOne) ClearPaidAt() *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.ClearPaidAt()
+	})
+}
+
+// SetRefundedAt sets the "refunded_at" field.
+func (u *CouponSettlementUpsertOne) SetRefundedAt(v time.Time) *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.SetRefundedAt(v)
+	})
+}
+
+// UpdateRefundedAt sets the "refunded_at" field to the value that was provided on create.
+func (u *CouponSettlementUpsertOne) UpdateRefundedAt() *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.UpdateRefundedAt()
+	})
+}
+
+// ClearRefundedAt clears the value of the "refunded_at" field.
+func (u *CouponSettlementUpsertOne) ClearRefundedAt() *CouponSettlementUpsertOne {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.ClearRefundedAt()
 	})
 }
 
@@ -944,6 +1190,97 @@ func (u *CouponSettlementUpsertBulk) UpdateLockExpiresAt() *CouponSettlementUpse
 func (u *CouponSettlementUpsertBulk) ClearLockExpiresAt() *CouponSettlementUpsertBulk {
 	return u.Update(func(s *CouponSettlementUpsert) {
 		s.ClearLockExpiresAt()
+	})
+}
+
+// SetLiveCouponID sets the "live_coupon_id" field.
+func (u *CouponSettlementUpsertBulk) SetLiveCouponID(v int64) *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.SetLiveCouponID(v)
+	})
+}
+
+// AddLiveCouponID adds v to the "live_coupon_id" field.
+func (u *CouponSettlementUpsertBulk) AddLiveCouponID(v int64) *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.AddLiveCouponID(v)
+	})
+}
+
+// UpdateLiveCouponID sets the "live_coupon_id" field to the value that was provided on create.
+func (u *CouponSettlementUpsertBulk) UpdateLiveCouponID() *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.UpdateLiveCouponID()
+	})
+}
+
+// ClearLiveCouponID clears the value of the "live_coupon_id" field.
+func (u *CouponSettlementUpsertBulk) ClearLiveCouponID() *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.ClearLiveCouponID()
+	})
+}
+
+// SetLiveSlot sets the "live_slot" field.
+func (u *CouponSettlementUpsertBulk) SetLiveSlot(v string) *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.SetLiveSlot(v)
+	})
+}
+
+// UpdateLiveSlot sets the "live_slot" field to the value that was provided on create.
+func (u *CouponSettlementUpsertBulk) UpdateLiveSlot() *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.UpdateLiveSlot()
+	})
+}
+
+// ClearLiveSlot clears the value of the "live_slot" field.
+func (u *CouponSettlementUpsertBulk) ClearLiveSlot() *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.ClearLiveSlot()
+	})
+}
+
+// SetPaidAt sets the "paid_at" field.
+func (u *CouponSettlementUpsertBulk) SetPaidAt(v time.Time) *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.SetPaidAt(v)
+	})
+}
+
+// UpdatePaidAt sets the "paid_at" field to the value that was provided on create.
+func (u *CouponSettlementUpsertBulk) UpdatePaidAt() *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.UpdatePaidAt()
+	})
+}
+
+// ClearPaidAt clears the value of the "paid_at" field.
+func (u *CouponSettlementUpsertBulk) ClearPaidAt() *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.ClearPaidAt()
+	})
+}
+
+// SetRefundedAt sets the "refunded_at" field.
+func (u *CouponSettlementUpsertBulk) SetRefundedAt(v time.Time) *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.SetRefundedAt(v)
+	})
+}
+
+// UpdateRefundedAt sets the "refunded_at" field to the value that was provided on create.
+func (u *CouponSettlementUpsertBulk) UpdateRefundedAt() *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.UpdateRefundedAt()
+	})
+}
+
+// ClearRefundedAt clears the value of the "refunded_at" field.
+func (u *CouponSettlementUpsertBulk) ClearRefundedAt() *CouponSettlementUpsertBulk {
+	return u.Update(func(s *CouponSettlementUpsert) {
+		s.ClearRefundedAt()
 	})
 }
 

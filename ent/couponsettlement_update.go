@@ -112,6 +112,93 @@ func (_u *CouponSettlementUpdate) ClearLockExpiresAt() *CouponSettlementUpdate {
 	return _u
 }
 
+// SetLiveCouponID sets the "live_coupon_id" field.
+func (_u *CouponSettlementUpdate) SetLiveCouponID(v int64) *CouponSettlementUpdate {
+	_u.mutation.ResetLiveCouponID()
+	_u.mutation.SetLiveCouponID(v)
+	return _u
+}
+
+// SetNillableLiveCouponID sets the "live_coupon_id" field if the given value is not nil.
+func (_u *CouponSettlementUpdate) SetNillableLiveCouponID(v *int64) *CouponSettlementUpdate {
+	if v != nil {
+		_u.SetLiveCouponID(*v)
+	}
+	return _u
+}
+
+// AddLiveCouponID adds value to the "live_coupon_id" field.
+func (_u *CouponSettlementUpdate) AddLiveCouponID(v int64) *CouponSettlementUpdate {
+	_u.mutation.AddLiveCouponID(v)
+	return _u
+}
+
+// ClearLiveCouponID clears the value of the "live_coupon_id" field.
+func (_u *CouponSettlementUpdate) ClearLiveCouponID() *CouponSettlementUpdate {
+	_u.mutation.ClearLiveCouponID()
+	return _u
+}
+
+// SetLiveSlot sets the "live_slot" field.
+func (_u *CouponSettlementUpdate) SetLiveSlot(v string) *CouponSettlementUpdate {
+	_u.mutation.SetLiveSlot(v)
+	return _u
+}
+
+// SetNillableLiveSlot sets the "live_slot" field if the given value is not nil.
+func (_u *CouponSettlementUpdate) SetNillableLiveSlot(v *string) *CouponSettlementUpdate {
+	if v != nil {
+		_u.SetLiveSlot(*v)
+	}
+	return _u
+}
+
+// ClearLiveSlot clears the value of the "live_slot" field.
+func (_u *CouponSettlementUpdate) ClearLiveSlot() *CouponSettlementUpdate {
+	_u.mutation.ClearLiveSlot()
+	return _u
+}
+
+// SetPaidAt sets the "paid_at" field.
+func (_u *CouponSettlementUpdate) SetPaidAt(v time.Time) *CouponSettlementUpdate {
+	_u.mutation.SetPaidAt(v)
+	return _u
+}
+
+// SetNillablePaidAt sets the "paid_at" field if the given value is not nil.
+func (_u *CouponSettlementUpdate) SetNillablePaidAt(v *time.Time) *CouponSettlementUpdate {
+	if v != nil {
+		_u.SetPaidAt(*v)
+	}
+	return _u
+}
+
+// ClearPaidAt clears the value of the "paid_at" field.
+func (_u *CouponSettlementUpdate) ClearPaidAt() *CouponSettlementUpdate {
+	_u.mutation.ClearPaidAt()
+	return _u
+}
+
+// SetRefundedAt sets the "refunded_at" field.
+func (_u *CouponSettlementUpdate) SetRefundedAt(v time.Time) *CouponSettlementUpdate {
+	_u.mutation.SetRefundedAt(v)
+	return _u
+}
+
+// SetNillableRefundedAt sets the "refunded_at" field if the given value is not nil.
+func (_u *CouponSettlementUpdate) SetNillableRefundedAt(v *time.Time) *CouponSettlementUpdate {
+	if v != nil {
+		_u.SetRefundedAt(*v)
+	}
+	return _u
+}
+
+// ClearRefundedAt clears the value of the "refunded_at" field.
+func (_u *CouponSettlementUpdate) ClearRefundedAt() *CouponSettlementUpdate {
+	_u.mutation.ClearRefundedAt()
+	return _u
+}
+
 // Mutation returns the CouponSettlementMutation object of the builder.
 func (_u *CouponSettlementUpdate) Mutation() *CouponSettlementMutation {
 	return _u.mutation
@@ -160,6 +247,11 @@ func (_u *CouponSettlementUpdate) check() error {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "CouponSettlement.status": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.LiveSlot(); ok {
+		if err := couponsettlement.LiveSlotValidator(v); err != nil {
+			return &ValidationError{Name: "live_slot", err: fmt.Errorf(`ent: validator failed for field "CouponSettlement.live_slot": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -201,6 +293,33 @@ func (_u *CouponSettlementUpdate) sqlSave(ctx context.Context) (_node int, err e
 	}
 	if _u.mutation.LockExpiresAtCleared() {
 		_spec.ClearField(couponsettlement.FieldLockExpiresAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.LiveCouponID(); ok {
+		_spec.SetField(couponsettlement.FieldLiveCouponID, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedLiveCouponID(); ok {
+		_spec.AddField(couponsettlement.FieldLiveCouponID, field.TypeInt64, value)
+	}
+	if _u.mutation.LiveCouponIDCleared() {
+		_spec.ClearField(couponsettlement.FieldLiveCouponID, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.LiveSlot(); ok {
+		_spec.SetField(couponsettlement.FieldLiveSlot, field.TypeString, value)
+	}
+	if _u.mutation.LiveSlotCleared() {
+		_spec.ClearField(couponsettlement.FieldLiveSlot, field.TypeString)
+	}
+	if value, ok := _u.mutation.PaidAt(); ok {
+		_spec.SetField(couponsettlement.FieldPaidAt, field.TypeTime, value)
+	}
+	if _u.mutation.PaidAtCleared() {
+		_spec.ClearField(couponsettlement.FieldPaidAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.RefundedAt(); ok {
+		_spec.SetField(couponsettlement.FieldRefundedAt, field.TypeTime, value)
+	}
+	if _u.mutation.RefundedAtCleared() {
+		_spec.ClearField(couponsettlement.FieldRefundedAt, field.TypeTime)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -306,6 +425,93 @@ func (_u *CouponSettlementUpdateOne) ClearLockExpiresAt() *CouponSettlementUpdat
 	return _u
 }
 
+// SetLiveCouponID sets the "live_coupon_id" field.
+func (_u *CouponSettlementUpdateOne) SetLiveCouponID(v int64) *CouponSettlementUpdateOne {
+	_u.mutation.ResetLiveCouponID()
+	_u.mutation.SetLiveCouponID(v)
+	return _u
+}
+
+// SetNillableLiveCouponID sets the "live_coupon_id" field if the given value is not nil.
+func (_u *CouponSettlementUpdateOne) SetNillableLiveCouponID(v *int64) *CouponSettlementUpdateOne {
+	if v != nil {
+		_u.SetLiveCouponID(*v)
+	}
+	return _u
+}
+
+// AddLiveCouponID adds value to the "live_coupon_id" field.
+func (_u *CouponSettlementUpdateOne) AddLiveCouponID(v int64) *CouponSettlementUpdateOne {
+	_u.mutation.AddLiveCouponID(v)
+	return _u
+}
+
+// ClearLiveCouponID clears the value of the "live_coupon_id" field.
+func (_u *CouponSettlementUpdateOne) ClearLiveCouponID() *CouponSettlementUpdateOne {
+	_u.mutation.ClearLiveCouponID()
+	return _u
+}
+
+// SetLiveSlot sets the "live_slot" field.
+func (_u *CouponSettlementUpdateOne) SetLiveSlot(v string) *CouponSettlementUpdateOne {
+	_u.mutation.SetLiveSlot(v)
+	return _u
+}
+
+// SetNillableLiveSlot sets the "live_slot" field if the given value is not nil.
+func (_u *CouponSettlementUpdateOne) SetNillableLiveSlot(v *string) *CouponSettlementUpdateOne {
+	if v != nil {
+		_u.SetLiveSlot(*v)
+	}
+	return _u
+}
+
+// ClearLiveSlot clears the value of the "live_slot" field.
+func (_u *CouponSettlementUpdateOne) ClearLiveSlot() *CouponSettlementUpdateOne {
+	_u.mutation.ClearLiveSlot()
+	return _u
+}
+
+// SetPaidAt sets the "paid_at" field.
+func (_u *CouponSettlementUpdateOne) SetPaidAt(v time.Time) *CouponSettlementUpdateOne {
+	_u.mutation.SetPaidAt(v)
+	return _u
+}
+
+// SetNillablePaidAt sets the "paid_at" field if the given value is not nil.
+func (_u *CouponSettlementUpdateOne) SetNillablePaidAt(v *time.Time) *CouponSettlementUpdateOne {
+	if v != nil {
+		_u.SetPaidAt(*v)
+	}
+	return _u
+}
+
+// ClearPaidAt clears the value of the "paid_at" field.
+func (_u *CouponSettlementUpdateOne) ClearPaidAt() *CouponSettlementUpdateOne {
+	_u.mutation.ClearPaidAt()
+	return _u
+}
+
+// SetRefundedAt sets the "refunded_at" field.
+func (_u *CouponSettlementUpdateOne) SetRefundedAt(v time.Time) *CouponSettlementUpdateOne {
+	_u.mutation.SetRefundedAt(v)
+	return _u
+}
+
+// SetNillableRefundedAt sets the "refunded_at" field if the given value is not nil.
+func (_u *CouponSettlementUpdateOne) SetNillableRefundedAt(v *time.Time) *CouponSettlementUpdateOne {
+	if v != nil {
+		_u.SetRefundedAt(*v)
+	}
+	return _u
+}
+
+// ClearRefundedAt clears the value of the "refunded_at" field.
+func (_u *CouponSettlementUpdateOne) ClearRefundedAt() *CouponSettlementUpdateOne {
+	_u.mutation.ClearRefundedAt()
+	return _u
+}
+
 // Mutation returns the CouponSettlementMutation object of the builder.
 func (_u *CouponSettlementUpdateOne) Mutation() *CouponSettlementMutation {
 	return _u.mutation
@@ -367,6 +573,11 @@ func (_u *CouponSettlementUpdateOne) check() error {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "CouponSettlement.status": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.LiveSlot(); ok {
+		if err := couponsettlement.LiveSlotValidator(v); err != nil {
+			return &ValidationError{Name: "live_slot", err: fmt.Errorf(`ent: validator failed for field "CouponSettlement.live_slot": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -425,6 +636,33 @@ func (_u *CouponSettlementUpdateOne) sqlSave(ctx context.Context) (_node *Coupon
 	}
 	if _u.mutation.LockExpiresAtCleared() {
 		_spec.ClearField(couponsettlement.FieldLockExpiresAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.LiveCouponID(); ok {
+		_spec.SetField(couponsettlement.FieldLiveCouponID, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedLiveCouponID(); ok {
+		_spec.AddField(couponsettlement.FieldLiveCouponID, field.TypeInt64, value)
+	}
+	if _u.mutation.LiveCouponIDCleared() {
+		_spec.ClearField(couponsettlement.FieldLiveCouponID, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.LiveSlot(); ok {
+		_spec.SetField(couponsettlement.FieldLiveSlot, field.TypeString, value)
+	}
+	if _u.mutation.LiveSlotCleared() {
+		_spec.ClearField(couponsettlement.FieldLiveSlot, field.TypeString)
+	}
+	if value, ok := _u.mutation.PaidAt(); ok {
+		_spec.SetField(couponsettlement.FieldPaidAt, field.TypeTime, value)
+	}
+	if _u.mutation.PaidAtCleared() {
+		_spec.ClearField(couponsettlement.FieldPaidAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.RefundedAt(); ok {
+		_spec.SetField(couponsettlement.FieldRefundedAt, field.TypeTime, value)
+	}
+	if _u.mutation.RefundedAtCleared() {
+		_spec.ClearField(couponsettlement.FieldRefundedAt, field.TypeTime)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &CouponSettlement{config: _u.config}

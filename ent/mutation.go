@@ -862,28 +862,33 @@ func (m *CouponReminderMutation) ResetEdge(name string) error {
 // CouponSettlementMutation represents an operation that mutates the CouponSettlement nodes in the graph.
 type CouponSettlementMutation struct {
 	config
-	op              Op
-	typ             string
-	id              *int64
-	created_at      *time.Time
-	updated_at      *time.Time
-	user_id         *int64
-	adduser_id      *int64
-	order_id        *int64
-	addorder_id     *int64
-	coupon_id       *int64
-	addcoupon_id    *int64
-	template_id     *int64
-	addtemplate_id  *int64
-	status          *couponsettlement.Status
-	order_amount    *decimal.Decimal
-	discount_amount *decimal.Decimal
-	payable_amount  *decimal.Decimal
-	lock_expires_at *time.Time
-	clearedFields   map[string]struct{}
-	done            bool
-	oldValue        func(context.Context) (*CouponSettlement, error)
-	predicates      []predicate.CouponSettlement
+	op                Op
+	typ               string
+	id                *int64
+	created_at        *time.Time
+	updated_at        *time.Time
+	user_id           *int64
+	adduser_id        *int64
+	order_id          *int64
+	addorder_id       *int64
+	coupon_id         *int64
+	addcoupon_id      *int64
+	template_id       *int64
+	addtemplate_id    *int64
+	status            *couponsettlement.Status
+	order_amount      *decimal.Decimal
+	discount_amount   *decimal.Decimal
+	payable_amount    *decimal.Decimal
+	lock_expires_at   *time.Time
+	live_coupon_id    *int64
+	addlive_coupon_id *int64
+	live_slot         *string
+	paid_at           *time.Time
+	refunded_at       *time.Time
+	clearedFields     map[string]struct{}
+	done              bool
+	oldValue          func(context.Context) (*CouponSettlement, error)
+	predicates        []predicate.CouponSettlement
 }
 
 var _ ent.Mutation = (*CouponSettlementMutation)(nil)
@@ -1479,6 +1484,223 @@ func (m *CouponSettlementMutation) ResetLockExpiresAt() {
 	delete(m.clearedFields, couponsettlement.FieldLockExpiresAt)
 }
 
+// SetLiveCouponID sets the "live_coupon_id" field.
+func (m *CouponSettlementMutation) SetLiveCouponID(i int64) {
+	m.live_coupon_id = &i
+	m.addlive_coupon_id = nil
+}
+
+// LiveCouponID returns the value of the "live_coupon_id" field in the mutation.
+func (m *CouponSettlementMutation) LiveCouponID() (r int64, exists bool) {
+	v := m.live_coupon_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLiveCouponID returns the old "live_coupon_id" field's value of the CouponSettlement entity.
+// If the CouponSettlement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponSettlementMutation) OldLiveCouponID(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLiveCouponID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLiveCouponID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLiveCouponID: %w", err)
+	}
+	return oldValue.LiveCouponID, nil
+}
+
+// AddLiveCouponID adds i to the "live_coupon_id" field.
+func (m *CouponSettlementMutation) AddLiveCouponID(i int64) {
+	if m.addlive_coupon_id != nil {
+		*m.addlive_coupon_id += i
+	} else {
+		m.addlive_coupon_id = &i
+	}
+}
+
+// AddedLiveCouponID returns the value that was added to the "live_coupon_id" field in this mutation.
+func (m *CouponSettlementMutation) AddedLiveCouponID() (r int64, exists bool) {
+	v := m.addlive_coupon_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearLiveCouponID clears the value of the "live_coupon_id" field.
+func (m *CouponSettlementMutation) ClearLiveCouponID() {
+	m.live_coupon_id = nil
+	m.addlive_coupon_id = nil
+	m.clearedFields[couponsettlement.FieldLiveCouponID] = struct{}{}
+}
+
+// LiveCouponIDCleared returns if the "live_coupon_id" field was cleared in this mutation.
+func (m *CouponSettlementMutation) LiveCouponIDCleared() bool {
+	_, ok := m.clearedFields[couponsettlement.FieldLiveCouponID]
+	return ok
+}
+
+// ResetLiveCouponID resets all changes to the "live_coupon_id" field.
+func (m *CouponSettlementMutation) ResetLiveCouponID() {
+	m.live_coupon_id = nil
+	m.addlive_coupon_id = nil
+	delete(m.clearedFields, couponsettlement.FieldLiveCouponID)
+}
+
+// SetLiveSlot sets the "live_slot" field.
+func (m *CouponSettlementMutation) SetLiveSlot(s string) {
+	m.live_slot = &s
+}
+
+// LiveSlot returns the value of the "live_slot" field in the mutation.
+func (m *CouponSettlementMutation) LiveSlot() (r string, exists bool) {
+	v := m.live_slot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLiveSlot returns the old "live_slot" field's value of the CouponSettlement entity.
+// If the CouponSettlement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponSettlementMutation) OldLiveSlot(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLiveSlot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLiveSlot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLiveSlot: %w", err)
+	}
+	return oldValue.LiveSlot, nil
+}
+
+// ClearLiveSlot clears the value of the "live_slot" field.
+func (m *CouponSettlementMutation) ClearLiveSlot() {
+	m.live_slot = nil
+	m.clearedFields[couponsettlement.FieldLiveSlot] = struct{}{}
+}
+
+// LiveSlotCleared returns if the "live_slot" field was cleared in this mutation.
+func (m *CouponSettlementMutation) LiveSlotCleared() bool {
+	_, ok := m.clearedFields[couponsettlement.FieldLiveSlot]
+	return ok
+}
+
+// ResetLiveSlot resets all changes to the "live_slot" field.
+func (m *CouponSettlementMutation) ResetLiveSlot() {
+	m.live_slot = nil
+	delete(m.clearedFields, couponsettlement.FieldLiveSlot)
+}
+
+// SetPaidAt sets the "paid_at" field.
+func (m *CouponSettlementMutation) SetPaidAt(t time.Time) {
+	m.paid_at = &t
+}
+
+// PaidAt returns the value of the "paid_at" field in the mutation.
+func (m *CouponSettlementMutation) PaidAt() (r time.Time, exists bool) {
+	v := m.paid_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaidAt returns the old "paid_at" field's value of the CouponSettlement entity.
+// If the CouponSettlement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponSettlementMutation) OldPaidAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaidAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaidAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaidAt: %w", err)
+	}
+	return oldValue.PaidAt, nil
+}
+
+// ClearPaidAt clears the value of the "paid_at" field.
+func (m *CouponSettlementMutation) ClearPaidAt() {
+	m.paid_at = nil
+	m.clearedFields[couponsettlement.FieldPaidAt] = struct{}{}
+}
+
+// PaidAtCleared returns if the "paid_at" field was cleared in this mutation.
+func (m *CouponSettlementMutation) PaidAtCleared() bool {
+	_, ok := m.clearedFields[couponsettlement.FieldPaidAt]
+	return ok
+}
+
+// ResetPaidAt resets all changes to the "paid_at" field.
+func (m *CouponSettlementMutation) ResetPaidAt() {
+	m.paid_at = nil
+	delete(m.clearedFields, couponsettlement.FieldPaidAt)
+}
+
+// SetRefundedAt sets the "refunded_at" field.
+func (m *CouponSettlementMutation) SetRefundedAt(t time.Time) {
+	m.refunded_at = &t
+}
+
+// RefundedAt returns the value of the "refunded_at" field in the mutation.
+func (m *CouponSettlementMutation) RefundedAt() (r time.Time, exists bool) {
+	v := m.refunded_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRefundedAt returns the old "refunded_at" field's value of the CouponSettlement entity.
+// If the CouponSettlement object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponSettlementMutation) OldRefundedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRefundedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRefundedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRefundedAt: %w", err)
+	}
+	return oldValue.RefundedAt, nil
+}
+
+// ClearRefundedAt clears the value of the "refunded_at" field.
+func (m *CouponSettlementMutation) ClearRefundedAt() {
+	m.refunded_at = nil
+	m.clearedFields[couponsettlement.FieldRefundedAt] = struct{}{}
+}
+
+// RefundedAtCleared returns if the "refunded_at" field was cleared in this mutation.
+func (m *CouponSettlementMutation) RefundedAtCleared() bool {
+	_, ok := m.clearedFields[couponsettlement.FieldRefundedAt]
+	return ok
+}
+
+// ResetRefundedAt resets all changes to the "refunded_at" field.
+func (m *CouponSettlementMutation) ResetRefundedAt() {
+	m.refunded_at = nil
+	delete(m.clearedFields, couponsettlement.FieldRefundedAt)
+}
+
 // Where appends a list predicates to the CouponSettlementMutation builder.
 func (m *CouponSettlementMutation) Where(ps ...predicate.CouponSettlement) {
 	m.predicates = append(m.predicates, ps...)
@@ -1513,7 +1735,7 @@ func (m *CouponSettlementMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CouponSettlementMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 15)
 	if m.created_at != nil {
 		fields = append(fields, couponsettlement.FieldCreatedAt)
 	}
@@ -1547,6 +1769,18 @@ func (m *CouponSettlementMutation) Fields() []string {
 	if m.lock_expires_at != nil {
 		fields = append(fields, couponsettlement.FieldLockExpiresAt)
 	}
+	if m.live_coupon_id != nil {
+		fields = append(fields, couponsettlement.FieldLiveCouponID)
+	}
+	if m.live_slot != nil {
+		fields = append(fields, couponsettlement.FieldLiveSlot)
+	}
+	if m.paid_at != nil {
+		fields = append(fields, couponsettlement.FieldPaidAt)
+	}
+	if m.refunded_at != nil {
+		fields = append(fields, couponsettlement.FieldRefundedAt)
+	}
 	return fields
 }
 
@@ -1577,6 +1811,14 @@ func (m *CouponSettlementMutation) Field(name string) (ent.Value, bool) {
 		return m.PayableAmount()
 	case couponsettlement.FieldLockExpiresAt:
 		return m.LockExpiresAt()
+	case couponsettlement.FieldLiveCouponID:
+		return m.LiveCouponID()
+	case couponsettlement.FieldLiveSlot:
+		return m.LiveSlot()
+	case couponsettlement.FieldPaidAt:
+		return m.PaidAt()
+	case couponsettlement.FieldRefundedAt:
+		return m.RefundedAt()
 	}
 	return nil, false
 }
@@ -1608,6 +1850,14 @@ func (m *CouponSettlementMutation) OldField(ctx context.Context, name string) (e
 		return m.OldPayableAmount(ctx)
 	case couponsettlement.FieldLockExpiresAt:
 		return m.OldLockExpiresAt(ctx)
+	case couponsettlement.FieldLiveCouponID:
+		return m.OldLiveCouponID(ctx)
+	case couponsettlement.FieldLiveSlot:
+		return m.OldLiveSlot(ctx)
+	case couponsettlement.FieldPaidAt:
+		return m.OldPaidAt(ctx)
+	case couponsettlement.FieldRefundedAt:
+		return m.OldRefundedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown CouponSettlement field %s", name)
 }
@@ -1694,6 +1944,34 @@ func (m *CouponSettlementMutation) SetField(name string, value ent.Value) error 
 		}
 		m.SetLockExpiresAt(v)
 		return nil
+	case couponsettlement.FieldLiveCouponID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLiveCouponID(v)
+		return nil
+	case couponsettlement.FieldLiveSlot:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLiveSlot(v)
+		return nil
+	case couponsettlement.FieldPaidAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaidAt(v)
+		return nil
+	case couponsettlement.FieldRefundedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRefundedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown CouponSettlement field %s", name)
 }
@@ -1714,6 +1992,9 @@ func (m *CouponSettlementMutation) AddedFields() []string {
 	if m.addtemplate_id != nil {
 		fields = append(fields, couponsettlement.FieldTemplateID)
 	}
+	if m.addlive_coupon_id != nil {
+		fields = append(fields, couponsettlement.FieldLiveCouponID)
+	}
 	return fields
 }
 
@@ -1730,6 +2011,8 @@ func (m *CouponSettlementMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedCouponID()
 	case couponsettlement.FieldTemplateID:
 		return m.AddedTemplateID()
+	case couponsettlement.FieldLiveCouponID:
+		return m.AddedLiveCouponID()
 	}
 	return nil, false
 }
@@ -1767,6 +2050,13 @@ func (m *CouponSettlementMutation) AddField(name string, value ent.Value) error 
 		}
 		m.AddTemplateID(v)
 		return nil
+	case couponsettlement.FieldLiveCouponID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLiveCouponID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown CouponSettlement numeric field %s", name)
 }
@@ -1777,6 +2067,18 @@ func (m *CouponSettlementMutation) ClearedFields() []string {
 	var fields []string
 	if m.FieldCleared(couponsettlement.FieldLockExpiresAt) {
 		fields = append(fields, couponsettlement.FieldLockExpiresAt)
+	}
+	if m.FieldCleared(couponsettlement.FieldLiveCouponID) {
+		fields = append(fields, couponsettlement.FieldLiveCouponID)
+	}
+	if m.FieldCleared(couponsettlement.FieldLiveSlot) {
+		fields = append(fields, couponsettlement.FieldLiveSlot)
+	}
+	if m.FieldCleared(couponsettlement.FieldPaidAt) {
+		fields = append(fields, couponsettlement.FieldPaidAt)
+	}
+	if m.FieldCleared(couponsettlement.FieldRefundedAt) {
+		fields = append(fields, couponsettlement.FieldRefundedAt)
 	}
 	return fields
 }
@@ -1794,6 +2096,18 @@ func (m *CouponSettlementMutation) ClearField(name string) error {
 	switch name {
 	case couponsettlement.FieldLockExpiresAt:
 		m.ClearLockExpiresAt()
+		return nil
+	case couponsettlement.FieldLiveCouponID:
+		m.ClearLiveCouponID()
+		return nil
+	case couponsettlement.FieldLiveSlot:
+		m.ClearLiveSlot()
+		return nil
+	case couponsettlement.FieldPaidAt:
+		m.ClearPaidAt()
+		return nil
+	case couponsettlement.FieldRefundedAt:
+		m.ClearRefundedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown CouponSettlement nullable field %s", name)
@@ -1835,6 +2149,18 @@ func (m *CouponSettlementMutation) ResetField(name string) error {
 		return nil
 	case couponsettlement.FieldLockExpiresAt:
 		m.ResetLockExpiresAt()
+		return nil
+	case couponsettlement.FieldLiveCouponID:
+		m.ResetLiveCouponID()
+		return nil
+	case couponsettlement.FieldLiveSlot:
+		m.ResetLiveSlot()
+		return nil
+	case couponsettlement.FieldPaidAt:
+		m.ResetPaidAt()
+		return nil
+	case couponsettlement.FieldRefundedAt:
+		m.ResetRefundedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown CouponSettlement field %s", name)

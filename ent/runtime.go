@@ -69,6 +69,10 @@ func init() {
 	couponsettlementDescPayableAmount := couponsettlementFields[8].Descriptor()
 	// couponsettlement.DefaultPayableAmount holds the default value on creation for the payable_amount field.
 	couponsettlement.DefaultPayableAmount = couponsettlementDescPayableAmount.Default.(decimal.Decimal)
+	// couponsettlementDescLiveSlot is the schema descriptor for live_slot field.
+	couponsettlementDescLiveSlot := couponsettlementFields[11].Descriptor()
+	// couponsettlement.LiveSlotValidator is a validator for the "live_slot" field. It is called by the builders before save.
+	couponsettlement.LiveSlotValidator = couponsettlementDescLiveSlot.Validators[0].(func(string) error)
 	// couponsettlementDescID is the schema descriptor for id field.
 	couponsettlementDescID := couponsettlementFields[0].Descriptor()
 	// couponsettlement.DefaultID holds the default value on creation for the id field.

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/template"
@@ -14,4 +15,5 @@ type Resolver struct {
 	Wallet    *wallet.Wallet
 
 	Distribution *distribution.Service
+	Checkout     *checkout.Service
 }

@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 	"coupond/coupon"
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/template"
@@ -82,6 +83,42 @@ func (r *mutationResolver) CancelCouponTask(ctx context.Context, input model.Can
 		return nil, err
 	}
 	return taskPayload(r.Distribution.Cancel(ctx, actorOf(ctx), id))
+}
+
+func (r *mutationResolver) LockCoupon(ctx context.Context, input model.LockCouponInput) (*model.SettlementPayload, error) {
+	id, err := scalar.ParseID(input.CouponID)
+	if err != nil {
+		return nil, err
+	}
+	o, err := orderOf(input.Order)
+	if err != nil {
+		return settlementPayload(nil, err)
+	}
+	return settlementPayload(r.Checkout.Lock(ctx, actorOf(ctx), id, o))
+}
+
+func (r *mutationResolver) ConfirmCouponPayment(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error) {
+	orderID, couponID, err := settlementRef(input)
+	if err != nil {
+		return nil, err
+	}
+	return settlementPayload(r.Checkout.Confirm(ctx, actorOf(ctx), orderID, couponID))
+}
+
+func (r *mutationResolver) ReleaseCoupon(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error) {
+	orderID, couponID, err := settlementRef(input)
+	if err != nil {
+		return nil, err
+	}
+	return settlementPayload(r.Checkout.Release(ctx, actorOf(ctx), orderID, couponID))
+}
+
+func (r *mutationResolver) RefundCoupon(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error) {
+	orderID, couponID, err := settlementRef(input)
+	if err != nil {
+		return nil, err
+	}
+	return settlementPayload(r.Checkout.Refund(ctx, actorOf(ctx), orderID, couponID))
 }
 
 func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
@@ -168,6 +205,28 @@ func (r *queryResolver) CouponTasks(ctx context.Context, first *int, after *stri
 	return taskConnection(page, req), nil
 }
 
+func (r *queryResolver) ApplicableCoupons(ctx context.Context, order model.OrderInput) ([]*model.CouponQuote, error) {
+	o, err := orderOf(&order)
+	if err != nil {
+		return nil, err
+	}
+	quotes, err := r.Checkout.Applicable(ctx, actorOf(ctx), o)
+	return quoteModels(quotes), err
+}
+
+func (r *queryResolver) BestCouponCombination(ctx context.Context, order model.OrderInput) (*model.CouponCombination, error) {
+	o, err := orderOf(&order)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.Checkout.Best(ctx, actorOf(ctx), o)
+	return combinationModel(c), err
+}
+
+func (r *settlementResolver) Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error) {
+	return settlementCoupon(ctx, r.Checkout, obj)
+}
+
 func (r *subscriptionResolver) CouponTaskProgress(ctx context.Context, id string) (<-chan *distribution.Task, error) {
 	tid, err := scalar.ParseID(id)
 	if err != nil {
@@ -190,6 +249,8 @@ func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResol
 
 func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
 
+func (r *Resolver) Settlement() generated.SettlementResolver { return &settlementResolver{r} }
+
 func (r *Resolver) Subscription() generated.SubscriptionResolver { return &subscriptionResolver{r} }
 
 func (r *Resolver) UserCoupon() generated.UserCouponResolver { return &userCouponResolver{r} }
@@ -199,6 +260,21 @@ type (
 	couponTemplateResolver struct{ *Resolver }
 	mutationResolver       struct{ *Resolver }
 	queryResolver          struct{ *Resolver }
+	settlementResolver     struct{ *Resolver }
 	subscriptionResolver   struct{ *Resolver }
 	userCouponResolver     struct{ *Resolver }
 )
+
+// !!! WARNING !!!
+// The code below was going to be deleted when updating resolvers. It has been copied here so you have
+// one last chance to move it out of harms way if you want. There are two reasons this happens:
+//  - When renaming or deleting a resolver the old code will be put in here. You can safely delete
+//    it when you're done.
+//  - You have helper methods in this file. Move them out to keep these resolver files clean.
+/*
+	}
+
+func (r *Resolver) Settlement() generated.SettlementResolver { return &settlementResolver{r} }
+
+func (r *Resolver) UserCoupon() generated.UserCouponResolver { return &userCouponResolver{r} }
+*/

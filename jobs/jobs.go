@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
@@ -34,11 +35,17 @@ type DistributionHandlers struct {
 	Service *distribution.Service
 }
 
+// CheckoutHandlers run the checkout's tasks.
+type CheckoutHandlers struct {
+	Checkout *checkout.Service
+}
+
 // Handlers are every capability's task handlers.
 type Handlers struct {
 	Claim        ClaimHandlers
 	Expiry       ExpiryHandlers
 	Distribution DistributionHandlers
+	Checkout     CheckoutHandlers
 }
 
 // NewMux returns the worker's mux with every task type's handler.
@@ -52,6 +59,8 @@ func NewMux(h Handlers) *asynq.ServeMux {
 	mux.HandleFunc(TypeCountDistribution, h.Distribution.handleCountDistribution)
 	mux.HandleFunc(TypeReapDistributions, h.Distribution.handleReapDistributions)
 	mux.HandleFunc(TypeRetainDistributionFiles, h.Distribution.handleRetainDistributionFiles)
+	mux.HandleFunc(TypeReleaseLock, h.Checkout.handleReleaseLock)
+	mux.HandleFunc(TypeCheckoutSweep, h.Checkout.handleCheckoutSweep)
 	return mux
 }
 
@@ -65,6 +74,7 @@ var (
 	_ claim.Scheduler        = (*Queue)(nil)
 	_ expiry.Scheduler       = (*Queue)(nil)
 	_ distribution.Scheduler = (*Queue)(nil)
+	_ checkout.Scheduler     = (*Queue)(nil)
 )
 
 // enqueue enqueues t; a task with the same id already queued or running counts as success.

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -14,7 +15,8 @@ type Periods struct {
 	Reap  time.Duration // distribution reaper
 	// Retain is how long the upload of an ended distribution task is kept; the retention job runs
 	// hourly.
-	Retain time.Duration
+	Retain   time.Duration
+	Checkout time.Duration // checkout sweep (journal replays, expired locks); 0: one minute
 }
 
 // RegisterPeriodic registers every periodic task with the scheduler (a zero period: not that one). Every instance may run a
@@ -31,6 +33,7 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 		{p.Sweep, NewExpireSweepTask(), QueueDefault},
 		{p.Reap, NewReapDistributionsTask(), QueueDefault},
 		{retainEvery(p.Retain), NewRetainDistributionFilesTask(p.Retain), QueueLow},
+		{cmp.Or(p.Checkout, time.Minute), NewCheckoutSweepTask(), QueueDefault},
 	} {
 		if e.every <= 0 {
 			continue // not scheduled in this process

@@ -3,6 +3,7 @@
 package services
 
 import (
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
@@ -24,6 +25,7 @@ type Config struct {
 	// Distribution tunes bulk distribution; Files is the bucket of its uploads (required).
 	Distribution distribution.Config
 	Files        *distribution.Files
+	Checkout     checkout.Config
 }
 
 // Services are the domain services of one process.
@@ -35,6 +37,7 @@ type Services struct {
 	Persister *claim.Persister
 	Redeemer  *claim.Redeemer
 	Wallet    *wallet.Wallet
+	Checkout  *checkout.Service
 	Queue     *jobs.Queue
 
 	Distribution *distribution.Service
@@ -51,6 +54,7 @@ func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Confi
 	s.Redeemer = claim.NewRedeemer(db, rdb, s.Cache, s.Persister, queue, cfg.Redeem)
 	s.Wallet = wallet.New(db)
 	s.Distribution = distribution.New(db, rdb, s.Cache, s.Issuer, cfg.Files, queue, cfg.Distribution)
+	s.Checkout = checkout.New(db, rdb, s.Cache, queue, cfg.Checkout)
 	return s
 }
 
@@ -60,5 +64,6 @@ func (s *Services) Mux() *asynq.ServeMux {
 		Claim:        jobs.ClaimHandlers{Persister: s.Persister, Queue: s.Queue},
 		Expiry:       jobs.ExpiryHandlers{Expirer: s.Expirer},
 		Distribution: jobs.DistributionHandlers{Service: s.Distribution},
+		Checkout:     jobs.CheckoutHandlers{Checkout: s.Checkout},
 	})
 }

@@ -78,8 +78,24 @@ func ExpiryBucket(templateID, minuteUnix int64) string {
 	return tagged(templateID, ":exp:"+id(minuteUnix))
 }
 
-// DailyStats is the template's realtime counters of one UTC day (fields issued, used, expired).
+// DailyStats is the template's realtime counters of one UTC day: fields issued, expired, and the
+// checkout's (Stat* below).
 func DailyStats(templateID int64, day string) string { return tagged(templateID, ":stats:"+day) }
+
+// Checkout fields of DailyStats, each counting events of its day: payments confirmed with a
+// coupon and their discount in cents, refunds of such payments and their discount in cents.
+// Refunds are not subtracted from the day of their payment: net use is used − refunded.
+const (
+	StatUsed                  = "used"
+	StatDiscountCents         = "discount_cents"
+	StatRefunded              = "refunded"
+	StatRefundedDiscountCents = "refunded_discount_cents"
+	StatExpired               = "expired"
+)
+
+// Counted marks one event already added to the template's DailyStats (event names the
+// settlement and its transition), so a replayed count adds nothing.
+func Counted(templateID int64, event string) string { return tagged(templateID, ":counted:"+event) }
 
 // CardBag is a user's card bag: members BagMember, score the claim time (ms).
 func CardBag(userID int64) string { return Namespace() + "coupond:bag:" + id(userID) }
@@ -90,6 +106,33 @@ func Bloom() string { return Namespace() + "coupond:bloom:templates" }
 // OutboxIndex is the set of template ids whose outbox may hold claims; the periodic drain looks
 // there instead of scanning the keyspace.
 func OutboxIndex() string { return Namespace() + "coupond:outboxes" }
+
+// CheckoutPending is the checkout's journal of transitions whose Redis side may not be done
+// (members PendingMember, score the time in ms); the checkout sweep replays old entries.
+func CheckoutPending() string { return Namespace() + "coupond:checkout:pending" }
+
+// PendingMember is a CheckoutPending member: "<user>:<order>:<coupon>:<nonce>" (the nonce keeps
+// two calls on one settlement apart).
+func PendingMember(userID, orderID, couponID int64, nonce string) string {
+	return id(userID) + ":" + id(orderID) + ":" + id(couponID) + ":" + nonce
+}
+
+// ParsePendingMember reads a PendingMember; ok is false unless the three numbers are positive.
+func ParsePendingMember(m string) (userID, orderID, couponID int64, ok bool) {
+	parts := strings.Split(m, ":")
+	if len(parts) != 4 {
+		return 0, 0, 0, false
+	}
+	var n [3]int64
+	for i := range n {
+		v, err := strconv.ParseInt(parts[i], 10, 64)
+		if err != nil || v <= 0 {
+			return 0, 0, 0, false
+		}
+		n[i] = v
+	}
+	return n[0], n[1], n[2], true
+}
 
 // BagMember is a card-bag member: "<template>_<coupon>".
 func BagMember(templateID, couponID int64) string { return id(templateID) + "_" + id(couponID) }

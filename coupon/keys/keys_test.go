@@ -23,6 +23,7 @@ func TestPerTemplateKeysCarryTheTag(t *testing.T) {
 		"UserRate":     func(t int64) string { return UserRate(t, 7) },
 		"ExpiryBucket": func(t int64) string { return ExpiryBucket(t, 1_700_000_000) },
 		"DailyStats":   func(t int64) string { return DailyStats(t, "2026-12-01") },
+		"Counted":      func(t int64) string { return Counted(t, "99:paid") },
 	}
 	seen := map[string]string{}
 	for name, f := range build {
@@ -38,7 +39,7 @@ func TestPerTemplateKeysCarryTheTag(t *testing.T) {
 		}
 		seen[k] = name
 	}
-	for name, k := range map[string]string{"CardBag": CardBag(7), "Bloom": Bloom(), "OutboxIndex": OutboxIndex()} {
+	for name, k := range map[string]string{"CardBag": CardBag(7), "Bloom": Bloom(), "OutboxIndex": OutboxIndex(), "CheckoutPending": CheckoutPending()} {
 		if !strings.HasPrefix(k, "ns:") || strings.Contains(k, "{") {
 			t.Errorf("%s = %q: want the namespace and no hash tag", name, k)
 		}
@@ -61,5 +62,16 @@ func TestMemberFormatsRoundTrip(t *testing.T) {
 	}
 	if _, _, ok := ParseBagMember("1:2"); ok {
 		t.Error(`bag member "1:2" parsed`)
+	}
+}
+
+func TestPendingMemberRoundTrip(t *testing.T) {
+	if u, o, c, ok := ParsePendingMember(PendingMember(7, 1<<62, 42, "n0nce")); !ok || u != 7 || o != 1<<62 || c != 42 {
+		t.Fatalf("got %d %d %d %v", u, o, c, ok)
+	}
+	for _, bad := range []string{"", "1:2:3", "1:2:3:n:x", "0:2:3:n", "1:-2:3:n", "a:2:3:n"} {
+		if _, _, _, ok := ParsePendingMember(bad); ok {
+			t.Errorf("pending member %q parsed", bad)
+		}
 	}
 }

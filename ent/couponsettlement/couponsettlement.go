@@ -37,6 +37,14 @@ const (
 	FieldPayableAmount = "payable_amount"
 	// FieldLockExpiresAt holds the string denoting the lock_expires_at field in the database.
 	FieldLockExpiresAt = "lock_expires_at"
+	// FieldLiveCouponID holds the string denoting the live_coupon_id field in the database.
+	FieldLiveCouponID = "live_coupon_id"
+	// FieldLiveSlot holds the string denoting the live_slot field in the database.
+	FieldLiveSlot = "live_slot"
+	// FieldPaidAt holds the string denoting the paid_at field in the database.
+	FieldPaidAt = "paid_at"
+	// FieldRefundedAt holds the string denoting the refunded_at field in the database.
+	FieldRefundedAt = "refunded_at"
 	// Table holds the table name of the couponsettlement in the database.
 	Table = "coupon_settlement"
 )
@@ -55,6 +63,10 @@ var Columns = []string{
 	FieldDiscountAmount,
 	FieldPayableAmount,
 	FieldLockExpiresAt,
+	FieldLiveCouponID,
+	FieldLiveSlot,
+	FieldPaidAt,
+	FieldRefundedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -80,6 +92,8 @@ var (
 	DefaultDiscountAmount decimal.Decimal
 	// DefaultPayableAmount holds the default value on creation for the "payable_amount" field.
 	DefaultPayableAmount decimal.Decimal
+	// LiveSlotValidator is a validator for the "live_slot" field. It is called by the builders before save.
+	LiveSlotValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() int64
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -175,4 +189,24 @@ func ByPayableAmount(opts ...sql.OrderTermOption) OrderOption {
 // ByLockExpiresAt orders the results by the lock_expires_at field.
 func ByLockExpiresAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldLockExpiresAt, opts...).ToFunc()
+}
+
+// ByLiveCouponID orders the results by the live_coupon_id field.
+func ByLiveCouponID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLiveCouponID, opts...).ToFunc()
+}
+
+// ByLiveSlot orders the results by the live_slot field.
+func ByLiveSlot(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLiveSlot, opts...).ToFunc()
+}
+
+// ByPaidAt orders the results by the paid_at field.
+func ByPaidAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPaidAt, opts...).ToFunc()
+}
+
+// ByRefundedAt orders the results by the refunded_at field.
+func ByRefundedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRefundedAt, opts...).ToFunc()
 }

@@ -105,6 +105,26 @@ func LockExpiresAt(v time.Time) predicate.CouponSettlement {
 	return predicate.CouponSettlement(sql.FieldEQ(FieldLockExpiresAt, v))
 }
 
+// LiveCouponID applies equality check predicate on the "live_coupon_id" field. It's identical to LiveCouponIDEQ.
+func LiveCouponID(v int64) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldEQ(FieldLiveCouponID, v))
+}
+
+// LiveSlot applies equality check predicate on the "live_slot" field. It's identical to LiveSlotEQ.
+func LiveSlot(v string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldEQ(FieldLiveSlot, v))
+}
+
+// PaidAt applies equality check predicate on the "paid_at" field. It's identical to PaidAtEQ.
+func PaidAt(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldEQ(FieldPaidAt, v))
+}
+
+// RefundedAt applies equality check predicate on the "refunded_at" field. It's identical to RefundedAtEQ.
+func RefundedAt(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldEQ(FieldRefundedAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.CouponSettlement {
 	return predicate.CouponSettlement(sql.FieldEQ(FieldCreatedAt, v))
@@ -533,6 +553,231 @@ func LockExpiresAtIsNil() predicate.CouponSettlement {
 // LockExpiresAtNotNil applies the NotNil predicate on the "lock_expires_at" field.
 func LockExpiresAtNotNil() predicate.CouponSettlement {
 	return predicate.CouponSettlement(sql.FieldNotNull(FieldLockExpiresAt))
+}
+
+// LiveCouponIDEQ applies the EQ predicate on the "live_coupon_id" field.
+func LiveCouponIDEQ(v int64) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldEQ(FieldLiveCouponID, v))
+}
+
+// LiveCouponIDNEQ applies the NEQ predicate on the "live_coupon_id" field.
+func LiveCouponIDNEQ(v int64) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldNEQ(FieldLiveCouponID, v))
+}
+
+// LiveCouponIDIn applies the In predicate on the "live_coupon_id" field.
+func LiveCouponIDIn(vs ...int64) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldIn(FieldLiveCouponID, vs...))
+}
+
+// LiveCouponIDNotIn applies the NotIn predicate on the "live_coupon_id" field.
+func LiveCouponIDNotIn(vs ...int64) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldNotIn(FieldLiveCouponID, vs...))
+}
+
+// LiveCouponIDGT applies the GT predicate on the "live_coupon_id" field.
+func LiveCouponIDGT(v int64) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldGT(FieldLiveCouponID, v))
+}
+
+// LiveCouponIDGTE applies the GTE predicate on the "live_coupon_id" field.
+func LiveCouponIDGTE(v int64) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldGTE(FieldLiveCouponID, v))
+}
+
+// LiveCouponIDLT applies the LT predicate on the "live_coupon_id" field.
+func LiveCouponIDLT(v int64) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldLT(FieldLiveCouponID, v))
+}
+
+// LiveCouponIDLTE applies the LTE predicate on the "live_coupon_id" field.
+func LiveCouponIDLTE(v int64) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldLTE(FieldLiveCouponID, v))
+}
+
+// LiveCouponIDIsNil applies the IsNil predicate on the "live_coupon_id" field.
+func LiveCouponIDIsNil() predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldIsNull(FieldLiveCouponID))
+}
+
+// LiveCouponIDNotNil applies the NotNil predicate on the "live_coupon_id" field.
+func LiveCouponIDNotNil() predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldNotNull(FieldLiveCouponID))
+}
+
+// LiveSlotEQ applies the EQ predicate on the "live_slot" field.
+func LiveSlotEQ(v string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldEQ(FieldLiveSlot, v))
+}
+
+// LiveSlotNEQ applies the NEQ predicate on the "live_slot" field.
+func LiveSlotNEQ(v string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldNEQ(FieldLiveSlot, v))
+}
+
+// LiveSlotIn applies the In predicate on the "live_slot" field.
+func LiveSlotIn(vs ...string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldIn(FieldLiveSlot, vs...))
+}
+
+// LiveSlotNotIn applies the NotIn predicate on the "live_slot" field.
+func LiveSlotNotIn(vs ...string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldNotIn(FieldLiveSlot, vs...))
+}
+
+// LiveSlotGT applies the GT predicate on the "live_slot" field.
+func LiveSlotGT(v string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldGT(FieldLiveSlot, v))
+}
+
+// LiveSlotGTE applies the GTE predicate on the "live_slot" field.
+func LiveSlotGTE(v string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldGTE(FieldLiveSlot, v))
+}
+
+// LiveSlotLT applies the LT predicate on the "live_slot" field.
+func LiveSlotLT(v string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldLT(FieldLiveSlot, v))
+}
+
+// LiveSlotLTE applies the LTE predicate on the "live_slot" field.
+func LiveSlotLTE(v string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldLTE(FieldLiveSlot, v))
+}
+
+// LiveSlotContains applies the Contains predicate on the "live_slot" field.
+func LiveSlotContains(v string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldContains(FieldLiveSlot, v))
+}
+
+// LiveSlotHasPrefix applies the HasPrefix predicate on the "live_slot" field.
+func LiveSlotHasPrefix(v string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldHasPrefix(FieldLiveSlot, v))
+}
+
+// LiveSlotHasSuffix applies the HasSuffix predicate on the "live_slot" field.
+func LiveSlotHasSuffix(v string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldHasSuffix(FieldLiveSlot, v))
+}
+
+// LiveSlotIsNil applies the IsNil predicate on the "live_slot" field.
+func LiveSlotIsNil() predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldIsNull(FieldLiveSlot))
+}
+
+// LiveSlotNotNil applies the NotNil predicate on the "live_slot" field.
+func LiveSlotNotNil() predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldNotNull(FieldLiveSlot))
+}
+
+// LiveSlotEqualFold applies the EqualFold predicate on the "live_slot" field.
+func LiveSlotEqualFold(v string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldEqualFold(FieldLiveSlot, v))
+}
+
+// LiveSlotContainsFold applies the ContainsFold predicate on the "live_slot" field.
+func LiveSlotContainsFold(v string) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldContainsFold(FieldLiveSlot, v))
+}
+
+// PaidAtEQ applies the EQ predicate on the "paid_at" field.
+func PaidAtEQ(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldEQ(FieldPaidAt, v))
+}
+
+// PaidAtNEQ applies the NEQ predicate on the "paid_at" field.
+func PaidAtNEQ(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldNEQ(FieldPaidAt, v))
+}
+
+// PaidAtIn applies the In predicate on the "paid_at" field.
+func PaidAtIn(vs ...time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldIn(FieldPaidAt, vs...))
+}
+
+// PaidAtNotIn applies the NotIn predicate on the "paid_at" field.
+func PaidAtNotIn(vs ...time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldNotIn(FieldPaidAt, vs...))
+}
+
+// PaidAtGT applies the GT predicate on the "paid_at" field.
+func PaidAtGT(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldGT(FieldPaidAt, v))
+}
+
+// PaidAtGTE applies the GTE predicate on the "paid_at" field.
+func PaidAtGTE(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldGTE(FieldPaidAt, v))
+}
+
+// PaidAtLT applies the LT predicate on the "paid_at" field.
+func PaidAtLT(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldLT(FieldPaidAt, v))
+}
+
+// PaidAtLTE applies the LTE predicate on the "paid_at" field.
+func PaidAtLTE(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldLTE(FieldPaidAt, v))
+}
+
+// PaidAtIsNil applies the IsNil predicate on the "paid_at" field.
+func PaidAtIsNil() predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldIsNull(FieldPaidAt))
+}
+
+// PaidAtNotNil applies the NotNil predicate on the "paid_at" field.
+func PaidAtNotNil() predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldNotNull(FieldPaidAt))
+}
+
+// RefundedAtEQ applies the EQ predicate on the "refunded_at" field.
+func RefundedAtEQ(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldEQ(FieldRefundedAt, v))
+}
+
+// RefundedAtNEQ applies the NEQ predicate on the "refunded_at" field.
+func RefundedAtNEQ(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldNEQ(FieldRefundedAt, v))
+}
+
+// RefundedAtIn applies the In predicate on the "refunded_at" field.
+func RefundedAtIn(vs ...time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldIn(FieldRefundedAt, vs...))
+}
+
+// RefundedAtNotIn applies the NotIn predicate on the "refunded_at" field.
+func RefundedAtNotIn(vs ...time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldNotIn(FieldRefundedAt, vs...))
+}
+
+// RefundedAtGT applies the GT predicate on the "refunded_at" field.
+func RefundedAtGT(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldGT(FieldRefundedAt, v))
+}
+
+// RefundedAtGTE applies the GTE predicate on the "refunded_at" field.
+func RefundedAtGTE(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldGTE(FieldRefundedAt, v))
+}
+
+// RefundedAtLT applies the LT predicate on the "refunded_at" field.
+func RefundedAtLT(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldLT(FieldRefundedAt, v))
+}
+
+// RefundedAtLTE applies the LTE predicate on the "refunded_at" field.
+func RefundedAtLTE(v time.Time) predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldLTE(FieldRefundedAt, v))
+}
+
+// RefundedAtIsNil applies the IsNil predicate on the "refunded_at" field.
+func RefundedAtIsNil() predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldIsNull(FieldRefundedAt))
+}
+
+// RefundedAtNotNil applies the NotNil predicate on the "refunded_at" field.
+func RefundedAtNotNil() predicate.CouponSettlement {
+	return predicate.CouponSettlement(sql.FieldNotNull(FieldRefundedAt))
 }
 
 // And groups predicates with the AND operator between them.

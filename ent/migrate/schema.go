@@ -48,6 +48,10 @@ var (
 		{Name: "discount_amount", Type: field.TypeOther, SchemaType: map[string]string{"mysql": "decimal(12,2)"}},
 		{Name: "payable_amount", Type: field.TypeOther, SchemaType: map[string]string{"mysql": "decimal(12,2)"}},
 		{Name: "lock_expires_at", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"mysql": "datetime(3)"}},
+		{Name: "live_coupon_id", Type: field.TypeInt64, Nullable: true},
+		{Name: "live_slot", Type: field.TypeString, Nullable: true, Size: 24},
+		{Name: "paid_at", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"mysql": "datetime(3)"}},
+		{Name: "refunded_at", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 	}
 	// CouponSettlementTable holds the schema information for the "coupon_settlement" table.
 	CouponSettlementTable = &schema.Table{
@@ -64,6 +68,26 @@ var (
 				Name:    "couponsettlement_user_id_coupon_id_status",
 				Unique:  false,
 				Columns: []*schema.Column{CouponSettlementColumns[3], CouponSettlementColumns[5], CouponSettlementColumns[7]},
+			},
+			{
+				Name:    "couponsettlement_user_id_live_coupon_id",
+				Unique:  true,
+				Columns: []*schema.Column{CouponSettlementColumns[3], CouponSettlementColumns[12]},
+			},
+			{
+				Name:    "couponsettlement_user_id_order_id_live_slot",
+				Unique:  true,
+				Columns: []*schema.Column{CouponSettlementColumns[3], CouponSettlementColumns[4], CouponSettlementColumns[13]},
+			},
+			{
+				Name:    "couponsettlement_status_lock_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{CouponSettlementColumns[7], CouponSettlementColumns[11]},
+			},
+			{
+				Name:    "couponsettlement_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{CouponSettlementColumns[2]},
 			},
 		},
 	}

@@ -6,9 +6,11 @@ import (
 	"bytes"
 	"context"
 	"coupond/coupon"
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/template"
+	"coupond/ent/couponsettlement"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/usercoupon"
@@ -42,6 +44,7 @@ type ResolverRoot interface {
 	CouponTemplate() CouponTemplateResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	Settlement() SettlementResolver
 	Subscription() SubscriptionResolver
 	UserCoupon() UserCouponResolver
 }
@@ -51,6 +54,20 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	CouponCombination struct {
+		Coupons  func(childComplexity int) int
+		Discount func(childComplexity int) int
+		Payable  func(childComplexity int) int
+	}
+
+	CouponQuote struct {
+		Applicable func(childComplexity int) int
+		Code       func(childComplexity int) int
+		Coupon     func(childComplexity int) int
+		Discount   func(childComplexity int) int
+		Reason     func(childComplexity int) int
+	}
+
 	CouponTask struct {
 		CompletedAt      func(childComplexity int) int
 		CreatedAt        func(childComplexity int) int
@@ -146,10 +163,14 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		CancelCouponTask            func(childComplexity int, input model.CancelCouponTaskInput) int
+		ConfirmCouponPayment        func(childComplexity int, input model.SettlementRefInput) int
 		CreateCouponTask            func(childComplexity int, input model.CreateCouponTaskInput) int
 		CreateCouponTemplate        func(childComplexity int, input template.CreateInput) int
 		IncreaseCouponTemplateStock func(childComplexity int, input model.IncreaseStockInput) int
+		LockCoupon                  func(childComplexity int, input model.LockCouponInput) int
 		RedeemCoupon                func(childComplexity int, input model.RedeemCouponInput) int
+		RefundCoupon                func(childComplexity int, input model.SettlementRefInput) int
+		ReleaseCoupon               func(childComplexity int, input model.SettlementRefInput) int
 		TerminateCouponTemplate     func(childComplexity int, input model.TerminateCouponTemplateInput) int
 	}
 
@@ -161,13 +182,15 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		CouponTask      func(childComplexity int, id string) int
-		CouponTasks     func(childComplexity int, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) int
-		CouponTemplate  func(childComplexity int, id string) int
-		CouponTemplates func(childComplexity int, first *int, after *string, last *int, before *string, filter *model.CouponTemplateFilter) int
-		MyCoupons       func(childComplexity int, status *usercoupon.Status, first *int, after *string, last *int, before *string) int
-		Node            func(childComplexity int, id string) int
-		Redemption      func(childComplexity int, id string) int
+		ApplicableCoupons     func(childComplexity int, order model.OrderInput) int
+		BestCouponCombination func(childComplexity int, order model.OrderInput) int
+		CouponTask            func(childComplexity int, id string) int
+		CouponTasks           func(childComplexity int, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) int
+		CouponTemplate        func(childComplexity int, id string) int
+		CouponTemplates       func(childComplexity int, first *int, after *string, last *int, before *string, filter *model.CouponTemplateFilter) int
+		MyCoupons             func(childComplexity int, status *usercoupon.Status, first *int, after *string, last *int, before *string) int
+		Node                  func(childComplexity int, id string) int
+		Redemption            func(childComplexity int, id string) int
 	}
 
 	RedeemCouponPayload struct {
@@ -180,6 +203,24 @@ type ComplexityRoot struct {
 		FailureReason func(childComplexity int) int
 		ID            func(childComplexity int) int
 		Status        func(childComplexity int) int
+	}
+
+	Settlement struct {
+		Coupon         func(childComplexity int) int
+		DiscountAmount func(childComplexity int) int
+		ID             func(childComplexity int) int
+		LockExpiresAt  func(childComplexity int) int
+		OrderAmount    func(childComplexity int) int
+		OrderID        func(childComplexity int) int
+		PaidAt         func(childComplexity int) int
+		PayableAmount  func(childComplexity int) int
+		RefundedAt     func(childComplexity int) int
+		Status         func(childComplexity int) int
+	}
+
+	SettlementPayload struct {
+		Settlement func(childComplexity int) int
+		UserErrors func(childComplexity int) int
 	}
 
 	Subscription struct {
@@ -238,6 +279,10 @@ type MutationResolver interface {
 	RedeemCoupon(ctx context.Context, input model.RedeemCouponInput) (*model.RedeemCouponPayload, error)
 	CreateCouponTask(ctx context.Context, input model.CreateCouponTaskInput) (*model.CouponTaskPayload, error)
 	CancelCouponTask(ctx context.Context, input model.CancelCouponTaskInput) (*model.CouponTaskPayload, error)
+	LockCoupon(ctx context.Context, input model.LockCouponInput) (*model.SettlementPayload, error)
+	ConfirmCouponPayment(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error)
+	ReleaseCoupon(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error)
+	RefundCoupon(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
@@ -247,6 +292,11 @@ type QueryResolver interface {
 	Redemption(ctx context.Context, id string) (*claim.Redemption, error)
 	CouponTask(ctx context.Context, id string) (*distribution.Task, error)
 	CouponTasks(ctx context.Context, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) (*model.CouponTaskConnection, error)
+	ApplicableCoupons(ctx context.Context, order model.OrderInput) ([]*model.CouponQuote, error)
+	BestCouponCombination(ctx context.Context, order model.OrderInput) (*model.CouponCombination, error)
+}
+type SettlementResolver interface {
+	Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error)
 }
 type SubscriptionResolver interface {
 	CouponTaskProgress(ctx context.Context, id string) (<-chan *distribution.Task, error)
@@ -272,6 +322,56 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "CouponCombination.coupons":
+		if e.ComplexityRoot.CouponCombination.Coupons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponCombination.Coupons(childComplexity), true
+	case "CouponCombination.discount":
+		if e.ComplexityRoot.CouponCombination.Discount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponCombination.Discount(childComplexity), true
+	case "CouponCombination.payable":
+		if e.ComplexityRoot.CouponCombination.Payable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponCombination.Payable(childComplexity), true
+
+	case "CouponQuote.applicable":
+		if e.ComplexityRoot.CouponQuote.Applicable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponQuote.Applicable(childComplexity), true
+	case "CouponQuote.code":
+		if e.ComplexityRoot.CouponQuote.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponQuote.Code(childComplexity), true
+	case "CouponQuote.coupon":
+		if e.ComplexityRoot.CouponQuote.Coupon == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponQuote.Coupon(childComplexity), true
+	case "CouponQuote.discount":
+		if e.ComplexityRoot.CouponQuote.Discount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponQuote.Discount(childComplexity), true
+	case "CouponQuote.reason":
+		if e.ComplexityRoot.CouponQuote.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponQuote.Reason(childComplexity), true
 
 	case "CouponTask.completedAt":
 		if e.ComplexityRoot.CouponTask.CompletedAt == nil {
@@ -660,6 +760,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CancelCouponTask(childComplexity, args["input"].(model.CancelCouponTaskInput)), true
+	case "Mutation.confirmCouponPayment":
+		if e.ComplexityRoot.Mutation.ConfirmCouponPayment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_confirmCouponPayment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ConfirmCouponPayment(childComplexity, args["input"].(model.SettlementRefInput)), true
 	case "Mutation.createCouponTask":
 		if e.ComplexityRoot.Mutation.CreateCouponTask == nil {
 			break
@@ -693,6 +804,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.IncreaseCouponTemplateStock(childComplexity, args["input"].(model.IncreaseStockInput)), true
+	case "Mutation.lockCoupon":
+		if e.ComplexityRoot.Mutation.LockCoupon == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_lockCoupon_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.LockCoupon(childComplexity, args["input"].(model.LockCouponInput)), true
 	case "Mutation.redeemCoupon":
 		if e.ComplexityRoot.Mutation.RedeemCoupon == nil {
 			break
@@ -704,6 +826,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RedeemCoupon(childComplexity, args["input"].(model.RedeemCouponInput)), true
+	case "Mutation.refundCoupon":
+		if e.ComplexityRoot.Mutation.RefundCoupon == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_refundCoupon_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RefundCoupon(childComplexity, args["input"].(model.SettlementRefInput)), true
+	case "Mutation.releaseCoupon":
+		if e.ComplexityRoot.Mutation.ReleaseCoupon == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_releaseCoupon_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReleaseCoupon(childComplexity, args["input"].(model.SettlementRefInput)), true
 	case "Mutation.terminateCouponTemplate":
 		if e.ComplexityRoot.Mutation.TerminateCouponTemplate == nil {
 			break
@@ -741,6 +885,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
+	case "Query.applicableCoupons":
+		if e.ComplexityRoot.Query.ApplicableCoupons == nil {
+			break
+		}
+
+		args, err := ec.field_Query_applicableCoupons_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ApplicableCoupons(childComplexity, args["order"].(model.OrderInput)), true
+	case "Query.bestCouponCombination":
+		if e.ComplexityRoot.Query.BestCouponCombination == nil {
+			break
+		}
+
+		args, err := ec.field_Query_bestCouponCombination_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.BestCouponCombination(childComplexity, args["order"].(model.OrderInput)), true
 	case "Query.couponTask":
 		if e.ComplexityRoot.Query.CouponTask == nil {
 			break
@@ -857,6 +1023,80 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Redemption.Status(childComplexity), true
+
+	case "Settlement.coupon":
+		if e.ComplexityRoot.Settlement.Coupon == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.Coupon(childComplexity), true
+	case "Settlement.discount":
+		if e.ComplexityRoot.Settlement.DiscountAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.DiscountAmount(childComplexity), true
+	case "Settlement.id":
+		if e.ComplexityRoot.Settlement.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.ID(childComplexity), true
+	case "Settlement.lockExpiresAt":
+		if e.ComplexityRoot.Settlement.LockExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.LockExpiresAt(childComplexity), true
+	case "Settlement.orderAmount":
+		if e.ComplexityRoot.Settlement.OrderAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.OrderAmount(childComplexity), true
+	case "Settlement.orderId":
+		if e.ComplexityRoot.Settlement.OrderID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.OrderID(childComplexity), true
+	case "Settlement.paidAt":
+		if e.ComplexityRoot.Settlement.PaidAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.PaidAt(childComplexity), true
+	case "Settlement.payable":
+		if e.ComplexityRoot.Settlement.PayableAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.PayableAmount(childComplexity), true
+	case "Settlement.refundedAt":
+		if e.ComplexityRoot.Settlement.RefundedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.RefundedAt(childComplexity), true
+	case "Settlement.status":
+		if e.ComplexityRoot.Settlement.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.Status(childComplexity), true
+
+	case "SettlementPayload.settlement":
+		if e.ComplexityRoot.SettlementPayload.Settlement == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementPayload.Settlement(childComplexity), true
+	case "SettlementPayload.userErrors":
+		if e.ComplexityRoot.SettlementPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementPayload.UserErrors(childComplexity), true
 
 	case "Subscription.couponTaskProgress":
 		if e.ComplexityRoot.Subscription.CouponTaskProgress == nil {
@@ -1003,7 +1243,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateCouponTaskInput", ec.unmarshalInputCreateCouponTaskInput),
 			graphql.NewInputUnmarshaler("CreateCouponTemplateInput", ec.unmarshalInputCreateCouponTemplateInput),
 			graphql.NewInputUnmarshaler("IncreaseStockInput", ec.unmarshalInputIncreaseStockInput),
+			graphql.NewInputUnmarshaler("LockCouponInput", ec.unmarshalInputLockCouponInput),
+			graphql.NewInputUnmarshaler("OrderInput", ec.unmarshalInputOrderInput),
+			graphql.NewInputUnmarshaler("OrderItemInput", ec.unmarshalInputOrderItemInput),
 			graphql.NewInputUnmarshaler("RedeemCouponInput", ec.unmarshalInputRedeemCouponInput),
+			graphql.NewInputUnmarshaler("SettlementRefInput", ec.unmarshalInputSettlementRefInput),
 			graphql.NewInputUnmarshaler("TerminateCouponTemplateInput", ec.unmarshalInputTerminateCouponTemplateInput),
 		)
 	}
@@ -1191,11 +1435,14 @@ type Query {
 
 "The mutations."
 type Mutation {
-  "Create a template for the merchant's shop; invalid input comes back as userErrors naming every broken rule."
+  """
+Create a template: a merchant creates SHOP-source templates for its shop, the platform PLATFORM-source
+ones (valid in every shop); invalid input comes back as userErrors naming every broken rule.
+"""
   createCouponTemplate(
     "The new template."
     input: CreateCouponTemplateInput!
-  ): CouponTemplatePayload! @hasRole(roles: [MERCHANT])
+  ): CouponTemplatePayload! @hasRole(roles: [MERCHANT, PLATFORM])
   "Add stock to one of the merchant's templates (total and remaining stock grow by the amount)."
   increaseCouponTemplateStock(
     "Which template, and by how much."
@@ -1572,6 +1819,30 @@ extend type Query {
   ): CouponTaskConnection! @hasRole(roles: [MERCHANT])
 }
 
+# --- Checkout (issue 10) ---
+
+extend type Query {
+  """
+  Every UNUSED or LOCKED coupon of the caller weighed against the order: the applicable ones first,
+  best discount first (ties: the one that expires first), each with the discount it alone gives;
+  then the others, each with a code and a reason (THRESHOLD_NOT_MET says how much is missing,
+  NOT_APPLICABLE for goods or shop, EXPIRED, NOT_STARTED, ALREADY_LOCKED by another order).
+  """
+  applicableCoupons(
+    "The order being paid."
+    order: OrderInput!
+  ): [CouponQuote!]! @hasRole(roles: [USER])
+  """
+  The caller's set of coupons that takes the most off the order under the stacking rule: at most one
+  SHOP coupon per shop and one PLATFORM coupon, whose threshold and discount are measured on what
+  the shop coupons leave.
+  """
+  bestCouponCombination(
+    "The order being paid."
+    order: OrderInput!
+  ): CouponCombination! @hasRole(roles: [USER])
+}
+
 extend type Mutation {
   """
   Upload a spreadsheet (.xlsx, or UTF-8 .csv; told by content, not by name; at most
@@ -1748,6 +2019,143 @@ enum TaskStatus {
   "Canceled by the merchant."
   CANCELED
 }
+
+extend type Mutation {
+  """
+  Hold one of the caller's coupons for an order until it is paid, released, or the lock expires
+  (COUPON_LOCK_TTL): the discount is computed here. userErrors: NOT_FOUND, ALREADY_LOCKED (another
+  order holds it), EXPIRED, NOT_STARTED, NOT_APPLICABLE, THRESHOLD_NOT_MET, INVALID_STATE,
+  INVALID_INPUT. A repeat for the same order answers the same settlement.
+  """
+  lockCoupon(
+    "The coupon and the order."
+    input: LockCouponInput!
+  ): SettlementPayload! @hasRole(roles: [USER])
+  "The order is paid: the coupon is USED. After the lock expired: EXPIRED or INVALID_STATE. Idempotent."
+  confirmCouponPayment(
+    "The order and the coupon."
+    input: SettlementRefInput!
+  ): SettlementPayload! @hasRole(roles: [USER])
+  "The order gives the coupon back unpaid: it is UNUSED again (EXPIRED past its end). Idempotent."
+  releaseCoupon(
+    "The order and the coupon."
+    input: SettlementRefInput!
+  ): SettlementPayload! @hasRole(roles: [USER])
+  """
+  The paid order was refunded: with the template's RETURN policy the coupon is UNUSED again (EXPIRED
+  past its end), with FORFEIT it stays USED. Idempotent.
+  """
+  refundCoupon(
+    "The order and the coupon."
+    input: SettlementRefInput!
+  ): SettlementPayload! @hasRole(roles: [USER])
+}
+
+"An order as the checkout prices it. Money has at most 2 decimals."
+input OrderInput {
+  "The order's id."
+  orderId: ID!
+  "The order's shop; items may name their own (a multi-shop cart)."
+  shopNumber: String
+  "The whole order; when items are given they must add up to it."
+  amount: Decimal!
+  "The order's lines (at most 500); PRODUCT coupons need them."
+  items: [OrderItemInput!]
+}
+
+"One line of an order."
+input OrderItemInput {
+  "The goods, as templates name them."
+  goods: String!
+  "The line's amount."
+  amount: Decimal!
+  "The line's shop when it is not the order's."
+  shopNumber: String
+}
+
+"Which coupon to hold for which order."
+input LockCouponInput {
+  "The caller's coupon."
+  couponId: ID!
+  "The order."
+  order: OrderInput!
+}
+
+"One coupon's settlement on one order."
+input SettlementRefInput {
+  "The order."
+  orderId: ID!
+  "The coupon."
+  couponId: ID!
+}
+
+"What one coupon does for an order."
+type CouponQuote {
+  "The coupon."
+  coupon: UserCoupon!
+  "Whether it applies to the order."
+  applicable: Boolean!
+  "What it takes off (0.00 when it does not apply)."
+  discount: Decimal!
+  "Why it does not apply (null when it does)."
+  code: ErrorCode
+  "The same, for people (null when it applies)."
+  reason: String
+}
+
+"The best set of coupons for an order."
+type CouponCombination {
+  "Shop coupons (by shop), then the platform coupon with its discount on what they leave."
+  coupons: [CouponQuote!]!
+  "What they take off in all."
+  discount: Decimal!
+  "What is left to pay."
+  payable: Decimal!
+}
+
+"The result of a settlement mutation."
+type SettlementPayload {
+  "The settlement as it stands; null when refused."
+  settlement: Settlement
+  "Why it was refused."
+  userErrors: [UserError!]!
+}
+
+"One coupon's use on one order."
+type Settlement {
+  "The settlement's id."
+  id: ID!
+  "The order."
+  orderId: ID!
+  "The coupon, as it stands."
+  coupon: UserCoupon!
+  "Where the settlement stands."
+  status: SettlementStatus!
+  "The order's amount when locked."
+  orderAmount: Decimal!
+  "What the coupon takes off."
+  discount: Decimal!
+  "What was left to pay after this coupon (and the order's coupons locked before it)."
+  payable: Decimal!
+  "When a LOCKED settlement is released unless paid."
+  lockExpiresAt: Time
+  "When the payment was confirmed."
+  paidAt: Time
+  "When the payment was refunded."
+  refundedAt: Time
+}
+
+"Where a settlement stands."
+enum SettlementStatus {
+  "The coupon is held for the order."
+  LOCKED
+  "The order is paid with the coupon."
+  PAID
+  "Released before payment (by the order or when the lock expired)."
+  CANCELED
+  "The paid order was refunded."
+  REFUNDED
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -1755,6 +2163,34 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_CouponCombination(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "coupons":
+		return ec.fieldContext_CouponCombination_coupons(ctx, field)
+	case "discount":
+		return ec.fieldContext_CouponCombination_discount(ctx, field)
+	case "payable":
+		return ec.fieldContext_CouponCombination_payable(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CouponCombination", field.Name)
+}
+
+func (ec *executionContext) childFields_CouponQuote(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "coupon":
+		return ec.fieldContext_CouponQuote_coupon(ctx, field)
+	case "applicable":
+		return ec.fieldContext_CouponQuote_applicable(ctx, field)
+	case "discount":
+		return ec.fieldContext_CouponQuote_discount(ctx, field)
+	case "code":
+		return ec.fieldContext_CouponQuote_code(ctx, field)
+	case "reason":
+		return ec.fieldContext_CouponQuote_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CouponQuote", field.Name)
+}
 
 func (ec *executionContext) childFields_CouponTask(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -1978,6 +2414,42 @@ func (ec *executionContext) childFields_Redemption(ctx context.Context, field gr
 		return ec.fieldContext_Redemption_failureReason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Redemption", field.Name)
+}
+
+func (ec *executionContext) childFields_Settlement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Settlement_id(ctx, field)
+	case "orderId":
+		return ec.fieldContext_Settlement_orderId(ctx, field)
+	case "coupon":
+		return ec.fieldContext_Settlement_coupon(ctx, field)
+	case "status":
+		return ec.fieldContext_Settlement_status(ctx, field)
+	case "orderAmount":
+		return ec.fieldContext_Settlement_orderAmount(ctx, field)
+	case "discount":
+		return ec.fieldContext_Settlement_discount(ctx, field)
+	case "payable":
+		return ec.fieldContext_Settlement_payable(ctx, field)
+	case "lockExpiresAt":
+		return ec.fieldContext_Settlement_lockExpiresAt(ctx, field)
+	case "paidAt":
+		return ec.fieldContext_Settlement_paidAt(ctx, field)
+	case "refundedAt":
+		return ec.fieldContext_Settlement_refundedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Settlement", field.Name)
+}
+
+func (ec *executionContext) childFields_SettlementPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "settlement":
+		return ec.fieldContext_SettlementPayload_settlement(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_SettlementPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SettlementPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_UserCoupon(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2208,6 +2680,20 @@ func (ec *executionContext) field_Mutation_cancelCouponTask_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_confirmCouponPayment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SettlementRefInput, error) {
+			return ec.unmarshalNSettlementRefInput2coupondᚋgraphᚋmodelᚐSettlementRefInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createCouponTask_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2250,12 +2736,54 @@ func (ec *executionContext) field_Mutation_increaseCouponTemplateStock_args(ctx 
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_lockCoupon_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.LockCouponInput, error) {
+			return ec.unmarshalNLockCouponInput2coupondᚋgraphᚋmodelᚐLockCouponInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_redeemCoupon_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.RedeemCouponInput, error) {
 			return ec.unmarshalNRedeemCouponInput2coupondᚋgraphᚋmodelᚐRedeemCouponInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_refundCoupon_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SettlementRefInput, error) {
+			return ec.unmarshalNSettlementRefInput2coupondᚋgraphᚋmodelᚐSettlementRefInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_releaseCoupon_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.SettlementRefInput, error) {
+			return ec.unmarshalNSettlementRefInput2coupondᚋgraphᚋmodelᚐSettlementRefInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -2289,6 +2817,34 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_applicableCoupons_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "order",
+		func(ctx context.Context, v any) (model.OrderInput, error) {
+			return ec.unmarshalNOrderInput2coupondᚋgraphᚋmodelᚐOrderInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["order"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_bestCouponCombination_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "order",
+		func(ctx context.Context, v any) (model.OrderInput, error) {
+			return ec.unmarshalNOrderInput2coupondᚋgraphᚋmodelᚐOrderInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["order"] = arg0
 	return args, nil
 }
 
@@ -2573,6 +3129,208 @@ func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _CouponCombination_coupons(ctx context.Context, field graphql.CollectedField, obj *model.CouponCombination) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponCombination_coupons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Coupons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CouponQuote) graphql.Marshaler {
+			return ec.marshalNCouponQuote2ᚕᚖcoupondᚋgraphᚋmodelᚐCouponQuoteᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponCombination_coupons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponCombination",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponQuote(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CouponCombination_discount(ctx context.Context, field graphql.CollectedField, obj *model.CouponCombination) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponCombination_discount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Discount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponCombination_discount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponCombination", field, false, false, "Decimal")
+}
+
+func (ec *executionContext) _CouponCombination_payable(ctx context.Context, field graphql.CollectedField, obj *model.CouponCombination) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponCombination_payable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payable, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponCombination_payable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponCombination", field, false, false, "Decimal")
+}
+
+func (ec *executionContext) _CouponQuote_coupon(ctx context.Context, field graphql.CollectedField, obj *model.CouponQuote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponQuote_coupon(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Coupon, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *coupon.UserCoupon) graphql.Marshaler {
+			return ec.marshalNUserCoupon2ᚖcoupondᚋcouponᚐUserCoupon(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponQuote_coupon(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponQuote",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserCoupon(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CouponQuote_applicable(ctx context.Context, field graphql.CollectedField, obj *model.CouponQuote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponQuote_applicable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Applicable, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponQuote_applicable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponQuote", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _CouponQuote_discount(ctx context.Context, field graphql.CollectedField, obj *model.CouponQuote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponQuote_discount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Discount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponQuote_discount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponQuote", field, false, false, "Decimal")
+}
+
+func (ec *executionContext) _CouponQuote_code(ctx context.Context, field graphql.CollectedField, obj *model.CouponQuote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponQuote_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *coupon.Code) graphql.Marshaler {
+			return ec.marshalOErrorCode2ᚖcoupondᚋcouponᚐCode(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CouponQuote_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponQuote", field, false, false, "ErrorCode")
+}
+
+func (ec *executionContext) _CouponQuote_reason(ctx context.Context, field graphql.CollectedField, obj *model.CouponQuote) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponQuote_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CouponQuote_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponQuote", field, false, false, "String")
+}
 
 func (ec *executionContext) _CouponTask_id(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -4117,7 +4875,7 @@ func (ec *executionContext) _Mutation_createCouponTemplate(ctx context.Context, 
 			directive0 := next
 
 			directive1 := func(ctx context.Context) (any, error) {
-				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT"})
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT", "PLATFORM"})
 				if err != nil {
 					var zeroVal *model.CouponTemplatePayload
 					return zeroVal, err
@@ -4467,6 +5225,254 @@ func (ec *executionContext) fieldContext_Mutation_cancelCouponTask(ctx context.C
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_cancelCouponTask_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_lockCoupon(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_lockCoupon(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().LockCoupon(ctx, fc.Args["input"].(model.LockCouponInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				if err != nil {
+					var zeroVal *model.SettlementPayload
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.SettlementPayload
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SettlementPayload) graphql.Marshaler {
+			return ec.marshalNSettlementPayload2ᚖcoupondᚋgraphᚋmodelᚐSettlementPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_lockCoupon(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SettlementPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_lockCoupon_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_confirmCouponPayment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_confirmCouponPayment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ConfirmCouponPayment(ctx, fc.Args["input"].(model.SettlementRefInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				if err != nil {
+					var zeroVal *model.SettlementPayload
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.SettlementPayload
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SettlementPayload) graphql.Marshaler {
+			return ec.marshalNSettlementPayload2ᚖcoupondᚋgraphᚋmodelᚐSettlementPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_confirmCouponPayment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SettlementPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_confirmCouponPayment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_releaseCoupon(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_releaseCoupon(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReleaseCoupon(ctx, fc.Args["input"].(model.SettlementRefInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				if err != nil {
+					var zeroVal *model.SettlementPayload
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.SettlementPayload
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SettlementPayload) graphql.Marshaler {
+			return ec.marshalNSettlementPayload2ᚖcoupondᚋgraphᚋmodelᚐSettlementPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_releaseCoupon(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SettlementPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_releaseCoupon_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_refundCoupon(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_refundCoupon(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RefundCoupon(ctx, fc.Args["input"].(model.SettlementRefInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				if err != nil {
+					var zeroVal *model.SettlementPayload
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.SettlementPayload
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.SettlementPayload) graphql.Marshaler {
+			return ec.marshalNSettlementPayload2ᚖcoupondᚋgraphᚋmodelᚐSettlementPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_refundCoupon(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SettlementPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_refundCoupon_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -4963,6 +5969,130 @@ func (ec *executionContext) fieldContext_Query_couponTasks(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_applicableCoupons(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_applicableCoupons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ApplicableCoupons(ctx, fc.Args["order"].(model.OrderInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				if err != nil {
+					var zeroVal []*model.CouponQuote
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal []*model.CouponQuote
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CouponQuote) graphql.Marshaler {
+			return ec.marshalNCouponQuote2ᚕᚖcoupondᚋgraphᚋmodelᚐCouponQuoteᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_applicableCoupons(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponQuote(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_applicableCoupons_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_bestCouponCombination(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_bestCouponCombination(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().BestCouponCombination(ctx, fc.Args["order"].(model.OrderInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				if err != nil {
+					var zeroVal *model.CouponCombination
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.CouponCombination
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CouponCombination) graphql.Marshaler {
+			return ec.marshalNCouponCombination2ᚖcoupondᚋgraphᚋmodelᚐCouponCombination(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_bestCouponCombination(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CouponCombination(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_bestCouponCombination_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5202,6 +6332,309 @@ func (ec *executionContext) _Redemption_failureReason(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_Redemption_failureReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Redemption", field, false, false, "String")
+}
+
+func (ec *executionContext) _Settlement_id(ctx context.Context, field graphql.CollectedField, obj *checkout.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Settlement_orderId(ctx context.Context, field graphql.CollectedField, obj *checkout.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_orderId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrderID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_orderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Settlement_coupon(ctx context.Context, field graphql.CollectedField, obj *checkout.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_coupon(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Settlement().Coupon(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *coupon.UserCoupon) graphql.Marshaler {
+			return ec.marshalNUserCoupon2ᚖcoupondᚋcouponᚐUserCoupon(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_coupon(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Settlement",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserCoupon(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Settlement_status(ctx context.Context, field graphql.CollectedField, obj *checkout.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v couponsettlement.Status) graphql.Marshaler {
+			return ec.marshalNSettlementStatus2coupondᚋentᚋcouponsettlementᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "SettlementStatus")
+}
+
+func (ec *executionContext) _Settlement_orderAmount(ctx context.Context, field graphql.CollectedField, obj *checkout.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_orderAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OrderAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_orderAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "Decimal")
+}
+
+func (ec *executionContext) _Settlement_discount(ctx context.Context, field graphql.CollectedField, obj *checkout.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_discount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DiscountAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_discount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "Decimal")
+}
+
+func (ec *executionContext) _Settlement_payable(ctx context.Context, field graphql.CollectedField, obj *checkout.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_payable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PayableAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_payable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "Decimal")
+}
+
+func (ec *executionContext) _Settlement_lockExpiresAt(ctx context.Context, field graphql.CollectedField, obj *checkout.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_lockExpiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LockExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_lockExpiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Settlement_paidAt(ctx context.Context, field graphql.CollectedField, obj *checkout.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_paidAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PaidAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_paidAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Settlement_refundedAt(ctx context.Context, field graphql.CollectedField, obj *checkout.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_refundedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RefundedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_refundedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "Time")
+}
+
+func (ec *executionContext) _SettlementPayload_settlement(ctx context.Context, field graphql.CollectedField, obj *model.SettlementPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SettlementPayload_settlement(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Settlement, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *checkout.Settlement) graphql.Marshaler {
+			return ec.marshalOSettlement2ᚖcoupondᚋcouponᚋcheckoutᚐSettlement(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SettlementPayload_settlement(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SettlementPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Settlement(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SettlementPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.SettlementPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SettlementPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*coupon.Error) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖcoupondᚋcouponᚐErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SettlementPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SettlementPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Subscription_couponTaskProgress(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -7246,6 +8679,174 @@ func UnmarshalIncreaseStockInput(ctx context.Context, raw any) (model.IncreaseSt
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputLockCouponInput(ctx context.Context, obj any) (model.LockCouponInput, error) {
+	var it model.LockCouponInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"couponId", "order"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "couponId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("couponId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CouponID = data
+		case "order":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("order"))
+			data, err := ec.unmarshalNOrderInput2ᚖcoupondᚋgraphᚋmodelᚐOrderInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Order = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalLockCouponInput unmarshals raw into the LockCouponInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalLockCouponInput(ctx context.Context, raw any) (model.LockCouponInput, error) {
+	var out model.LockCouponInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "LockCouponInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputOrderInput(ctx context.Context, obj any) (model.OrderInput, error) {
+	var it model.OrderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"orderId", "shopNumber", "amount", "items"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "orderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("orderId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrderID = data
+		case "shopNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shopNumber"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShopNumber = data
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		case "items":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("items"))
+			data, err := ec.unmarshalOOrderItemInput2ᚕᚖcoupondᚋgraphᚋmodelᚐOrderItemInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Items = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalOrderInput unmarshals raw into the OrderInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalOrderInput(ctx context.Context, raw any) (model.OrderInput, error) {
+	var out model.OrderInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "OrderInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputOrderItemInput(ctx context.Context, obj any) (model.OrderItemInput, error) {
+	var it model.OrderItemInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"goods", "amount", "shopNumber"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "goods":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("goods"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Goods = data
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		case "shopNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shopNumber"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShopNumber = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalOrderItemInput unmarshals raw into the OrderItemInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalOrderItemInput(ctx context.Context, raw any) (model.OrderItemInput, error) {
+	var out model.OrderItemInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "OrderItemInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputRedeemCouponInput(ctx context.Context, obj any) (model.RedeemCouponInput, error) {
 	var it model.RedeemCouponInput
 	if obj == nil {
@@ -7292,6 +8893,55 @@ func (ec *executionContext) unmarshalInputRedeemCouponInput(ctx context.Context,
 func UnmarshalRedeemCouponInput(ctx context.Context, raw any) (model.RedeemCouponInput, error) {
 	var out model.RedeemCouponInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RedeemCouponInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSettlementRefInput(ctx context.Context, obj any) (model.SettlementRefInput, error) {
+	var it model.SettlementRefInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"orderId", "couponId"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "orderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("orderId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrderID = data
+		case "couponId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("couponId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CouponID = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSettlementRefInput unmarshals raw into the SettlementRefInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSettlementRefInput(ctx context.Context, raw any) (model.SettlementRefInput, error) {
+	var out model.SettlementRefInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SettlementRefInput", raw, &out)
 	return out, err
 }
 
@@ -7385,6 +9035,102 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var couponCombinationImplementors = []string{"CouponCombination"}
+
+func (ec *executionContext) _CouponCombination(ctx context.Context, sel ast.SelectionSet, obj *model.CouponCombination) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, couponCombinationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CouponCombination")
+		case "coupons":
+			out.Values[i] = ec._CouponCombination_coupons(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "discount":
+			out.Values[i] = ec._CouponCombination_discount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "payable":
+			out.Values[i] = ec._CouponCombination_payable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var couponQuoteImplementors = []string{"CouponQuote"}
+
+func (ec *executionContext) _CouponQuote(ctx context.Context, sel ast.SelectionSet, obj *model.CouponQuote) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, couponQuoteImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CouponQuote")
+		case "coupon":
+			out.Values[i] = ec._CouponQuote_coupon(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "applicable":
+			out.Values[i] = ec._CouponQuote_applicable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "discount":
+			out.Values[i] = ec._CouponQuote_discount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "code":
+			out.Values[i] = ec._CouponQuote_code(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._CouponQuote_reason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
 
 var couponTaskImplementors = []string{"CouponTask", "Node"}
 
@@ -8059,6 +9805,34 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "lockCoupon":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_lockCoupon(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "confirmCouponPayment":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_confirmCouponPayment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "releaseCoupon":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_releaseCoupon(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "refundCoupon":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_refundCoupon(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -8185,6 +9959,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_couponTasks(ctx, field)
 				})
+		case "applicableCoupons":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_applicableCoupons(ctx, field)
+				})
+		case "bestCouponCombination":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_bestCouponCombination(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -8283,6 +10069,123 @@ func (ec *executionContext) _Redemption(ctx context.Context, sel ast.SelectionSe
 		case "failureReason":
 			out.Values[i] = ec._Redemption_failureReason(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var settlementImplementors = []string{"Settlement"}
+
+func (ec *executionContext) _Settlement(ctx context.Context, sel ast.SelectionSet, obj *checkout.Settlement) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, settlementImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Settlement")
+		case "id":
+			out.Values[i] = ec._Settlement_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "orderId":
+			out.Values[i] = ec._Settlement_orderId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "coupon":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Settlement_coupon(ctx, field, obj)
+				})
+		case "status":
+			out.Values[i] = ec._Settlement_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "orderAmount":
+			out.Values[i] = ec._Settlement_orderAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "discount":
+			out.Values[i] = ec._Settlement_discount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "payable":
+			out.Values[i] = ec._Settlement_payable(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lockExpiresAt":
+			out.Values[i] = ec._Settlement_lockExpiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "paidAt":
+			out.Values[i] = ec._Settlement_paidAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "refundedAt":
+			out.Values[i] = ec._Settlement_refundedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var settlementPayloadImplementors = []string{"SettlementPayload"}
+
+func (ec *executionContext) _SettlementPayload(ctx context.Context, sel ast.SelectionSet, obj *model.SettlementPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, settlementPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SettlementPayload")
+		case "settlement":
+			out.Values[i] = ec._SettlementPayload_settlement(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._SettlementPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -8911,6 +10814,14 @@ func (ec *executionContext) unmarshalNCancelCouponTaskInput2coupondᚋgraphᚋmo
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCouponCombination2ᚖcoupondᚋgraphᚋmodelᚐCouponCombination(ctx context.Context, sel ast.SelectionSet, v *model.CouponCombination) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CouponCombination!")
+		return graphql.Null
+	}
+	return ec._CouponCombination(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNCouponOrigin2coupondᚋentᚋusercouponᚐSource(ctx context.Context, v any) (usercoupon.Source, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := usercoupon.Source(tmp)
@@ -8924,6 +10835,30 @@ func (ec *executionContext) marshalNCouponOrigin2coupondᚋentᚋusercouponᚐSo
 		graphql.AddInvalidNullFromMarshaler(ctx, "CouponOrigin!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNCouponQuote2ᚕᚖcoupondᚋgraphᚋmodelᚐCouponQuoteᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CouponQuote) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCouponQuote2ᚖcoupondᚋgraphᚋmodelᚐCouponQuote(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCouponQuote2ᚖcoupondᚋgraphᚋmodelᚐCouponQuote(ctx context.Context, sel ast.SelectionSet, v *model.CouponQuote) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CouponQuote!")
+		return graphql.Null
+	}
+	return ec._CouponQuote(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCouponSource2coupondᚋentᚋcoupontemplateᚐSource(ctx context.Context, v any) (coupontemplate.Source, error) {
@@ -9087,6 +11022,20 @@ func (ec *executionContext) unmarshalNCreateCouponTemplateInput2coupondᚋcoupon
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx context.Context, v any) (decimal.Decimal, error) {
+	res, err := scalar.UnmarshalDecimal(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx context.Context, sel ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
+	_ = sel
+	res := scalar.MarshalDecimal(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Decimal!")
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNDiscountTarget2coupondᚋentᚋcoupontemplateᚐTarget(ctx context.Context, v any) (coupontemplate.Target, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := coupontemplate.Target(tmp)
@@ -9177,6 +11126,26 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNLockCouponInput2coupondᚋgraphᚋmodelᚐLockCouponInput(ctx context.Context, v any) (model.LockCouponInput, error) {
+	res, err := ec.unmarshalInputLockCouponInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNOrderInput2coupondᚋgraphᚋmodelᚐOrderInput(ctx context.Context, v any) (model.OrderInput, error) {
+	res, err := ec.unmarshalInputOrderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNOrderInput2ᚖcoupondᚋgraphᚋmodelᚐOrderInput(ctx context.Context, v any) (*model.OrderInput, error) {
+	res, err := ec.unmarshalInputOrderInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNOrderItemInput2ᚖcoupondᚋgraphᚋmodelᚐOrderItemInput(ctx context.Context, v any) (*model.OrderItemInput, error) {
+	res, err := ec.unmarshalInputOrderItemInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNPageInfo2ᚖcoupondᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
@@ -9299,6 +11268,34 @@ func (ec *executionContext) marshalNSendType2coupondᚋentᚋcoupontaskᚐSendTy
 	res := graphql.MarshalString(string(v))
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "SendType!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNSettlementPayload2ᚖcoupondᚋgraphᚋmodelᚐSettlementPayload(ctx context.Context, sel ast.SelectionSet, v *model.SettlementPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SettlementPayload!")
+		return graphql.Null
+	}
+	return ec._SettlementPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSettlementRefInput2coupondᚋgraphᚋmodelᚐSettlementRefInput(ctx context.Context, v any) (model.SettlementRefInput, error) {
+	res, err := ec.unmarshalInputSettlementRefInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNSettlementStatus2coupondᚋentᚋcouponsettlementᚐStatus(ctx context.Context, v any) (couponsettlement.Status, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := couponsettlement.Status(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSettlementStatus2coupondᚋentᚋcouponsettlementᚐStatus(ctx context.Context, sel ast.SelectionSet, v couponsettlement.Status) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "SettlementStatus!")
 	}
 	return res
 }
@@ -9717,6 +11714,25 @@ func (ec *executionContext) marshalODiscountType2ᚖcoupondᚋentᚋcoupontempla
 	return res
 }
 
+func (ec *executionContext) unmarshalOErrorCode2ᚖcoupondᚋcouponᚐCode(ctx context.Context, v any) (*coupon.Code, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := coupon.Code(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOErrorCode2ᚖcoupondᚋcouponᚐCode(ctx context.Context, sel ast.SelectionSet, v *coupon.Code) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
+	return res
+}
+
 func (ec *executionContext) unmarshalOID2ᚖint64(ctx context.Context, v any) (*int64, error) {
 	if v == nil {
 		return nil, nil
@@ -9778,6 +11794,23 @@ func (ec *executionContext) marshalONode2coupondᚋgraphᚋmodelᚐNode(ctx cont
 	return ec._Node(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOOrderItemInput2ᚕᚖcoupondᚋgraphᚋmodelᚐOrderItemInputᚄ(ctx context.Context, v any) ([]*model.OrderItemInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.OrderItemInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNOrderItemInput2ᚖcoupondᚋgraphᚋmodelᚐOrderItemInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalORedemption2ᚖcoupondᚋcouponᚋclaimᚐRedemption(ctx context.Context, sel ast.SelectionSet, v *claim.Redemption) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -9802,6 +11835,13 @@ func (ec *executionContext) marshalORefundPolicy2ᚖcoupondᚋentᚋcoupontempla
 	_ = ctx
 	res := graphql.MarshalString(string(*v))
 	return res
+}
+
+func (ec *executionContext) marshalOSettlement2ᚖcoupondᚋcouponᚋcheckoutᚐSettlement(ctx context.Context, sel ast.SelectionSet, v *checkout.Settlement) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Settlement(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {

@@ -4,6 +4,7 @@ package model
 
 import (
 	"coupond/coupon"
+	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/ent/coupontask"
@@ -11,12 +12,37 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/shopspring/decimal"
 )
 
 // Which task to cancel.
 type CancelCouponTaskInput struct {
 	// The task's id.
 	TaskID string `json:"taskId"`
+}
+
+// The best set of coupons for an order.
+type CouponCombination struct {
+	// Shop coupons (by shop), then the platform coupon with its discount on what they leave.
+	Coupons []*CouponQuote `json:"coupons"`
+	// What they take off in all.
+	Discount decimal.Decimal `json:"discount"`
+	// What is left to pay.
+	Payable decimal.Decimal `json:"payable"`
+}
+
+// What one coupon does for an order.
+type CouponQuote struct {
+	// The coupon.
+	Coupon *coupon.UserCoupon `json:"coupon"`
+	// Whether it applies to the order.
+	Applicable bool `json:"applicable"`
+	// What it takes off (0.00 when it does not apply).
+	Discount decimal.Decimal `json:"discount"`
+	// Why it does not apply (null when it does).
+	Code *coupon.Code `json:"code,omitempty"`
+	// The same, for people (null when it applies).
+	Reason *string `json:"reason,omitempty"`
 }
 
 // A page of tasks (Relay connection).
@@ -135,8 +161,38 @@ type IncreaseStockInput struct {
 	Amount int `json:"amount"`
 }
 
+// Which coupon to hold for which order.
+type LockCouponInput struct {
+	// The caller's coupon.
+	CouponID string `json:"couponId"`
+	// The order.
+	Order *OrderInput `json:"order"`
+}
+
 // The mutations.
 type Mutation struct {
+}
+
+// An order as the checkout prices it. Money has at most 2 decimals.
+type OrderInput struct {
+	// The order's id.
+	OrderID string `json:"orderId"`
+	// The order's shop; items may name their own (a multi-shop cart).
+	ShopNumber *string `json:"shopNumber,omitempty"`
+	// The whole order; when items are given they must add up to it.
+	Amount decimal.Decimal `json:"amount"`
+	// The order's lines (at most 500); PRODUCT coupons need them.
+	Items []*OrderItemInput `json:"items,omitempty"`
+}
+
+// One line of an order.
+type OrderItemInput struct {
+	// The goods, as templates name them.
+	Goods string `json:"goods"`
+	// The line's amount.
+	Amount decimal.Decimal `json:"amount"`
+	// The line's shop when it is not the order's.
+	ShopNumber *string `json:"shopNumber,omitempty"`
 }
 
 // Where a page stands in its connection (Relay cursor connections spec).
@@ -169,6 +225,22 @@ type RedeemCouponPayload struct {
 	Redemption *claim.Redemption `json:"redemption,omitempty"`
 	// Why the claim was refused (empty when accepted).
 	UserErrors []*coupon.Error `json:"userErrors"`
+}
+
+// The result of a settlement mutation.
+type SettlementPayload struct {
+	// The settlement as it stands; null when refused.
+	Settlement *checkout.Settlement `json:"settlement,omitempty"`
+	// Why it was refused.
+	UserErrors []*coupon.Error `json:"userErrors"`
+}
+
+// One coupon's settlement on one order.
+type SettlementRefInput struct {
+	// The order.
+	OrderID string `json:"orderId"`
+	// The coupon.
+	CouponID string `json:"couponId"`
 }
 
 // The subscriptions (graphql-transport-ws, the protocol of the graphql-ws client, on /query).

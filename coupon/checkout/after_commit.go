@@ -1,0 +1,147 @@
+package checkout
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"coupond/coupon"
+	"coupond/coupon/keys"
+	"coupond/ent"
+	"coupond/ent/couponsettlement"
+	"coupond/ent/usercoupon"
+	"coupond/lua"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/shopspring/decimal"
+)
+
+// countedTTL is how long a counted event's marker lives: far longer than any replay comes.
+const countedTTL = 8 * 24 * time.Hour
+
+// journal records a transition about to run on (order, coupon) in the pending set and returns
+// its member. A call whose journal fails does not run: its Redis side could be lost.
+func (s *Service) journal(ctx context.Context, userID, orderID, couponID int64) (string, error) {
+	m := keys.PendingMember(userID, orderID, couponID, rand.Text()[:10])
+	if err := s.rdb.ZAdd(ctx, keys.CheckoutPending(), redis.Z{Score: float64(s.now().UnixMilli()), Member: m}).Err(); err != nil {
+		return "", fmt.Errorf("checkout: journal: %w", err)
+	}
+	return m, nil
+}
+
+// undo follows a transition whose transaction failed: with nothing written to Redis it drops the
+// journal member; after a card-bag write (the commit failed, or was never reached) it replays the
+// entry at once, which writes the bag as the database now is (else the sweep does).
+func (s *Service) undo(ctx context.Context, member string, wrote bool) {
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	var err error
+	if wrote {
+		err = s.replay(ctx, member)
+	} else {
+		err = s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err()
+	}
+	if err != nil {
+		slog.WarnContext(ctx, "checkout: journal entry left for the sweep", "member", member, "err", err)
+	}
+}
+
+// writeBag puts the coupon in its user's card bag when uc (as the running transaction leaves
+// it) is UNUSED and valid, else takes it out. The caller holds the coupon's row lock in that
+// transaction and has not committed: every card-bag write of a coupon happens under its row lock,
+// so the writes land in the order of the transitions, and the bag ends as the database is. A
+// transaction that fails after the write is followed by a replay (undo) that writes the bag again.
+func (s *Service) writeBag(ctx context.Context, uc *ent.UserCoupon) error {
+	bag, m := keys.CardBag(uc.UserID), keys.BagMember(uc.TemplateID, uc.ID)
+	var err error
+	if uc.Status == usercoupon.StatusUNUSED && s.now().Before(uc.ValidEndTime) {
+		err = s.rdb.ZAdd(ctx, bag, redis.Z{Score: float64(uc.CreatedAt.UnixMilli()), Member: m}).Err()
+	} else {
+		err = s.rdb.ZRem(ctx, bag, m).Err()
+	}
+	if err != nil {
+		return fmt.Errorf("card bag: %w", err)
+	}
+	return nil
+}
+
+// settle does the Redis side of a committed settlement row that follows the commit, then drops
+// the journal member: the payment, refund and expiry the row records are counted
+// once each in their day's stats; a LOCKED settlement's release is scheduled. It runs on a
+// context the client cannot cancel; a failure is logged and leaves the member for the sweep,
+// which does it again (replay).
+func (s *Service) settle(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon, member string) {
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	if err := s.afterCommit(ctx, row, uc); err != nil {
+		slog.WarnContext(ctx, "checkout: after-commit left for the sweep", "settlement", row.ID, "err", err)
+		return
+	}
+	if err := s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err(); err != nil {
+		slog.WarnContext(ctx, "checkout: journal entry left for the sweep", "member", member, "err", err)
+	}
+}
+
+// afterCommit is settle's work for row and its coupon uc as committed.
+func (s *Service) afterCommit(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon) error {
+	if row.PaidAt != nil {
+		if err := s.count(ctx, row, "paid", *row.PaidAt, keys.StatUsed, keys.StatDiscountCents); err != nil {
+			return err
+		}
+	}
+	if row.RefundedAt != nil {
+		if err := s.count(ctx, row, "refunded", *row.RefundedAt, keys.StatRefunded, keys.StatRefundedDiscountCents); err != nil {
+			return err
+		}
+	}
+	// A release or refund that found the coupon past its end made it EXPIRED in the same
+	// transaction (both rows carry that transaction's time).
+	released := row.Status == couponsettlement.StatusCANCELED || row.Status == couponsettlement.StatusREFUNDED
+	if released && uc.Status == usercoupon.StatusEXPIRED && uc.UpdatedAt.Equal(row.UpdatedAt) {
+		if err := s.count(ctx, row, "expired", uc.UpdatedAt, keys.StatExpired, ""); err != nil {
+			return err
+		}
+	}
+	if row.Status == couponsettlement.StatusLOCKED && row.LockExpiresAt != nil {
+		ref := LockRef{UserID: row.UserID, OrderID: row.OrderID, CouponID: row.CouponID, SettlementID: row.ID}
+		if err := s.sched.ReleaseLock(ctx, ref, *row.LockExpiresAt); err != nil {
+			return fmt.Errorf("schedule the lock's release: %w", err)
+		}
+	}
+	return nil
+}
+
+// count adds one event of the settlement (and its discount in cents, when centsField is set) to
+// the template's stats of at's UTC day, once however often it is replayed.
+func (s *Service) count(ctx context.Context, row *ent.CouponSettlement, event string, at time.Time, countField, centsField string) error {
+	incs := []lua.Increment{{Field: countField, By: 1}}
+	if centsField != "" {
+		incs = append(incs, lua.Increment{Field: centsField, By: cents(row.DiscountAmount)})
+	}
+	stats := keys.DailyStats(row.TemplateID, at.UTC().Format(time.DateOnly))
+	marker := keys.Counted(row.TemplateID, strconv.FormatInt(row.ID, 10)+":"+event)
+	if _, err := lua.CountOnce(ctx, s.rdb, stats, marker, countedTTL, incs...); err != nil {
+		return fmt.Errorf("count %s: %w", event, err)
+	}
+	return nil
+}
+
+// cents is a money amount (2 decimals) in cents.
+func cents(d decimal.Decimal) int64 { return d.Shift(2).IntPart() }
+
+// settlementOf reads the settlement of (order, coupon); coupon.ErrNotFound when there is none.
+func (s *Service) settlementOf(ctx context.Context, userID, orderID, couponID int64) (*ent.CouponSettlement, error) {
+	row, err := s.db.CouponSettlement.Query().
+		Where(couponsettlement.UserID(userID), couponsettlement.OrderID(orderID), couponsettlement.CouponID(couponID)).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, coupon.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read settlement: %w", err)
+	}
+	return row, nil
+}

@@ -1,0 +1,134 @@
+// Package checkout spends coupons on orders: the discount rule (Discount), the coupons an order
+// can take and the best set of them (Applicable, Best), and the settlement of one coupon on one
+// order — Lock, Confirm, Release, Refund — with the lock's expiry (ExpireLock, Sweep).
+//
+// Every transition is one MySQL transaction of two checked compare-and-set UPDATEs (the coupon's
+// status and the settlement's), so MySQL alone decides who wins a race: no distributed lock, no
+// read-then-write (D-33). One coupon is in at most one live settlement (LOCKED or PAID) and one
+// order carries at most one live coupon per stacking slot, by unique keys. Each transition is
+// idempotent per (order, coupon): a repeat — also one racing the first — answers the settlement as
+// it stands and changes nothing.
+//
+// The card bag is written inside the transaction, after the coupon's CAS and before the commit,
+// while the transaction holds the coupon's row lock: the writes of one coupon land in the order
+// of its transitions, so the bag holds a coupon exactly when it is UNUSED. The daily counters and
+// the lock's release task follow the commit, on a context the client cannot cancel. Finish, don't
+// undo: before its transaction a call journals itself in the pending set (keys.CheckoutPending)
+// and clears its entry once Redis agrees; a failed transaction replays its entry at once, and
+// Sweep replays entries a crash or a Redis failure left (the bag again under the row lock, then
+// the after-commit work). Every step is idempotent (the counters count each event once, see
+// lua.CountOnce), so a replay changes nothing twice.
+package checkout
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"coupond/coupon"
+	"coupond/ent"
+	"coupond/ent/usercoupon"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// DefaultLockTTL is how long a lock holds a coupon for an unpaid order (COUPON_LOCK_TTL).
+const DefaultLockTTL = 15 * time.Minute
+
+// Templates gives templates by id (template.Cache's lookup chain).
+type Templates interface {
+	Get(ctx context.Context, id int64) (*coupon.Template, error)
+	GetMany(ctx context.Context, ids []int64) (map[int64]*coupon.Template, error)
+}
+
+// Scheduler schedules the release of a lock when it expires; jobs.Queue implements it. A second
+// schedule of the same lock (same settlement and expiry) is a no-op.
+type Scheduler interface {
+	ReleaseLock(ctx context.Context, lock LockRef, at time.Time) error
+}
+
+// LockRef names one settlement's lock.
+type LockRef struct {
+	UserID, OrderID, CouponID, SettlementID int64
+}
+
+// Config tunes the service; zero fields take the defaults.
+type Config struct {
+	LockTTL time.Duration // default DefaultLockTTL
+}
+
+// Service is the checkout.
+type Service struct {
+	db        *ent.Client
+	rdb       redis.UniversalClient
+	templates Templates
+	sched     Scheduler
+	lockTTL   time.Duration
+	now       func() time.Time
+}
+
+// New returns the checkout over the database, the data Redis, the template lookup and the
+// scheduler of lock releases.
+func New(db *ent.Client, rdb redis.UniversalClient, templates Templates, sched Scheduler, cfg Config) *Service {
+	if cfg.LockTTL <= 0 {
+		cfg.LockTTL = DefaultLockTTL
+	}
+	return &Service{db: db, rdb: rdb, templates: templates, sched: sched, lockTTL: cfg.LockTTL, now: time.Now}
+}
+
+// Settlement is one coupon's use on one order.
+type Settlement struct {
+	*ent.CouponSettlement
+	// Coupon is the coupon as the call left it, when the call read it; nil otherwise (Coupon
+	// reads it).
+	Coupon *ent.UserCoupon
+}
+
+// Coupon reads the user's coupon (NOT_FOUND when it is not the user's).
+func (s *Service) Coupon(ctx context.Context, userID, couponID int64) (*ent.UserCoupon, error) {
+	return s.ownCoupon(ctx, userID, couponID)
+}
+
+// afterCommitTimeout bounds the Redis work after a commit, which no client cancellation stops.
+const afterCommitTimeout = 10 * time.Second
+
+// detached is ctx without its cancellation, bounded by afterCommitTimeout.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), afterCommitTimeout)
+}
+
+// readCommitted is the isolation of a lock's transaction: its locking read of the order's live
+// settlements then locks only the rows it finds, no gaps, so locks of other orders never wait for
+// it (at one more round trip: the driver sets the level before START TRANSACTION). The other
+// transitions update rows by key, which takes no gap lock at the default level either.
+var readCommitted = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
+
+// inTx runs fn in a transaction (opts nil: the server's default isolation), committing when fn
+// returns nil. A deadlock or lock-wait timeout is errLost (the loser reads again).
+func (s *Service) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *ent.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin: %w", lostRace(err))
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return lostRace(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", lostRace(err))
+	}
+	return nil
+}
+
+// ownCoupon reads the caller's coupon; another user's coupon is NOT_FOUND, as a missing one.
+func (s *Service) ownCoupon(ctx context.Context, userID, couponID int64) (*ent.UserCoupon, error) {
+	uc, err := s.db.UserCoupon.Query().Where(usercoupon.UserID(userID), usercoupon.ID(couponID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, coupon.ErrNotFound
+	}
+	return uc, err
+}
+
+// ms is t cut to the millisecond in UTC, as DATETIME(3) keeps it.
+func ms(t time.Time) time.Time { return t.UTC().Truncate(time.Millisecond) }

@@ -1,0 +1,277 @@
+package checkout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"coupond/coupon"
+	"coupond/ent"
+	"coupond/ent/couponsettlement"
+	"coupond/ent/coupontemplate"
+	"coupond/ent/predicate"
+	"coupond/ent/usercoupon"
+	"coupond/idgen"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/shopspring/decimal"
+)
+
+// errLost means a compare-and-set found the row changed by a concurrent call; the caller reads
+// again and answers from what it finds.
+var errLost = errors.New("checkout: lost a race, read again")
+
+// casAttempts bounds how often a call reads again after losing a race.
+const casAttempts = 3
+
+// platformSlot is the stacking slot of a PLATFORM-source coupon; a SHOP one's is "S<shop>".
+const platformSlot = "P"
+
+// slotOf is the stacking slot of a template's coupons on an order.
+func slotOf(t *coupon.Template) string {
+	if t.Source == coupontemplate.SourcePLATFORM {
+		return platformSlot
+	}
+	return "S" + strconv.FormatInt(t.ShopNumber, 10)
+}
+
+// Lock holds the caller's coupon for order o: the coupon must be the caller's (another user's is
+// NOT_FOUND), UNUSED, within its validity (EXPIRED, NOT_STARTED) and apply to the order
+// (NOT_APPLICABLE, THRESHOLD_NOT_MET; see Discount), and the order must have its stacking slot
+// free — one SHOP coupon per shop and one PLATFORM coupon, shop coupons before the platform one,
+// whose discount is measured on what the shop coupons left (NOT_APPLICABLE otherwise). The
+// discount is computed here, never taken from the client. One transaction moves the coupon
+// UNUSED → LOCKED (checked CAS) and writes the LOCKED settlement (unique per order and coupon,
+// one live settlement per coupon), expiring after the lock TTL, and takes the coupon out of the
+// card bag before it commits; after the commit the lock's release is scheduled. A coupon locked by
+// another order is ALREADY_LOCKED (also when three attempts lost their races).
+// A repeat for the same (order, coupon) while the settlement is LOCKED or PAID answers it
+// unchanged; after a release the same order may lock the coupon again (the settlement row is
+// reused).
+func (s *Service) Lock(ctx context.Context, actor coupon.Actor, couponID int64, o Order) (*Settlement, error) {
+	if err := o.Validate(); err != nil {
+		return nil, underField(err, "order")
+	}
+	for attempt := 1; ; attempt++ {
+		st, err := s.lockOnce(ctx, actor.UserID, couponID, &o)
+		if !errors.Is(err, errLost) {
+			return st, err
+		}
+		if attempt == casAttempts {
+			return nil, coupon.Errorf(coupon.CodeAlreadyLocked, "the coupon is being locked by another order")
+		}
+	}
+}
+
+func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order) (*Settlement, error) {
+	uc, err := s.ownCoupon(ctx, userID, couponID)
+	if err != nil {
+		return nil, err
+	}
+	if uc.Status != usercoupon.StatusUNUSED {
+		return s.lockedAlready(ctx, uc, o.ID)
+	}
+	now := ms(s.now())
+	switch {
+	case !now.Before(uc.ValidEndTime):
+		return nil, coupon.Errorf(coupon.CodeExpired, "the coupon expired at %s", uc.ValidEndTime.Format("2006-01-02 15:04:05Z07:00"))
+	case now.Before(uc.ValidStartTime):
+		return nil, coupon.Errorf(coupon.CodeNotStarted, "the coupon is valid from %s", uc.ValidStartTime.Format("2006-01-02 15:04:05Z07:00"))
+	}
+	t, err := s.templates.Get(ctx, uc.TemplateID)
+	if err != nil {
+		return nil, fmt.Errorf("lock: template %d: %w", uc.TemplateID, err)
+	}
+	slot := slotOf(t)
+	taken, err := s.stacked(ctx, userID, o.ID, couponID, slot)
+	if err != nil {
+		return nil, err
+	}
+	d, derr := Discount(t, o, taken)
+	if derr != nil {
+		return nil, derr
+	}
+	member, err := s.journal(ctx, userID, o.ID, couponID)
+	if err != nil {
+		return nil, err
+	}
+	expires := now.Add(s.lockTTL)
+	payable := o.Amount.Sub(taken).Sub(d)
+	var row *ent.CouponSettlement
+	wrote := false // the card bag was written (undo replays the journal entry)
+	err = s.inTx(ctx, readCommitted, func(tx *ent.Tx) error {
+		n, err := tx.UserCoupon.Update().
+			Where(usercoupon.UserID(userID), usercoupon.ID(couponID), usercoupon.StatusEQ(usercoupon.StatusUNUSED), usercoupon.ValidEndTimeGT(now)).
+			SetStatus(usercoupon.StatusLOCKED).SetOrderID(o.ID).SetDiscountAmount(&d).SetUpdatedAt(now).
+			Save(ctx)
+		switch {
+		case err != nil:
+			return fmt.Errorf("lock coupon %d: %w", couponID, err)
+		case n == 0:
+			return errLost
+		}
+		row, err = tx.CouponSettlement.Create().
+			SetID(idgen.Next()).SetUserID(userID).SetOrderID(o.ID).SetCouponID(couponID).SetTemplateID(uc.TemplateID).
+			SetStatus(couponsettlement.StatusLOCKED).SetOrderAmount(o.Amount).SetDiscountAmount(d).SetPayableAmount(payable).
+			SetLockExpiresAt(expires).SetLiveCouponID(couponID).SetLiveSlot(slot).
+			SetCreatedAt(now).SetUpdatedAt(now).
+			Save(ctx)
+		if ent.IsConstraintError(err) && !slotTaken(err) { // released before: the same order locks again
+			row, err = relock(ctx, tx, userID, o, couponID, d, payable, expires, slot, now)
+		}
+		switch {
+		case slotTaken(err):
+			return slotError(slot)
+		case err != nil && !errors.Is(err, errLost):
+			return fmt.Errorf("lock coupon %d: settlement: %w", couponID, err)
+		case err != nil:
+			return err
+		}
+		if err := stillStacked(ctx, tx, row, taken); err != nil {
+			return err
+		}
+		locked := *uc
+		locked.Status = usercoupon.StatusLOCKED
+		wrote = true
+		return s.writeBag(ctx, &locked)
+	})
+	if err != nil {
+		s.undo(ctx, member, wrote)
+		return nil, err
+	}
+	uc.Status, uc.OrderID, uc.DiscountAmount, uc.UpdatedAt = usercoupon.StatusLOCKED, &o.ID, &d, now
+	s.settle(ctx, row, uc, member)
+	return &Settlement{CouponSettlement: row, Coupon: uc}, nil
+}
+
+// relock turns the CANCELED settlement of (order, coupon) LOCKED again, in tx, with the new
+// amounts and expiry; errLost when it is not CANCELED any more.
+func relock(ctx context.Context, tx *ent.Tx, userID int64, o *Order, couponID int64, d, payable decimal.Decimal, expires time.Time, slot string, now time.Time) (*ent.CouponSettlement, error) {
+	where := []predicate.CouponSettlement{couponsettlement.UserID(userID), couponsettlement.OrderID(o.ID), couponsettlement.CouponID(couponID)}
+	n, err := tx.CouponSettlement.Update().
+		Where(append(where, couponsettlement.StatusEQ(couponsettlement.StatusCANCELED))...).
+		SetStatus(couponsettlement.StatusLOCKED).SetOrderAmount(o.Amount).SetDiscountAmount(d).SetPayableAmount(payable).
+		SetLockExpiresAt(expires).SetLiveCouponID(couponID).SetLiveSlot(slot).SetUpdatedAt(now).
+		Save(ctx)
+	switch {
+	case err != nil:
+		return nil, err
+	case n == 0:
+		return nil, errLost
+	}
+	return tx.CouponSettlement.Query().Where(where...).Only(ctx)
+}
+
+// lockedAlready answers a lock of a coupon that is not UNUSED: the settlement of this order when
+// it is LOCKED or PAID (a repeat), else the refusal naming the coupon's state.
+func (s *Service) lockedAlready(ctx context.Context, uc *ent.UserCoupon, orderID int64) (*Settlement, error) {
+	row, err := s.settlementOf(ctx, uc.UserID, orderID, uc.ID)
+	if err != nil && !errors.Is(err, coupon.ErrNotFound) {
+		return nil, err
+	}
+	if row != nil && (row.Status == couponsettlement.StatusLOCKED || row.Status == couponsettlement.StatusPAID) {
+		return &Settlement{CouponSettlement: row, Coupon: uc}, nil
+	}
+	switch uc.Status {
+	case usercoupon.StatusLOCKED:
+		return nil, coupon.Errorf(coupon.CodeAlreadyLocked, "the coupon is locked by another order")
+	case usercoupon.StatusEXPIRED:
+		return nil, coupon.Errorf(coupon.CodeExpired, "the coupon has expired")
+	}
+	return nil, coupon.Errorf(coupon.CodeInvalidState, "the coupon is %s", uc.Status)
+}
+
+// stillStacked re-reads the order's live settlements in tx with a locking read, after row joined
+// them, and makes the lock errLost (read again) when they changed since stacked read them: a
+// shop coupon joined before a platform one was measured without it, or the platform coupon came
+// before a shop one. Under READ COMMITTED the read locks the order's committed live rows and
+// waits for uncommitted ones of the same order: two locks racing on one order wait for each other
+// (or deadlock, and MySQL fails one), locks of other orders never meet.
+func stillStacked(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, taken decimal.Decimal) error {
+	live, err := tx.CouponSettlement.Query().
+		Where(couponsettlement.UserID(row.UserID), couponsettlement.OrderID(row.OrderID), couponsettlement.LiveSlotNotNil()).
+		ForUpdate().All(ctx)
+	if err != nil {
+		return fmt.Errorf("lock: the order's coupons: %w", err)
+	}
+	now := decimal.Zero
+	for _, l := range live {
+		switch {
+		case l.ID == row.ID:
+		case *l.LiveSlot == platformSlot:
+			return errLost // (row is a shop coupon: the unique key keeps one platform coupon)
+		default:
+			now = now.Add(l.DiscountAmount)
+		}
+	}
+	if !now.Equal(taken) {
+		return errLost
+	}
+	return nil
+}
+
+// stacked reads the order's live settlements and checks that slot is free: it returns the
+// discount they take (all of them shop coupons: what a platform coupon is measured after). A
+// shop coupon cannot join an order that already carries the platform coupon (that one was
+// measured on what the shop coupons left).
+func (s *Service) stacked(ctx context.Context, userID, orderID, couponID int64, slot string) (taken decimal.Decimal, err error) {
+	live, err := s.db.CouponSettlement.Query().
+		Where(couponsettlement.UserID(userID), couponsettlement.OrderID(orderID), couponsettlement.LiveSlotNotNil()).
+		All(ctx)
+	if err != nil {
+		return taken, fmt.Errorf("lock: the order's coupons: %w", err)
+	}
+	for _, l := range live {
+		switch {
+		case l.CouponID == couponID: // a concurrent lock of this coupon for this order won
+			return taken, errLost
+		case *l.LiveSlot == slot:
+			return taken, slotError(slot)
+		case *l.LiveSlot == platformSlot:
+			return taken, coupon.Errorf(coupon.CodeNotApplicable, "shop coupons apply before the platform coupon: release the platform coupon first")
+		}
+		taken = taken.Add(l.DiscountAmount)
+	}
+	return taken, nil
+}
+
+func slotError(slot string) *coupon.Error {
+	if slot == platformSlot {
+		return coupon.Errorf(coupon.CodeNotApplicable, "the order already carries a platform coupon")
+	}
+	return coupon.Errorf(coupon.CodeNotApplicable, "the order already carries a coupon of shop %s", slot[1:])
+}
+
+// lostRace turns a deadlock or lock-wait timeout, which MySQL resolves by failing one of the
+// transactions racing on the same rows, into errLost: the loser reads again.
+func lostRace(err error) error {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205) {
+		return errLost
+	}
+	return err
+}
+
+// slotTaken reports whether err is the unique key of an order's stacking slot.
+func slotTaken(err error) bool {
+	return ent.IsConstraintError(err) && strings.Contains(err.Error(), "live_slot")
+}
+
+// underField puts the field paths of a validation error under prefix.
+func underField(err error, prefix string) error {
+	errs := coupon.AsErrors(err)
+	if errs == nil {
+		return err
+	}
+	out := make(coupon.ValidationError, len(errs))
+	for i, e := range errs {
+		c := *e
+		c.Field = append([]string{prefix}, e.Field...)
+		out[i] = &c
+	}
+	return out
+}

@@ -1,0 +1,241 @@
+package checkout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"coupond/coupon"
+	"coupond/ent"
+	"coupond/ent/couponsettlement"
+	"coupond/ent/coupontemplate"
+	"coupond/ent/predicate"
+	"coupond/ent/usercoupon"
+)
+
+// Confirm records the order's payment: the settlement LOCKED → PAID (paidAt set) and the coupon
+// LOCKED → USED (usedAt set, D-29), both checked CAS in one transaction; after the commit the
+// payment is counted in the template's daily stats. A lock past its expiry is EXPIRED, never a
+// silent success; a repeat after the payment answers the PAID settlement; any other state is
+// INVALID_STATE naming it.
+func (s *Service) Confirm(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*Settlement, error) {
+	return s.transition(ctx, actor.UserID, orderID, couponID, confirm)
+}
+
+// Release gives the coupon back: the settlement LOCKED → CANCELED and the coupon LOCKED → UNUSED
+// (EXPIRED when its validity ended meanwhile), back in the card bag. A repeat answers the
+// CANCELED settlement; a PAID or REFUNDED one is INVALID_STATE.
+func (s *Service) Release(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*Settlement, error) {
+	return s.transition(ctx, actor.UserID, orderID, couponID, release)
+}
+
+// Refund undoes a paid order's use of the coupon: the settlement PAID → REFUNDED (refundedAt
+// set); with the template's RETURN policy the coupon USED → UNUSED again (EXPIRED when its
+// validity has ended, D-37; back in the card bag only when UNUSED), with FORFEIT it stays USED.
+// A repeat answers the REFUNDED settlement; any other state is INVALID_STATE.
+func (s *Service) Refund(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*Settlement, error) {
+	return s.transition(ctx, actor.UserID, orderID, couponID, refund)
+}
+
+// ErrNotDue is ExpireLock's answer for a lock that has not expired yet (its task ran early: clock
+// skew); the task retries later.
+var ErrNotDue = errors.New("checkout: the lock has not expired yet")
+
+// ExpireLock releases the lock of (order, coupon) when it has expired (the lock's release task
+// and the sweep call it) and returns the CANCELED settlement; a settlement no longer LOCKED is left
+// alone (nil, nil), a lock not expired yet too (nil, ErrNotDue).
+func (s *Service) ExpireLock(ctx context.Context, userID, orderID, couponID int64) (*Settlement, error) {
+	st, err := s.transition(ctx, userID, orderID, couponID, expire)
+	if errs := coupon.AsErrors(err); len(errs) == 1 && errs[0].Code != coupon.CodeNotFound {
+		return nil, nil // settled otherwise: nothing to release
+	}
+	return st, err
+}
+
+// kind is one transition of a settlement.
+type kind int
+
+const (
+	confirm kind = iota
+	release
+	refund
+	expire // release of an expired lock
+)
+
+func (k kind) String() string {
+	return [...]string{"confirm", "release", "refund", "expire"}[k]
+}
+
+// from and to are the settlement states of the transition.
+func (k kind) from() couponsettlement.Status {
+	if k == refund {
+		return couponsettlement.StatusPAID
+	}
+	return couponsettlement.StatusLOCKED
+}
+
+func (k kind) to() couponsettlement.Status {
+	return [...]couponsettlement.Status{couponsettlement.StatusPAID, couponsettlement.StatusCANCELED,
+		couponsettlement.StatusREFUNDED, couponsettlement.StatusCANCELED}[k]
+}
+
+// transition runs k on the settlement of (order, coupon), reading again after a lost race.
+func (s *Service) transition(ctx context.Context, userID, orderID, couponID int64, k kind) (*Settlement, error) {
+	for attempt := 1; ; attempt++ {
+		st, err := s.transitionOnce(ctx, userID, orderID, couponID, k)
+		if !errors.Is(err, errLost) || attempt == casAttempts {
+			return st, err
+		}
+	}
+}
+
+func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID int64, k kind) (*Settlement, error) {
+	row, err := s.settlementOf(ctx, userID, orderID, couponID)
+	if err != nil {
+		return nil, err
+	}
+	now := ms(s.now())
+	if row.Status != k.from() {
+		return s.answer(ctx, row, k)
+	}
+	if k == confirm && !now.Before(*row.LockExpiresAt) {
+		return nil, lockExpired(row)
+	}
+	if k == expire && now.Before(*row.LockExpiresAt) {
+		return nil, fmt.Errorf("%w (it holds until %s)", ErrNotDue, row.LockExpiresAt.Format(time.RFC3339Nano))
+	}
+	// A confirmation needs nothing of the coupon but its ids; the others read its validity.
+	uc := &ent.UserCoupon{ID: couponID, UserID: userID, TemplateID: row.TemplateID}
+	if k != confirm {
+		if uc, err = s.ownCoupon(ctx, userID, couponID); err != nil {
+			return nil, err
+		}
+	}
+	returns := k != confirm
+	if k == refund {
+		t, err := s.templates.Get(ctx, row.TemplateID)
+		if err != nil {
+			return nil, fmt.Errorf("refund: template %d: %w", row.TemplateID, err)
+		}
+		returns = t.RefundPolicy == coupontemplate.RefundPolicyRETURN
+	}
+	member, err := s.journal(ctx, userID, orderID, couponID)
+	if err != nil {
+		return nil, err
+	}
+	couponTo := usercoupon.StatusUSED
+	if returns {
+		couponTo = usercoupon.StatusUNUSED
+		if !now.Before(uc.ValidEndTime) {
+			couponTo = usercoupon.StatusEXPIRED
+		}
+	}
+	wrote := false // the card bag was written (undo replays the journal entry)
+	err = s.inTx(ctx, nil, func(tx *ent.Tx) error {
+		if err := s.casSettlement(ctx, tx, row, k, now); err != nil {
+			return err
+		}
+		if k == refund && !returns {
+			return nil // FORFEIT: the coupon stays USED
+		}
+		couponFrom := usercoupon.StatusLOCKED
+		if k == refund {
+			couponFrom = usercoupon.StatusUSED
+		}
+		u := tx.UserCoupon.Update().
+			Where(usercoupon.UserID(userID), usercoupon.ID(couponID), usercoupon.StatusEQ(couponFrom), usercoupon.OrderID(orderID)).
+			SetStatus(couponTo).SetUpdatedAt(now)
+		if k == confirm {
+			u.SetUsedAt(now)
+		} else {
+			u.ClearOrderID().ClearDiscountAmount().ClearUsedAt()
+		}
+		n, err := u.Save(ctx)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s: coupon %d: %w", k, couponID, err)
+		case n == 0: // the settlement said otherwise: refuse to move one row without the other
+			return fmt.Errorf("%s: coupon %d of user %d is not %s for order %d", k, couponID, userID, couponFrom, orderID)
+		case k == confirm: // the lock took the coupon out of the card bag
+			return nil
+		}
+		after := *uc
+		after.Status = couponTo
+		wrote = true
+		return s.writeBag(ctx, &after)
+	})
+	if err != nil {
+		s.undo(ctx, member, wrote)
+		return nil, err
+	}
+	s.applyInMemory(row, k, now)
+	if k != refund || returns {
+		uc.Status, uc.UpdatedAt = couponTo, now
+		if k == confirm {
+			uc.UsedAt = &now
+		} else {
+			uc.OrderID, uc.DiscountAmount, uc.UsedAt = nil, nil, nil
+		}
+	}
+	s.settle(ctx, row, uc, member)
+	if k == confirm {
+		uc = nil // partial: the API reads it when asked (Service.Coupon)
+	}
+	return &Settlement{CouponSettlement: row, Coupon: uc}, nil
+}
+
+// casSettlement moves the settlement from k.from() to k.to() in tx, or returns errLost.
+func (s *Service) casSettlement(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, k kind, now time.Time) error {
+	where := []predicate.CouponSettlement{couponsettlement.UserID(row.UserID), couponsettlement.ID(row.ID), couponsettlement.StatusEQ(k.from())}
+	switch k {
+	case confirm:
+		where = append(where, couponsettlement.LockExpiresAtGT(now))
+	case expire:
+		where = append(where, couponsettlement.LockExpiresAtLTE(now))
+	}
+	u := tx.CouponSettlement.Update().Where(where...).SetStatus(k.to()).SetUpdatedAt(now)
+	switch k {
+	case confirm:
+		u.SetPaidAt(now)
+	case refund:
+		u.SetRefundedAt(now).ClearLiveCouponID().ClearLiveSlot()
+	default:
+		u.ClearLiveCouponID().ClearLiveSlot()
+	}
+	n, err := u.Save(ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: settlement %d: %w", k, row.ID, err)
+	case n == 0:
+		return errLost
+	}
+	return nil
+}
+
+// applyInMemory makes row what casSettlement wrote.
+func (s *Service) applyInMemory(row *ent.CouponSettlement, k kind, now time.Time) {
+	row.Status, row.UpdatedAt = k.to(), now
+	switch k {
+	case confirm:
+		row.PaidAt = &now
+	case refund:
+		row.RefundedAt = &now
+		row.LiveCouponID, row.LiveSlot = nil, nil
+	default:
+		row.LiveCouponID, row.LiveSlot = nil, nil
+	}
+}
+
+// answer is the outcome of k on a settlement found in another state than k.from(): a repeat
+// (already in k.to()) answers it as it stands, anything else is refused with the state.
+func (s *Service) answer(ctx context.Context, row *ent.CouponSettlement, k kind) (*Settlement, error) {
+	if row.Status == k.to() && k != expire {
+		return &Settlement{CouponSettlement: row}, nil
+	}
+	return nil, coupon.Errorf(coupon.CodeInvalidState, "cannot %s: the settlement is %s", k, row.Status)
+}
+
+func lockExpired(row *ent.CouponSettlement) *coupon.Error {
+	return coupon.Errorf(coupon.CodeExpired, "the lock expired at %s; lock the coupon again", row.LockExpiresAt.Format(time.RFC3339))
+}

@@ -1,0 +1,28 @@
+package lua
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var countOnce = mustLoad("count_once.lua")
+
+// Increment is one counter of a stats hash and what to add to it.
+type Increment struct {
+	Field string
+	By    int64
+}
+
+// CountOnce runs count_once.lua: it applies the increments to the hash at statsKey unless the
+// event's marker exists, and sets the marker for markerTTL; it reports whether it counted now.
+// Both keys must carry the same hash tag.
+func CountOnce(ctx context.Context, rdb redis.Scripter, statsKey, markerKey string, markerTTL time.Duration, incs ...Increment) (bool, error) {
+	args := make([]any, 0, 1+2*len(incs))
+	args = append(args, int64(markerTTL/time.Second))
+	for _, in := range incs {
+		args = append(args, in.Field, in.By)
+	}
+	return countOnce.runFlag(ctx, rdb, []string{statsKey, markerKey}, args...)
+}

@@ -1,0 +1,2 @@
+-- modify "coupon_settlement" table
+ALTER TABLE `coupon_settlement` ADD COLUMN `live_coupon_id` bigint NULL, ADD COLUMN `live_slot` varchar(24) NULL, ADD COLUMN `paid_at` datetime(3) NULL, ADD COLUMN `refunded_at` datetime(3) NULL, ADD INDEX `couponsettlement_status_lock_expires_at` (`status`, `lock_expires_at`), ADD INDEX `couponsettlement_updated_at` (`updated_at`), ADD UNIQUE INDEX `couponsettlement_user_id_live_coupon_id` (`user_id`, `live_coupon_id`), ADD UNIQUE INDEX `couponsettlement_user_id_order_id_live_slot` (`user_id`, `order_id`, `live_slot`);
