@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
@@ -91,7 +92,7 @@ func main() {
 	merchant, err := signer.Issue(coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}, time.Hour)
 	check(err)
 	distTpl := createTemplate(url, merchant, *rows, 1)
-	saleTpl := createTemplate(url, merchant, 10_000_000, 1_000_000)
+	saleTpl := createTemplate(url, merchant, 10_000_000, 1)
 
 	ctx, stopSale := context.WithCancel(context.Background())
 	sale := startSale(ctx, url, signer, saleTpl, *claimers)
@@ -312,7 +313,8 @@ func upload(url, token, tplID, path string) string {
 	return out.Data.CreateCouponTask.Task.ID
 }
 
-// sale is a closed-loop flash sale: each worker claims as one user after another.
+// sale is a closed-loop flash sale: each worker sends its next claim, by a user who has not
+// claimed yet, when the previous answer arrives.
 type sale struct {
 	wg  sync.WaitGroup
 	mu  sync.Mutex
@@ -322,14 +324,16 @@ type sale struct {
 func startSale(ctx context.Context, url string, signer *auth.Signer, tplID string, workers int) *sale {
 	s := &sale{}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
+	var next atomic.Int64
 	for w := 0; w < workers; w++ {
-		tok, err := signer.Issue(coupon.Actor{UserID: int64(900_000 + w), Role: coupon.RoleUser}, time.Hour)
-		check(err)
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
 			body := fmt.Sprintf(`{"query":"mutation { redeemCoupon(input: {templateId: \"%s\"}) { redemption { id } userErrors { code } } }"}`, tplID)
 			for ctx.Err() == nil {
+				// every claim by a new user, as in a flash sale (limit 1 each)
+				tok, err := signer.Issue(coupon.Actor{UserID: 50_000_000 + next.Add(1), Role: coupon.RoleUser}, time.Hour)
+				check(err)
 				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/query", strings.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Authorization", "Bearer "+tok)

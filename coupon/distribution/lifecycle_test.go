@@ -8,7 +8,9 @@ import (
 
 	"coupond/ent/coupontask"
 	"coupond/jobs"
+	"coupond/services"
 	"coupond/testutil"
+	"coupond/testutil/stack"
 )
 
 // A worker that died mid-task (here: its run stopped after the first batch's commit, lease
@@ -91,5 +93,31 @@ func TestRetentionDeletesEndedUploads(t *testing.T) {
 	}
 	if done := run(t, s, pending.ID); done.Status != coupontask.StatusSUCCESS {
 		t.Fatalf("the running task's file went too: %s %v", done.Status, done.FailureReason)
+	}
+}
+
+// A task that cannot run ends FAILED with the reason shown: its template ended before it
+// started, or its uploaded file is gone. Nothing is issued and no stock moves.
+func TestTaskThatCannotRunFails(t *testing.T) {
+	files := stack.TempFiles(t)
+	s := stack.New(t, "dist", "cannot_run", stack.Options{Config: services.Config{Files: files}})
+	tpl := s.Template(t, 10, 1, nil)
+	ended := create(t, s, tpl.ID, "a.csv", csvOf(1, 2))
+	gone := create(t, s, tpl.ID, "b.csv", csvOf(3))
+	if err := files.Delete(s.Ctx, gone.FilePath); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, s, gone.ID); got.Status != coupontask.StatusFAILED || got.FailureReason == nil || *got.FailureReason != "the uploaded file is gone" || got.CompletedAt == nil {
+		t.Fatalf("file gone: %s %v", got.Status, got.FailureReason)
+	}
+	if _, err := s.Templates.Terminate(s.Ctx, stack.Merchant, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, s, ended.ID); got.Status != coupontask.StatusFAILED || got.FailureReason == nil || got.ProcessedRows != 0 {
+		t.Fatalf("template ended: %s %v", got.Status, got.FailureReason)
+	}
+	books(t, s, tpl)
+	if row, _ := s.DB.CouponTemplate.Get(s.Ctx, tpl.ID); row.Stock != 10 {
+		t.Fatalf("stock %d, want 10", row.Stock)
 	}
 }
