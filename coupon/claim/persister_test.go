@@ -9,6 +9,7 @@ import (
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
 	"coupond/ent/coupontemplatelog"
+	"coupond/ent/usercoupon"
 	"coupond/testutil/stack"
 
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
@@ -217,5 +218,39 @@ func TestDrainIndexKeepsOpenTemplates(t *testing.T) {
 	}
 	if e.Redis.SIsMember(e.Ctx, keys.OutboxIndex(), ended.ID).Val() {
 		t.Fatal("an ended template with an empty outbox stayed in the drain index")
+	}
+}
+
+// A persister dies after its commit, and before the replay one of the coupons is locked for an
+// order (LOCKED, out of the card bag): the replayed follow-up does not put it back in the bag.
+func TestReplayLeavesACouponLockedSinceOutOfTheBag(t *testing.T) {
+	e := newRedeemEnv(t, "replay_locked", claim.Config{})
+	tpl := e.Template(t, 100, 1, nil)
+	users := []int64{31, 32}
+	e.claimAll(t, tpl.ID, users...)
+	if err := e.Redis.XGroupCreateMkStream(e.Ctx, keys.Outbox(tpl.ID), claim.OutboxGroup, "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	streams, err := e.Redis.XReadGroup(e.Ctx, &redis.XReadGroupArgs{Group: claim.OutboxGroup, Consumer: "crashed",
+		Streams: []string{keys.Outbox(tpl.ID), ">"}, Count: 100, Block: -1}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.persister.CommitMessages(e.Ctx, tpl.ID, streams[0].Messages); err != nil {
+		t.Fatal(err)
+	}
+	locked := e.coupons(t, tpl.ID)[0]
+	if err := e.DB.UserCoupon.UpdateOne(locked).SetStatus(usercoupon.StatusLOCKED).Exec(e.Ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, uc := range e.coupons(t, tpl.ID) {
+		_, err := e.Redis.ZScore(e.Ctx, keys.CardBag(uc.UserID), keys.BagMember(tpl.ID, uc.ID)).Result()
+		if inBag := err == nil; inBag != (uc.ID != locked.ID) {
+			t.Fatalf("coupon %d (%s) in the card bag: %v", uc.ID, uc.Status, inBag)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"coupond/coupon/expiry"
 	"coupond/coupon/keys"
 	"coupond/ent"
+	"coupond/ent/usercoupon"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -26,7 +27,8 @@ func NewIssuer(rdb redis.UniversalClient, s expiry.Scheduler) *Issuer {
 }
 
 // AfterCommit puts the committed coupons of one template into their users' card bags (keyed by
-// the coupon's user, never a request's, D-01) and their expiry buckets in one pipeline, adds fresh
+// the coupon's user, never a request's, D-01; only those still UNUSED as read, so a replayed batch
+// does not bring back a coupon locked or spent since) and their expiry buckets in one pipeline, adds fresh
 // (how many of them are new, not replays) to today's "issued" counter, and then schedules each
 // bucket's expiry task.
 func (is *Issuer) AfterCommit(ctx context.Context, templateID int64, coupons []*ent.UserCoupon, fresh int) error {
@@ -37,7 +39,9 @@ func (is *Issuer) AfterCommit(ctx context.Context, templateID int64, coupons []*
 	pipe := is.rdb.Pipeline()
 	minutes := map[time.Time]bool{}
 	for _, uc := range coupons {
-		pipe.ZAdd(ctx, keys.CardBag(uc.UserID), redis.Z{Score: float64(uc.CreatedAt.UnixMilli()), Member: keys.BagMember(templateID, uc.ID)})
+		if uc.Status == usercoupon.StatusUNUSED { // a replay may read a coupon locked or used since
+			pipe.ZAdd(ctx, keys.CardBag(uc.UserID), redis.Z{Score: float64(uc.CreatedAt.UnixMilli()), Member: keys.BagMember(templateID, uc.ID)})
+		}
 		expiry.AddToBucket(ctx, pipe, templateID, uc.UserID, uc.ID, uc.ValidEndTime, now)
 		minutes[expiry.BucketMinute(uc.ValidEndTime)] = true
 	}
