@@ -259,17 +259,16 @@ type ReleaseKeys struct {
 // RedeemRelease runs redeem_release.lua, the compensation of a claim that Redeem accepted but that
 // failed later. In one atomic round trip it deletes the claim's redemption key and, only when that
 // key existed, lowers the user's "n" in k.Claims by one (only when the hash exists and n > 0;
-// "seq" is kept, so no receive_count is reused), gives one back to the template's stock when
-// giveBackStock is set and the complete template hash exists (sync-mode database failure; never a
-// partial hash, D-09), and deletes k.Request (may be "") so the user can retry. Use
-// giveBackStock=false for drift, when the database had no stock for the claim.
+// "seq" is kept, so no receive_count is reused), gives one back to the template's stock when the
+// complete template hash exists (never a partial hash, D-09), and deletes k.Request (may be "")
+// so the user can retry.
 //
 // It is idempotent: released is true for the one call that gave the claim back, false when the
 // redemption key was already gone (the claim was released before, the redemption id was never
 // accepted, or the key expired) and nothing was changed. A persister may therefore replay a
 // release after a crash. The claim must have been made with a RedemptionTTL (Redeem sets the key
 // then, in both modes) that outlives any release of it.
-func RedeemRelease(ctx context.Context, rdb redis.Scripter, k ReleaseKeys, giveBackStock bool) (released bool, err error) {
+func RedeemRelease(ctx context.Context, rdb redis.Scripter, k ReleaseKeys) (released bool, err error) {
 	if k.Template == "" || k.Claims == "" {
 		return false, errors.New("lua: RedeemRelease: template and claims keys are required")
 	}
@@ -284,11 +283,7 @@ func RedeemRelease(ctx context.Context, rdb redis.Scripter, k ReleaseKeys, giveB
 	if request == "" {
 		request = k.Template // same hash tag; the script skips a request key equal to KEYS[1]
 	}
-	give := "0"
-	if giveBackStock {
-		give = "1"
-	}
-	res, err := redeemRelease.Run(ctx, rdb, []string{k.Template, k.Claims, request, k.Redemption}, give).Int64Slice()
+	res, err := redeemRelease.Run(ctx, rdb, []string{k.Template, k.Claims, request, k.Redemption}).Int64Slice()
 	if err != nil {
 		return false, err
 	}

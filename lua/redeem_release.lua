@@ -8,22 +8,21 @@
 --          KEYS[2] (a same-tag dummy, for Cluster routing) means the claim had no request key
 -- KEYS[4]  redemption key     {t<id>}:rd:<redemptionId>, set by redeem.lua (KEYS[5]) for every
 --          accepted claim; required
--- ARGV[1]  "1": also give the stock back (sync-mode database failure: the stock was never used);
---          "0": leave the Redis stock as it is (drift: the database had no stock for the claim)
+-- No ARGV: every failed claim gives its unit back (a rebuild counts it as owed until then; after
+-- drift the persister drops the hash so the rebuild takes MySQL's stock).
 --
 -- Returns an array {n_after, stock_after}:
 --   {-1, -1}: KEYS[4] does not exist (the claim was already released, its key expired, or the
 --             redemption id was never accepted): nothing was changed.
 --   otherwise n_after is the user's "n" after the release (0 when the claim hash does not exist);
 --   stock_after is the template hash's "stock" after the release when the complete hash exists
---   (whether or not stock was given back), -1 otherwise.
+--   (after the give-back), -1 otherwise.
 --
 -- Steps, in order:
 --  1. DEL KEYS[4]; when it deleted nothing, return {-1, -1} (no other key is read or written).
 --  2. "n" goes down by one only when the claim hash exists and n > 0 (never below zero, never a
 --     hash created; "seq" is untouched, so a receive_count is never handed out twice).
---  3. The stock goes up by one only when ARGV[1] is "1" and the complete template hash (one with
---     "data") exists: a partial hash is never created (D-09); a missing hash is rebuilt from the
+--  3. The stock goes up by one only when the complete template hash (one with "data") exists: a partial hash is never created (D-09); a missing hash is rebuilt from the
 --     database, which holds the truth.
 --  4. The request key is deleted, so the user may retry with the same request id.
 if redis.call('DEL', KEYS[4]) == 0 then
@@ -40,11 +39,7 @@ end
 
 local stockAfter = -1
 if redis.call('HEXISTS', KEYS[1], 'data') == 1 then
-  if ARGV[1] == '1' then
-    stockAfter = redis.call('HINCRBY', KEYS[1], 'stock', 1)
-  else
-    stockAfter = tonumber(redis.call('HGET', KEYS[1], 'stock')) or -1
-  end
+  stockAfter = redis.call('HINCRBY', KEYS[1], 'stock', 1)
 end
 
 if KEYS[3] ~= '' and KEYS[3] ~= KEYS[1] and KEYS[3] ~= KEYS[2] then

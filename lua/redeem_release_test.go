@@ -20,9 +20,9 @@ func releaseKeys(k RedeemKeys) ReleaseKeys {
 	return ReleaseKeys{Template: k.Template, Claims: k.Claims, Request: k.Request, Redemption: k.Redemption}
 }
 
-func mustRelease(t *testing.T, rdb *redis.Client, k ReleaseKeys, giveBackStock, wantReleased bool) {
+func mustRelease(t *testing.T, rdb *redis.Client, k ReleaseKeys, wantReleased bool) {
 	t.Helper()
-	released, err := RedeemRelease(context.Background(), rdb, k, giveBackStock)
+	released, err := RedeemRelease(context.Background(), rdb, k)
 	if err != nil {
 		t.Fatalf("RedeemRelease: %v", err)
 	}
@@ -67,8 +67,8 @@ func TestRedeemRelease(t *testing.T) {
 		t.Fatalf("Redeem = %+v", res)
 	}
 
-	// Sync-mode failure: n and stock given back, request and redemption keys deleted.
-	mustRelease(t, rdb, releaseKeys(k), true, true)
+	// A failed claim: n and stock given back, request and redemption keys deleted.
+	mustRelease(t, rdb, releaseKeys(k), true)
 	if n, seq := hgetInt(t, rdb, k.Claims, "n"), hgetInt(t, rdb, k.Claims, "seq"); n != 0 || seq != 1 {
 		t.Errorf("after release n=%d seq=%d, want 0 1", n, seq)
 	}
@@ -89,13 +89,9 @@ func TestRedeemRelease(t *testing.T) {
 		t.Fatalf("retry after release = %+v, want OK rc 2", res)
 	}
 
-	// Drift: n given back, stock left alone.
-	mustRelease(t, rdb, releaseKeys(k2), false, true)
-	if n := hgetInt(t, rdb, k.Claims, "n"); n != 0 {
-		t.Errorf("n = %d, want 0", n)
-	}
-	if s := hgetInt(t, rdb, k.Template, "stock"); s != 9 {
-		t.Errorf("stock = %d, want 9 (not given back on drift)", s)
+	mustRelease(t, rdb, releaseKeys(k2), true)
+	if n, s := hgetInt(t, rdb, k.Claims, "n"), hgetInt(t, rdb, k.Template, "stock"); n != 0 || s != 10 {
+		t.Errorf("n = %d, stock = %d; want 0 and 10", n, s)
 	}
 	res = mustRedeem(t, rdb, redeemKeys(16, 2, "req-b", "rd-3"), asyncArgs(2, "rd-3"))
 	if res.ReceiveCount != 3 {
@@ -106,13 +102,13 @@ func TestRedeemRelease(t *testing.T) {
 	rdb.HSet(ctx, k.Claims, "n", 0)
 	zero := ReleaseKeys{Template: k.Template, Claims: k.Claims, Redemption: ns + "{t16}:rd:zero"}
 	rdb.Set(ctx, zero.Redemption, "2", time.Minute)
-	mustRelease(t, rdb, zero, false, true)
+	mustRelease(t, rdb, zero, true)
 	if n := hgetInt(t, rdb, k.Claims, "n"); n != 0 {
 		t.Errorf("n = %d after releasing at 0", n)
 	}
 	ghost := ReleaseKeys{Template: k.Template, Claims: redeemKeys(16, 99, "", "").Claims, Redemption: ns + "{t16}:rd:ghost"}
 	rdb.Set(ctx, ghost.Redemption, "99", time.Minute)
-	mustRelease(t, rdb, ghost, false, true)
+	mustRelease(t, rdb, ghost, true)
 	if rdb.Exists(ctx, ghost.Claims).Val() != 0 {
 		t.Error("release created a claim hash")
 	}
@@ -131,8 +127,8 @@ func TestRedeemReleaseWithoutOutbox(t *testing.T) {
 	if res := mustRedeem(t, rdb, k, a); res.Code != RedeemOK {
 		t.Fatalf("Redeem = %+v", res)
 	}
-	mustRelease(t, rdb, releaseKeys(k), true, true)
-	mustRelease(t, rdb, releaseKeys(k), true, false)
+	mustRelease(t, rdb, releaseKeys(k), true)
+	mustRelease(t, rdb, releaseKeys(k), false)
 	if n, s := hgetInt(t, rdb, k.Claims, "n"), hgetInt(t, rdb, k.Template, "stock"); n != 0 || s != 10 {
 		t.Errorf("n=%d stock=%d, want 0 10", n, s)
 	}
@@ -153,7 +149,7 @@ func TestRedeemReleaseTwiceChangesNothing(t *testing.T) {
 		t.Fatalf("Redeem = %+v", res)
 	}
 
-	mustRelease(t, rdb, releaseKeys(k), true, true)
+	mustRelease(t, rdb, releaseKeys(k), true)
 	if n, s := hgetInt(t, rdb, k.Claims, "n"), hgetInt(t, rdb, k.Template, "stock"); n != 1 || s != 9 {
 		t.Fatalf("after release n=%d stock=%d, want 1 9", n, s)
 	}
@@ -166,8 +162,8 @@ func TestRedeemReleaseTwiceChangesNothing(t *testing.T) {
 		t.Fatalf("retry = %+v, want OK rc 3", res)
 	}
 	before := snapshot(t, rdb, 21)
-	for _, give := range []bool{true, false, true} {
-		mustRelease(t, rdb, releaseKeys(k), give, false)
+	for range 3 {
+		mustRelease(t, rdb, releaseKeys(k), false)
 		if after := snapshot(t, rdb, 21); after != before {
 			t.Fatalf("a second release changed the keys:\nbefore:\n%s\nafter:\n%s", before, after)
 		}
@@ -193,8 +189,8 @@ func TestRedeemReleaseUnknownRedemption(t *testing.T) {
 	before := snapshot(t, rdb, 22)
 	unknown := releaseKeys(k)
 	unknown.Redemption = ns + "{t22}:rd:never-accepted"
-	for _, give := range []bool{true, false} {
-		mustRelease(t, rdb, unknown, give, false)
+	for range 2 {
+		mustRelease(t, rdb, unknown, false)
 	}
 	if after := snapshot(t, rdb, 22); after != before {
 		t.Fatalf("a release of an unknown redemption changed the keys:\nbefore:\n%s\nafter:\n%s", before, after)
@@ -211,7 +207,7 @@ func TestRedeemReleaseUnknownRedemption(t *testing.T) {
 		t.Fatalf("Redeem = %+v, want OUT_OF_STOCK", res)
 	}
 	before = snapshot(t, rdb, 22)
-	mustRelease(t, rdb, releaseKeys(refused), true, false)
+	mustRelease(t, rdb, releaseKeys(refused), false)
 	if after := snapshot(t, rdb, 22); after != before {
 		t.Fatalf("a release of a refused claim changed the keys:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
@@ -242,7 +238,7 @@ func TestRedeemReleaseConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			ok, err := RedeemRelease(ctx, rdb, k, true)
+			ok, err := RedeemRelease(ctx, rdb, k)
 			if err != nil {
 				t.Error(err)
 			}
@@ -273,7 +269,7 @@ func TestRedeemReleaseWithoutTemplateHash(t *testing.T) {
 	rdb.HSet(ctx, k.Claims, "n", 2, "seq", 2)
 	rdb.Set(ctx, k.Request, "0:2:rd", time.Minute)
 	rdb.Set(ctx, k.Redemption, "3", time.Minute)
-	mustRelease(t, rdb, k, true, true)
+	mustRelease(t, rdb, k, true)
 	if rdb.Exists(ctx, k.Template).Val() != 0 {
 		t.Error("release created a template hash (D-09)")
 	}
@@ -288,7 +284,7 @@ func TestRedeemReleaseWithoutTemplateHash(t *testing.T) {
 	rdb.HSet(ctx, k.Template, "stock", 3)
 	k2 := ReleaseKeys{Template: k.Template, Claims: k.Claims, Redemption: ns + "{t17}:rd:rd-2"}
 	rdb.Set(ctx, k2.Redemption, "3", time.Minute)
-	mustRelease(t, rdb, k2, true, true)
+	mustRelease(t, rdb, k2, true)
 	if s := hgetInt(t, rdb, k.Template, "stock"); s != 3 {
 		t.Errorf("partial hash stock = %d, want 3", s)
 	}
@@ -303,30 +299,30 @@ func TestRedeemReleaseReturns(t *testing.T) {
 	k := redeemKeys(18, 1, "", "")
 	rd := ns + "{t18}:rd:x"
 	rdb.HSet(ctx, k.Claims, "n", 2, "seq", 2)
-	run := func(keys []string, give string) string {
+	run := func(keys []string) string {
 		t.Helper()
-		got, err := redeemRelease.Run(ctx, rdb, keys, give).Int64Slice()
+		got, err := redeemRelease.Run(ctx, rdb, keys).Int64Slice()
 		if err != nil {
 			t.Fatal(err)
 		}
 		return fmt.Sprint(got)
 	}
 	rdb.Set(ctx, rd, "1", time.Minute)
-	if got := run([]string{k.Template, k.Claims, k.Template, rd}, "1"); got != "[1 5]" {
+	if got := run([]string{k.Template, k.Claims, k.Template, rd}); got != "[1 5]" {
 		t.Errorf("release = %s, want [1 5]", got)
 	}
-	if got := run([]string{k.Template, k.Claims, k.Template, rd}, "1"); got != "[-1 -1]" {
+	if got := run([]string{k.Template, k.Claims, k.Template, rd}); got != "[-1 -1]" {
 		t.Errorf("second release = %s, want [-1 -1]", got)
 	}
 	rdb.Set(ctx, rd, "1", time.Minute)
-	if got := run([]string{k.Template, k.Claims, k.Template, rd}, "0"); got != "[0 5]" {
-		t.Errorf("release = %s, want [0 5]", got)
+	if got := run([]string{k.Template, k.Claims, k.Template, rd}); got != "[0 6]" {
+		t.Errorf("release = %s, want [0 6]", got)
 	}
 	rdb.Set(ctx, rd, "1", time.Minute)
-	if got := run([]string{ns + "{t18}:nothing", ns + "{t18}:u:none", "", rd}, "1"); got != "[0 -1]" {
+	if got := run([]string{ns + "{t18}:nothing", ns + "{t18}:u:none", "", rd}); got != "[0 -1]" {
 		t.Errorf("release without hashes = %s, want [0 -1]", got)
 	}
-	if got := run([]string{k.Template, k.Claims, "", ns + "{t18}:rd:unknown"}, "1"); got != "[-1 -1]" {
+	if got := run([]string{k.Template, k.Claims, "", ns + "{t18}:rd:unknown"}); got != "[-1 -1]" {
 		t.Errorf("release of an unknown redemption = %s, want [-1 -1]", got)
 	}
 }
@@ -354,7 +350,7 @@ func TestRedeemReleaseArgumentErrors(t *testing.T) {
 	for _, c := range bad {
 		kk := good
 		c.k(&kk)
-		if released, err := RedeemRelease(ctx, rdb, kk, true); err == nil || released {
+		if released, err := RedeemRelease(ctx, rdb, kk); err == nil || released {
 			t.Errorf("%s: released=%v err=%v, want an error", c.name, released, err)
 		}
 	}

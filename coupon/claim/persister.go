@@ -212,7 +212,7 @@ func (p *Persister) followUp(ctx context.Context, templateID int64, res batchRes
 		_, err := lua.RedeemRelease(ctx, p.rdb, lua.ReleaseKeys{
 			Template: keys.Template(templateID), Claims: keys.ClaimCounter(templateID, f.userID),
 			Redemption: keys.Redemption(templateID, f.redemptionID),
-		}, true)
+		})
 		if err != nil {
 			return fmt.Errorf("give back failed claim: %w", err)
 		}
