@@ -12,11 +12,23 @@
 --
 -- Returns an array of the 1-based positions (in ARGV[2..]) of the entries that were neither in the
 -- stream nor had a redemption key; empty when none was lost.
-local lost = {}
+--
+-- One XACK and one XDEL of all the ids when XACK acknowledges every one of them: an entry still
+-- pending in the group is still in the stream (only this script deletes outbox entries, and always
+-- acknowledges them in the same call), so none was lost. Otherwise (another persister finished
+-- some, or Redis rewound) each entry is looked at on its own.
+local ids = {}
 for i = 2, #ARGV do
-  redis.call('XACK', KEYS[1], ARGV[1], ARGV[i])
-  if redis.call('XDEL', KEYS[1], ARGV[i]) == 0 and redis.call('EXISTS', KEYS[i]) == 0 then
-    lost[#lost + 1] = i - 1
+  ids[#ids + 1] = ARGV[i]
+end
+if redis.call('XACK', KEYS[1], ARGV[1], unpack(ids)) == #ids then
+  redis.call('XDEL', KEYS[1], unpack(ids))
+  return {}
+end
+local lost = {}
+for i, id in ipairs(ids) do
+  if redis.call('XDEL', KEYS[1], id) == 0 and redis.call('EXISTS', KEYS[i + 1]) == 0 then
+    lost[#lost + 1] = i
   end
 end
 return lost

@@ -61,7 +61,7 @@ func (x *expEnv) bucket(t *testing.T, cs ...*ent.UserCoupon) {
 	ctx := context.Background()
 	pipe := x.rdb.Pipeline()
 	for _, c := range cs {
-		AddToBucket(ctx, pipe, c.TemplateID, c.UserID, c.ID, c.ValidEndTime, x.e.now())
+		AddToBuckets(ctx, pipe, c.TemplateID, []*ent.UserCoupon{c}, x.e.now())
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func (x *expEnv) expiredStat(t *testing.T, templateID int64, day time.Time) int 
 	return n
 }
 
-func TestBucketMinuteAndAddToBucket(t *testing.T) {
+func TestBucketMinuteAndAddToBuckets(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC()
 	x := newExpEnv(t, "add", now)
@@ -126,6 +126,24 @@ func TestBucketMinuteAndAddToBucket(t *testing.T) {
 	ttl = x.rdb.TTL(ctx, keys.ExpiryBucket(9, BucketMinute(past).Unix())).Val()
 	if ttl < 7*24*time.Hour-time.Minute {
 		t.Fatalf("past bucket TTL %v, want about 7 days", ttl)
+	}
+	// Coupons sharing a minute go into its bucket with one SADD; each minute is returned once.
+	pipe := x.rdb.Pipeline()
+	later := end.Add(time.Hour)
+	minutes := AddToBuckets(ctx, pipe, 9, []*ent.UserCoupon{
+		{ID: 79, UserID: 6, ValidEndTime: end}, {ID: 80, UserID: 7, ValidEndTime: later}, {ID: 81, UserID: 8, ValidEndTime: end.Add(time.Second)},
+	}, now)
+	if n := len(pipe.Cmds()); n != 4 {
+		t.Fatalf("%d commands queued for two buckets, want 4 (SADD and EXPIREAT each)", n)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(minutes) != 2 || !minutes[0].Equal(minute) || !minutes[1].Equal(BucketMinute(later)) {
+		t.Fatalf("minutes = %v, want [%v %v]", minutes, minute, BucketMinute(later))
+	}
+	if got := x.rdb.SMembers(ctx, key).Val(); len(got) != 3 {
+		t.Fatalf("bucket %s holds %v, want 5:77 6:79 8:81", key, got)
 	}
 }
 

@@ -37,21 +37,19 @@ func (is *Issuer) AfterCommit(ctx context.Context, templateID int64, coupons []*
 	}
 	now := is.now()
 	pipe := is.rdb.Pipeline()
-	minutes := map[time.Time]bool{}
 	for _, uc := range coupons {
 		if uc.Status == usercoupon.StatusUNUSED { // a replay may read a coupon locked or used since
 			pipe.ZAdd(ctx, keys.CardBag(uc.UserID), redis.Z{Score: float64(uc.CreatedAt.UnixMilli()), Member: keys.BagMember(templateID, uc.ID)})
 		}
-		expiry.AddToBucket(ctx, pipe, templateID, uc.UserID, uc.ID, uc.ValidEndTime, now)
-		minutes[expiry.BucketMinute(uc.ValidEndTime)] = true
 	}
+	minutes := expiry.AddToBuckets(ctx, pipe, templateID, coupons, now)
 	if fresh > 0 {
 		pipe.HIncrBy(ctx, keys.DailyStats(templateID, now.UTC().Format(time.DateOnly)), "issued", int64(fresh))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("card bags and expiry buckets: %w", err)
 	}
-	for m := range minutes {
+	for _, m := range minutes {
 		if err := is.buckets.Schedule(ctx, templateID, m); err != nil {
 			return fmt.Errorf("schedule expiry: %w", err)
 		}
