@@ -62,6 +62,7 @@ type DistributeOutcome struct {
 type DistributeKeys struct {
 	Template string                    // the template cache hash
 	Journal  string                    // the task's batch journal
+	Journals string                    // the template's set of journals in flight
 	Claims   func(userID int64) string // a user's claim hash
 }
 
@@ -74,7 +75,7 @@ func Distribute(ctx context.Context, rdb redis.Scripter, k DistributeKeys, start
 	if len(rows) == 0 {
 		return 0, nil, errors.New("lua: Distribute: empty batch")
 	}
-	keys := make([]string, 0, 2+len(rows))
+	keys := make([]string, 0, 3+len(rows))
 	keys = append(keys, k.Template, k.Journal)
 	args := make([]any, 0, 2+len(rows))
 	args = append(args, start, now.UnixMilli())
@@ -82,6 +83,7 @@ func Distribute(ctx context.Context, rdb redis.Scripter, k DistributeKeys, start
 		keys = append(keys, k.Claims(r.UserID))
 		args = append(args, strconv.Itoa(r.Row)+":"+strconv.FormatInt(r.UserID, 10))
 	}
+	keys = append(keys, k.Journals)
 	res, err := distribute.Run(ctx, rdb, keys, args...).Int64Slice()
 	if err != nil {
 		return 0, nil, err
@@ -158,13 +160,20 @@ type SettleKeys struct {
 	Journal  string   // the task's batch journal
 	Stats    string   // today's stats hash of the template (coupon/keys DailyStats)
 	Refused  []string // claim hashes of the users the journal accepted and MySQL refused
+	Journals string   // the template's set of journals in flight
 }
 
 // DistributeSettle runs distribute_settle.lua: when the journal still holds the batch of start,
-// it deletes it, gives giveBack units back to the cached stock (complete hash only), lowers each
-// refused user's counter by one and adds issued to the day's "issued" counter, atomically, and
-// reports settled=true. A repeat (the journal gone or holding another batch) changes nothing.
-func DistributeSettle(ctx context.Context, rdb redis.Scripter, k SettleKeys, start, giveBack, issued int) (settled bool, err error) {
-	keys := append([]string{k.Template, k.Journal, k.Stats}, k.Refused...)
-	return distributeSettle.runFlag(ctx, rdb, keys, start, giveBack, issued)
+// it deletes it (and its entry in k.Journals), gives giveBack units back to the cached stock
+// (complete hash only) or, on drift (MySQL refused rows for want of stock Redis had shown),
+// deletes the template hash for an exact rebuild, lowers each refused user's counter by one and
+// adds issued to the day's "issued" counter, atomically, and reports settled=true. A repeat (the
+// journal gone or holding another batch) changes nothing.
+func DistributeSettle(ctx context.Context, rdb redis.Scripter, k SettleKeys, start, giveBack, issued int, drift bool) (settled bool, err error) {
+	keys := append(append([]string{k.Template, k.Journal, k.Stats}, k.Refused...), k.Journals)
+	flag := "0"
+	if drift {
+		flag = "1"
+	}
+	return distributeSettle.runFlag(ctx, rdb, keys, start, giveBack, issued, flag)
 }

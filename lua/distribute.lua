@@ -4,6 +4,8 @@
 -- KEYS[1]      template hash      {t<id>}:tpl        (fields data stock status end limit; the claim script's)
 -- KEYS[2]      batch journal      {t<id>}:dist:<task>
 -- KEYS[2+i]    row i's user claim hash {t<id>}:u:<user> (fields n, seq; the claim script's counter)
+-- KEYS[3+n]    the template's set of journals in flight {t<id>}:dists (n rows; the journal's key is
+--              added when it is written)
 -- ARGV[1]      the batch's start: the task's resume position the batch follows
 -- ARGV[2]      now, unix milliseconds
 -- ARGV[2+i]    row i: "<row number>:<user id>" (one user at most once per batch)
@@ -18,7 +20,8 @@
 --
 -- Each OK row did, as an accepted claim does: stock -1, n +1, seq +1, the claim hash expiring at the
 -- template's end (seconds). The journal is a JSON object {start, rows: [[row, user, code, rc], …]},
--- without TTL: distribute_settle.lua deletes it once the batch is committed.
+-- without TTL: distribute_settle.lua deletes it once the batch is committed. Its key is in the
+-- template's set of journals until then (a cache rebuild counts the units it holds).
 local journal = redis.call('GET', KEYS[2])
 if journal then
   local j = cjson.decode(journal)
@@ -66,4 +69,5 @@ if taken > 0 then
   redis.call('HINCRBY', KEYS[1], 'stock', -taken)
 end
 redis.call('SET', KEYS[2], cjson.encode({start = tonumber(ARGV[1]), rows = rows}))
+redis.call('SADD', KEYS[#ARGV + 1], KEYS[2])
 return out

@@ -5,26 +5,34 @@
 -- KEYS[2]      batch journal    {t<id>}:dist:<task>
 -- KEYS[3]      today's stats    {t<id>}:stats:<day>   (field issued)
 -- KEYS[3+i]    user claim hash  {t<id>}:u:<user> of a row the journal accepted and MySQL refused
+-- KEYS[#KEYS]  the template's set of journals in flight {t<id>}:dists
 -- ARGV[1]      the batch's start, as given to distribute.lua
 -- ARGV[2]      stock units to give back (rows MySQL refused for a reason that frees the unit)
 -- ARGV[3]      coupons the batch issued (added to the stats' "issued")
+-- ARGV[4]      "1" when MySQL refused rows for want of stock Redis had shown (stock drift): the
+--              template hash is deleted instead of given units back, so the next lookup rebuilds
+--              it exactly from MySQL (as the claims' persister does on drift)
 --
 -- Returns 1 when this call settled the batch; 0 when the journal was gone or held another batch
 -- (settled before): nothing changed then.
 --
--- Settling deletes the journal; adds ARGV[2] to "stock" only when the complete hash exists (never
--- a partial hash, D-09); lowers "n" of each KEYS[3+i] by one when the hash exists and n > 0 ("seq"
+-- Settling deletes the journal and its entry in the set; on drift deletes the template hash,
+-- otherwise adds ARGV[2] to "stock" only when the complete hash exists (never a partial hash,
+-- D-09); lowers "n" of each KEYS[3+i] by one when the hash exists and n > 0 ("seq"
 -- is kept, so no receive_count is reused); adds ARGV[3] to "issued" of KEYS[3].
 local journal = redis.call('GET', KEYS[2])
 if not journal or tostring(cjson.decode(journal).start) ~= ARGV[1] then
   return 0
 end
 redis.call('DEL', KEYS[2])
+redis.call('SREM', KEYS[#KEYS], KEYS[2])
 local give = tonumber(ARGV[2])
-if give > 0 and redis.call('HEXISTS', KEYS[1], 'data') == 1 then
+if ARGV[4] == '1' then
+  redis.call('DEL', KEYS[1])
+elseif give > 0 and redis.call('HEXISTS', KEYS[1], 'data') == 1 then
   redis.call('HINCRBY', KEYS[1], 'stock', give)
 end
-for i = 4, #KEYS do
+for i = 4, #KEYS - 1 do
   local n = tonumber(redis.call('HGET', KEYS[i], 'n'))
   if n and n > 0 then
     redis.call('HINCRBY', KEYS[i], 'n', -1)

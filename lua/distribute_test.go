@@ -14,6 +14,7 @@ func distKeys(tid, task int64) DistributeKeys {
 	return DistributeKeys{
 		Template: tag + ":tpl",
 		Journal:  tag + ":dist:" + strconv.FormatInt(task, 10),
+		Journals: tag + ":dists",
 		Claims:   func(u int64) string { return tag + ":u:" + strconv.FormatInt(u, 10) },
 	}
 }
@@ -56,10 +57,13 @@ func TestDistributeDeductReplaySettle(t *testing.T) {
 	if err != nil || j == nil || j.Start != 0 || len(j.Rows) != 5 || j.Rows[2] != (JournalRow{4, 12, DistributeOK, 1}) {
 		t.Fatalf("journal %+v %v", j, err)
 	}
+	if in, _ := rdb.SIsMember(ctx, k.Journals, k.Journal).Result(); !in {
+		t.Fatalf("journal %s not in the set of journals in flight", k.Journal)
+	}
 	// MySQL refused user 12 (say, at its limit there): one unit and its counter come back, once.
-	sk := SettleKeys{Template: k.Template, Journal: k.Journal, Stats: k.Template[:len(k.Template)-4] + ":stats:d", Refused: []string{k.Claims(12)}}
+	sk := SettleKeys{Template: k.Template, Journal: k.Journal, Stats: k.Template[:len(k.Template)-4] + ":stats:d", Refused: []string{k.Claims(12)}, Journals: k.Journals}
 	for i, want := range []bool{true, false} {
-		settled, err := DistributeSettle(ctx, rdb, sk, 0, 1, 1)
+		settled, err := DistributeSettle(ctx, rdb, sk, 0, 1, 1, false)
 		if err != nil || settled != want {
 			t.Fatalf("settle %d: %v %v", i, settled, err)
 		}
@@ -72,6 +76,31 @@ func TestDistributeDeductReplaySettle(t *testing.T) {
 	}
 	if j, _ := ReadJournal(ctx, rdb, k.Journal); j != nil {
 		t.Fatalf("journal left after settle: %+v", j)
+	}
+	if n, _ := rdb.SCard(ctx, k.Journals).Result(); n != 0 {
+		t.Fatalf("%d journals left in the set after settle", n)
+	}
+}
+
+// Settling a batch MySQL refused for want of stock (Redis showed more than MySQL had) deletes the
+// template hash instead of giving units back, so the next lookup rebuilds it from MySQL.
+func TestDistributeSettleOnDriftDropsTheHash(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	const tid, task = 73, 9002
+	putTemplate(t, rdb, tid, activeTpl(5, 1))
+	k := distKeys(tid, task)
+	if status, _, err := Distribute(ctx, rdb, k, 0, time.Now(), []DistributeRow{{2, 20}, {3, 21}}); err != nil || status != DistributeDeducted {
+		t.Fatalf("Distribute: %v %v", status, err)
+	}
+	sk := SettleKeys{Template: k.Template, Journal: k.Journal, Stats: k.Template[:len(k.Template)-4] + ":stats:d", Refused: []string{k.Claims(21)}, Journals: k.Journals}
+	if settled, err := DistributeSettle(ctx, rdb, sk, 0, 0, 1, true); err != nil || !settled {
+		t.Fatalf("settle: %v %v", settled, err)
+	}
+	if n, _ := rdb.Exists(ctx, k.Template, k.Journal).Result(); n != 0 {
+		t.Fatalf("%d of the template hash and journal left after a drift settle", n)
+	}
+	if n := hgetInt(t, rdb, k.Claims(21), "n"); n != 0 {
+		t.Fatalf("refused user's counter %d, want 0", n)
 	}
 }
 

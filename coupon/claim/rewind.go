@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
+	"coupond/coupon/issue"
 	"coupond/coupon/keys"
-	"coupond/ent"
 	"coupond/ent/coupontemplate"
-	"coupond/ent/usercoupon"
 	"coupond/lua"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -62,10 +60,8 @@ func (p *Persister) ack(ctx context.Context, templateID int64, claims []claim, i
 
 // raiseCounters raises the claim counter of each of users on the template to the coupons MySQL
 // holds for them when it is lower (never lowers one), with the template's end as its expiry when
-// end is set, else redemptionTTL from now.
+// end is set (else the row's).
 func (p *Persister) raiseCounters(ctx context.Context, templateID int64, users []int64, end time.Time) error {
-	slices.Sort(users)
-	users = slices.Compact(users)
 	if end.IsZero() {
 		tpl, err := p.db.CouponTemplate.Query().Where(coupontemplate.ID(templateID)).Only(ctx)
 		if err != nil {
@@ -73,42 +69,15 @@ func (p *Persister) raiseCounters(ctx context.Context, templateID int64, users [
 		}
 		end = tpl.ValidEndTime
 	}
-	held := make(map[int64]int, len(users))
-	for chunk := range slices.Chunk(users, 500) {
-		var counts []struct {
-			UserID int64 `json:"user_id"`
-			Count  int   `json:"count"`
-		}
-		err := p.db.UserCoupon.Query().Where(usercoupon.UserIDIn(chunk...), usercoupon.TemplateID(templateID)).
-			GroupBy(usercoupon.FieldUserID).Aggregate(ent.Count()).Scan(ctx, &counts)
-		if err != nil {
-			return fmt.Errorf("count coupons: %w", err)
-		}
-		for _, c := range counts {
-			held[c.UserID] = c.Count
-		}
+	held, err := issue.HeldCounts(ctx, p.db, templateID, users)
+	if err != nil {
+		return err
 	}
 	return p.raiseTo(ctx, templateID, held, end)
 }
 
 // raiseTo raises the claim counter of each user in held to the coupons held[user] when it is lower
-// (never lowers one; a concurrent claim's increment is kept), the hash expiring at end (or
-// redemptionTTL from now when end has passed), in one script.
+// (issue.RaiseCounters), the hash expiring at end.
 func (p *Persister) raiseTo(ctx context.Context, templateID int64, held map[int64]int, end time.Time) error {
-	if len(held) == 0 {
-		return nil
-	}
-	if now := p.now(); !end.After(now) {
-		end = now.Add(redemptionTTL)
-	}
-	ks := make([]string, 0, len(held))
-	floors := make([]int, 0, len(held))
-	for user, n := range held {
-		ks = append(ks, keys.ClaimCounter(templateID, user))
-		floors = append(floors, n)
-	}
-	if _, err := lua.ClaimCounterRaise(ctx, p.rdb, ks, floors, end); err != nil {
-		return fmt.Errorf("raise claim counters: %w", err)
-	}
-	return nil
+	return issue.RaiseCounters(ctx, p.rdb, templateID, held, end, p.now())
 }

@@ -90,6 +90,7 @@ func (s *Service) deduct(ctx context.Context, t *ent.CouponTask, b batch) ([]lua
 	k := lua.DistributeKeys{
 		Template: keys.Template(t.TemplateID),
 		Journal:  keys.DistributionJournal(t.TemplateID, t.ID),
+		Journals: keys.DistributionJournals(t.TemplateID),
 		Claims:   func(u int64) string { return keys.ClaimCounter(t.TemplateID, u) },
 	}
 	for attempt := 0; ; attempt++ {
@@ -113,6 +114,7 @@ func (s *Service) deduct(ctx context.Context, t *ent.CouponTask, b batch) ([]lua
 // settlePlan is what Redis gets back once a batch is committed.
 type settlePlan struct {
 	giveBack int               // stock units MySQL refused for want of a slot (the unit is free again)
+	drift    bool              // MySQL refused rows for want of stock that Redis had shown
 	refused  []int64           // users whose counter the script raised and MySQL refused
 	issued   []*ent.UserCoupon // the batch's coupons (card bags, expiry)
 }
@@ -166,6 +168,7 @@ func (s *Service) commit(ctx context.Context, taskID int64, b batch, out []lua.D
 			outcomes = append(outcomes, rowOutcome{row: c.row, code: CodeOutOfStock, reason: "the template's stock ran out"})
 			res.plan.refused = append(res.plan.refused, c.row.UserID)
 		}
+		res.plan.drift = len(slotted) > k
 		if k > 0 {
 			if err := tx.CouponTemplate.UpdateOneID(tpl.ID).AddStock(-k).Exec(ctx); err != nil {
 				return fmt.Errorf("take stock: %w", err)
@@ -266,7 +269,7 @@ func insertCoupons(ctx context.Context, tx *ent.Tx, t *ent.CouponTask, tpl *ent.
 		builders := make([]*ent.UserCouponCreate, len(chunk))
 		for i, c := range chunk {
 			builders[i] = issue.Create(tx, issue.Coupon{
-				UserID: c.row.UserID, TemplateID: tpl.ID, RedemptionID: redemptionID(t.ID, c.row.Num),
+				UserID: c.row.UserID, TemplateID: tpl.ID, RedemptionID: issue.DistributionRedemptionID(t.ID, c.row.Num),
 				ReceiveCount: c.rc, Source: usercoupon.SourceDISTRIBUTION, At: now, End: end,
 			})
 		}

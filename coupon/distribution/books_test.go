@@ -259,3 +259,71 @@ func TestCrashAtEveryStepResumesExactly(t *testing.T) {
 		}
 	}
 }
+
+// The template hash evicted and rebuilt while a batch is in flight (deducted, or committed but
+// not settled) counts the batch's units exactly: after the run Redis shows what MySQL has. The
+// batches include a row MySQL refuses at the limit (Redis had lost that user's counter), whose
+// unit the settlement gives back.
+func TestCacheRebuiltUnderABatchInFlight(t *testing.T) {
+	s := newStack(t, "rebuild_in_flight", 10)
+	for _, step := range []string{"deducted", "committed"} {
+		t.Run(step, func(t *testing.T) {
+			tpl := s.Template(t, 100, 1, nil)
+			if _, err := s.Redeemer.Redeem(s.Ctx, 3, tpl.ID, ""); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Persister.Drain(s.Ctx, tpl.ID); err != nil {
+				t.Fatal(err)
+			}
+			s.Redis.Del(s.Ctx, keys.ClaimCounter(tpl.ID, 3)) // Redis forgets user 3's coupon
+			rebuilt := 0
+			s.Distribution.SetStep(func(name string) {
+				if name != step {
+					return
+				}
+				if err := s.Cache.Invalidate(s.Ctx, tpl.ID); err != nil {
+					t.Error(err)
+				}
+				if _, err := s.Cache.Get(s.Ctx, tpl.ID); err != nil {
+					t.Error(err)
+				}
+				rebuilt++
+			})
+			defer s.Distribution.SetStep(nil)
+			task := run(t, s, create(t, s, tpl.ID, "u.csv", csvOf(ids(1, 30)...)).ID) // users 1…30, user 3 among them
+			if rebuilt != 3 {
+				t.Fatalf("rebuilt %d times, want once per batch (3)", rebuilt)
+			}
+			accounted(t, s, task, 30, 29)
+			books(t, s, tpl)
+		})
+	}
+}
+
+// Redis showing more stock than MySQL (drift): MySQL issues what it has, the rows beyond fail
+// OUT_OF_STOCK, the settlement drops the hash and the rebuilt one shows MySQL's stock, also when
+// the hash was rebuilt under the batch (which then counted the batch's rows MySQL could not fill).
+func TestDistributionDriftDropsTheHash(t *testing.T) {
+	s := newStack(t, "drift", 30)
+	tpl := s.Template(t, 20, 1, nil)
+	if err := s.Redis.HIncrBy(s.Ctx, keys.Template(tpl.ID), "stock", 5).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.Distribution.SetStep(func(name string) {
+		if name == "deducted" {
+			if err := s.Cache.Invalidate(s.Ctx, tpl.ID); err != nil {
+				t.Error(err)
+			}
+			if _, err := s.Cache.Get(s.Ctx, tpl.ID); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	defer s.Distribution.SetStep(nil)
+	task := run(t, s, create(t, s, tpl.ID, "u.csv", csvOf(ids(1, 25)...)).ID)
+	accounted(t, s, task, 25, 20)
+	if _, err := s.Cache.Get(s.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	books(t, s, tpl)
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/coupontaskfailure"
@@ -31,11 +32,31 @@ func (s *Service) settle(ctx context.Context, t *ent.CouponTask, start int, plan
 		Journal:  keys.DistributionJournal(t.TemplateID, t.ID),
 		Stats:    keys.DailyStats(t.TemplateID, s.now().UTC().Format(time.DateOnly)),
 		Refused:  refused,
-	}, start, plan.giveBack, len(plan.issued))
+		Journals: keys.DistributionJournals(t.TemplateID),
+	}, start, plan.giveBack, len(plan.issued), plan.drift)
 	if err != nil {
 		return fmt.Errorf("settle batch after row %d: %w", start, err)
 	}
-	return nil
+	return s.raiseRefused(ctx, t.TemplateID, plan.refused)
+}
+
+// raiseRefused raises the claim counters of users MySQL refused to the coupons it holds for them:
+// settling lowered each by the unit the script had counted, and a LIMIT_REACHED refusal means Redis
+// had counted fewer coupons than MySQL holds (it had lost the counter), which would let the user's
+// next claims through Redis only to fail in MySQL.
+func (s *Service) raiseRefused(ctx context.Context, templateID int64, users []int64) error {
+	if len(users) == 0 {
+		return nil
+	}
+	held, err := issue.HeldCounts(ctx, s.db, templateID, users)
+	if err != nil {
+		return err
+	}
+	tpl, err := s.db.CouponTemplate.Get(ctx, templateID)
+	if err != nil {
+		return fmt.Errorf("read template %d: %w", templateID, err)
+	}
+	return issue.RaiseCounters(ctx, s.rdb, templateID, held, tpl.ValidEndTime, s.now())
 }
 
 // settleFromDB settles a batch committed by a run that died before settling it.
@@ -49,7 +70,7 @@ func (s *Service) settleFromDB(ctx context.Context, t *ent.CouponTask, j *lua.Jo
 
 // planFromDB rebuilds a committed batch's settlement from its journal and what MySQL holds: the
 // rows the script accepted that have a failure row were refused by MySQL (a LIMIT_REACHED one
-// frees its stock unit), the others have their coupon.
+// frees its stock unit; an OUT_OF_STOCK one is drift), the others have their coupon.
 func (s *Service) planFromDB(ctx context.Context, t *ent.CouponTask, j *lua.Journal) (settlePlan, error) {
 	var plan settlePlan
 	var accepted []lua.JournalRow
@@ -79,11 +100,12 @@ func (s *Service) planFromDB(ctx context.Context, t *ent.CouponTask, j *lua.Jour
 			code, refused := failed[r.Row]
 			switch {
 			case !refused:
-				users, rids = append(users, r.UserID), append(rids, redemptionID(t.ID, r.Row))
+				users, rids = append(users, r.UserID), append(rids, issue.DistributionRedemptionID(t.ID, r.Row))
 			case code == CodeLimitReached:
 				plan.giveBack++
 				plan.refused = append(plan.refused, r.UserID)
-			default:
+			default: // OUT_OF_STOCK: MySQL had less stock than Redis showed
+				plan.drift = true
 				plan.refused = append(plan.refused, r.UserID)
 			}
 		}

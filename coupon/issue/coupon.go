@@ -6,6 +6,7 @@ package issue
 import (
 	"crypto/rand"
 	"encoding/base32"
+	"strconv"
 	"time"
 
 	"coupond/ent"
@@ -23,6 +24,13 @@ type Coupon struct {
 	At           time.Time // when it was claimed or distributed: valid from then
 	End          time.Time // when it stops being valid (see End)
 	RequestID    string    // the client's requestId of the claim, "" for none
+}
+
+// DistributionRedemptionID is the redemption id of the coupon of row of distribution task taskID:
+// derived from (task, row), so a replayed batch inserts nothing twice and a cache rebuild finds
+// the coupons of a batch in flight.
+func DistributionRedemptionID(taskID int64, row int) string {
+	return "d" + strconv.FormatInt(taskID, 10) + "-" + strconv.Itoa(row)
 }
 
 // Create returns the builder of c's row in tx, with a fresh id and an unguessable code.

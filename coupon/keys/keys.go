@@ -168,6 +168,22 @@ func DistributionJournal(templateID, taskID int64) string {
 	return tagged(templateID, ":dist:"+id(taskID))
 }
 
+// DistributionJournals is the set of a template's distribution journals in flight (their keys):
+// distribute.lua adds a journal's key when it writes the journal, distribute_settle.lua removes it
+// when it deletes the journal, so a cache rebuild finds the units those batches hold.
+func DistributionJournals(templateID int64) string { return tagged(templateID, ":dists") }
+
+// DistributionJournalTask returns the task of a journal key of the template (DistributionJournal),
+// or false when key is not one.
+func DistributionJournalTask(templateID int64, key string) (int64, bool) {
+	rest, ok := strings.CutPrefix(key, tagged(templateID, ":dist:"))
+	if !ok {
+		return 0, false
+	}
+	task, err := strconv.ParseInt(rest, 10, 64)
+	return task, err == nil && task > 0
+}
+
 // DistributionLease is held by the one worker running a distribution task.
 func DistributionLease(taskID int64) string { return Namespace() + "coupond:dist:lease:" + id(taskID) }
 

@@ -84,41 +84,68 @@ func NewCache(rdb redis.UniversalClient, db *ent.Client, opts CacheOptions) *Cac
 }
 
 // loadTemplate reads one template by id, or returns coupon.ErrNotFound, with the stock Redis
-// should show: the row's stock less the claims journaled in the template's outbox that MySQL does
-// not hold yet (D-38). It is below 0 when the outbox holds more claims than MySQL can fill (Redis
-// accepted them on a hash a restart had rewound): each of them fails, and its give-back brings the
-// stock back up, to 0 once all are settled. It reads the outbox first, then, in one transaction, the row with a shared
+// should show: the row's stock less the claims journaled in the template's outbox and the rows of
+// distribution batches in flight that MySQL does not hold yet (D-38). It is below 0 when the outbox
+// holds more claims than MySQL can fill (Redis accepted them on a hash a restart had rewound): each
+// of them fails, and its give-back brings the stock back up, to 0 once all are settled. It reads
+// the outbox and the distribution journals first, then, in one transaction, the row with a shared
 // lock (LOCK IN SHARE MODE, which MySQL 8 and MariaDB both accept) and the coupons and failures of
-// those claims. The shared lock keeps every persister batch (which locks the row FOR UPDATE) from
-// committing between the two reads, and makes a rebuild wait for an administrative transaction
-// holding the row, so it never caches the row as it was before a change whose cache update already
-// ran. A batch committed after the outbox was read is found by the second read: its claims count
-// once, whether or not their entries are acknowledged yet.
+// those claims and rows. The shared lock keeps every persister or distribution batch (which lock
+// the row FOR UPDATE) from committing between the two reads, and makes a rebuild wait for an
+// administrative transaction holding the row, so it never caches the row as it was before a change
+// whose cache update already ran. A batch committed after the outbox was read is found by the
+// second read: its claims count once, whether or not their entries are acknowledged yet. A
+// distribution batch settled meanwhile (its give-back went to the hash this rebuild replaces) is
+// seen by reading the journals again, and the template is read again.
 func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, error) {
-	journaled, err := c.outbox(ctx, id)
-	if err != nil {
-		return nil, err
-	}
 	var t *coupon.Template
-	err = store.WithTx(ctx, c.db, func(tx *ent.Tx) error {
-		row, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(id)).
-			ForShare(sql.WithLockClause("LOCK IN SHARE MODE")).Only(ctx)
-		if ent.IsNotFound(err) {
-			return coupon.ErrNotFound
-		}
+	for attempt := 0; ; attempt++ {
+		journaled, err := c.outbox(ctx, id)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		decided, err := c.decidedClaims(ctx, tx, id, journaled)
+		batches, err := c.distributions(ctx, id)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		t = coupon.TemplateFromRow(row)
-		t.Stock -= len(journaled) - decided // below 0 while Redis holds more claims than MySQL can fill
-		return nil
-	}, nil)
-	return t, err
+		err = store.WithTx(ctx, c.db, func(tx *ent.Tx) error {
+			row, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(id)).
+				ForShare(sql.WithLockClause("LOCK IN SHARE MODE")).Only(ctx)
+			if ent.IsNotFound(err) {
+				return coupon.ErrNotFound
+			}
+			if err != nil {
+				return err
+			}
+			decided, err := c.decidedClaims(ctx, tx, id, journaled)
+			if err != nil {
+				return err
+			}
+			held, err := undistributed(ctx, tx, id, batches)
+			if err != nil {
+				return err
+			}
+			t = coupon.TemplateFromRow(row)
+			t.Stock -= len(journaled) - decided + held // below 0 while Redis holds more claims than MySQL can fill
+			return nil
+		}, nil)
+		if err != nil || len(batches) == 0 || attempt == maxLoadAttempts-1 {
+			return t, err
+		}
+		now, err := c.distributions(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if sameBatches(batches, now) {
+			return t, nil
+		}
+	}
 }
+
+// maxLoadAttempts bounds loadTemplate's reads while distribution batches settle under it (a new
+// batch needs the cached hash, which is missing while it is rebuilt, so a second read normally
+// finds the same batches as the first).
+const maxLoadAttempts = 3
 
 // outbox returns the claims journaled in the template's outbox.
 func (c *Cache) outbox(ctx context.Context, id int64) ([]lua.OutboxEntry, error) {

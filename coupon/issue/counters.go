@@ -1,0 +1,62 @@
+package issue
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"coupond/coupon/keys"
+	"coupond/ent"
+	"coupond/ent/usercoupon"
+	"coupond/lua"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// HeldCounts returns how many coupons of the template MySQL holds for each of users (users
+// holding none are absent), one grouped query per 500 users.
+func HeldCounts(ctx context.Context, db *ent.Client, templateID int64, users []int64) (map[int64]int, error) {
+	users = slices.Compact(slices.Sorted(slices.Values(users)))
+	held := make(map[int64]int, len(users))
+	for chunk := range slices.Chunk(users, 500) {
+		var counts []struct {
+			UserID int64 `json:"user_id"`
+			Count  int   `json:"count"`
+		}
+		err := db.UserCoupon.Query().Where(usercoupon.UserIDIn(chunk...), usercoupon.TemplateID(templateID)).
+			GroupBy(usercoupon.FieldUserID).Aggregate(ent.Count()).Scan(ctx, &counts)
+		if err != nil {
+			return nil, fmt.Errorf("count coupons: %w", err)
+		}
+		for _, c := range counts {
+			held[c.UserID] = c.Count
+		}
+	}
+	return held, nil
+}
+
+// endedCounterTTL is how long a raised counter of a template past its end is kept.
+const endedCounterTTL = 7 * 24 * time.Hour
+
+// RaiseCounters raises the claim counter of each user in held to held[user] when it is lower
+// (never lowers one; a concurrent claim's increment is kept), a raised hash expiring at the
+// template's end (or a week after now when end has passed), in one script (lua.ClaimCounterRaise).
+func RaiseCounters(ctx context.Context, rdb redis.Scripter, templateID int64, held map[int64]int, end, now time.Time) error {
+	if len(held) == 0 {
+		return nil
+	}
+	if !end.After(now) {
+		end = now.Add(endedCounterTTL)
+	}
+	ks := make([]string, 0, len(held))
+	floors := make([]int, 0, len(held))
+	for user, n := range held {
+		ks = append(ks, keys.ClaimCounter(templateID, user))
+		floors = append(floors, n)
+	}
+	if _, err := lua.ClaimCounterRaise(ctx, rdb, ks, floors, end); err != nil {
+		return fmt.Errorf("raise claim counters: %w", err)
+	}
+	return nil
+}

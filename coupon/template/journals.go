@@ -1,0 +1,83 @@
+package template
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"coupond/coupon/issue"
+	"coupond/coupon/keys"
+	"coupond/ent"
+	"coupond/ent/usercoupon"
+	"coupond/lua"
+)
+
+// inFlight is one distribution batch in flight: its journal and the rows distribute.lua accepted,
+// each holding a unit of the cached stock until the batch is settled.
+type inFlight struct {
+	key      string
+	task     int64
+	start    int
+	accepted []lua.JournalRow
+}
+
+// distributions returns the template's distribution batches in flight (the journals named in
+// keys.DistributionJournals), sorted by journal key.
+func (c *Cache) distributions(ctx context.Context, id int64) ([]inFlight, error) {
+	members, err := c.rdb.SMembers(ctx, keys.DistributionJournals(id)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("read distribution journals of %d: %w", id, err)
+	}
+	slices.Sort(members)
+	var out []inFlight
+	for _, k := range members {
+		task, ok := keys.DistributionJournalTask(id, k)
+		if !ok {
+			continue
+		}
+		j, err := lua.ReadJournal(ctx, c.rdb, k)
+		if err != nil {
+			return nil, err
+		}
+		if j == nil {
+			continue // settled: the settle script removes the journal and its set entry together
+		}
+		b := inFlight{key: k, task: task, start: j.Start}
+		for _, r := range j.Rows {
+			if r.Code == lua.DistributeOK {
+				b.accepted = append(b.accepted, r)
+			}
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// sameBatches reports whether a and b name the same batches (journal and start).
+func sameBatches(a, b []inFlight) bool {
+	return slices.EqualFunc(a, b, func(x, y inFlight) bool { return x.key == y.key && x.start == y.start })
+}
+
+// undistributed counts the rows of the batches in flight that hold a unit of the cached stock
+// while MySQL holds no coupon for them: rows of a batch not committed yet, and rows MySQL refused
+// whose unit the batch's settlement gives back (a refusal for want of stock drops the hash
+// instead, for another rebuild). Read in tx, under the template row's lock.
+func undistributed(ctx context.Context, tx *ent.Tx, templateID int64, batches []inFlight) (int, error) {
+	n := 0
+	for _, b := range batches {
+		for chunk := range slices.Chunk(b.accepted, 500) {
+			users := make([]int64, len(chunk))
+			rids := make([]string, len(chunk))
+			for i, r := range chunk {
+				users[i], rids[i] = r.UserID, issue.DistributionRedemptionID(b.task, r.Row)
+			}
+			held, err := tx.UserCoupon.Query().Where(usercoupon.UserIDIn(users...),
+				usercoupon.TemplateID(templateID), usercoupon.RedemptionIDIn(rids...)).Count(ctx)
+			if err != nil {
+				return 0, fmt.Errorf("count distributed coupons: %w", err)
+			}
+			n += len(chunk) - held
+		}
+	}
+	return n, nil
+}
