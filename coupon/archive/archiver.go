@@ -178,7 +178,9 @@ type cursor struct {
 	id int64
 }
 
-func (c cursor) String() string { return strconv.FormatInt(c.at.UnixMilli(), 10) + ":" + strconv.FormatInt(c.id, 10) }
+func (c cursor) String() string {
+	return strconv.FormatInt(c.at.UnixMilli(), 10) + ":" + strconv.FormatInt(c.id, 10)
+}
 
 func parseCursor(s string) (cursor, bool) {
 	ms, id, ok := strings.Cut(s, ":")

@@ -57,7 +57,7 @@ func (x *env) coupons(t *testing.T, n int, st usercoupon.Status, changed time.Ti
 		for i := range chunk {
 			k := x.seq.Add(1)
 			end := changed.Add(-time.Hour)
-			c := x.db.UserCoupon.Create().SetID(idgen.Next()).SetUserID(1000+k/3).SetTemplateID(77).
+			c := x.db.UserCoupon.Create().SetID(idgen.Next()).SetUserID(1000 + k/3).SetTemplateID(77).
 				SetRedemptionID(fmt.Sprintf("rd-%d", k)).SetCode(fmt.Sprintf("code-%d", k)).SetReceiveCount(int(k)).
 				SetSource(usercoupon.SourceCLAIM).SetStatus(st).SetValidStartTime(end.Add(-24 * time.Hour)).
 				SetValidEndTime(end).SetCreatedAt(end.Add(-24 * time.Hour)).SetUpdatedAt(changed)
