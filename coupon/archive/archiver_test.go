@@ -406,3 +406,62 @@ func TestArchiveColumnsMatch(t *testing.T) {
 		t.Fatalf("user_coupon_archive columns %v, want user_coupon's + archived_at %v", usercouponarchive.Columns, want)
 	}
 }
+
+func TestArchiveLostCursorCostsARescanOnly(t *testing.T) {
+	x := newEnv(t, "lostcursor")
+	old := now.Add(-age - time.Hour)
+	all := x.coupons(t, 100, usercoupon.StatusEXPIRED, old)
+	for _, c := range all[:5] {
+		x.settle(t, c, couponsettlement.StatusPAID)
+	}
+	if res, err := x.archiver(30).Run(context.Background()); err != nil || res.Moved != 95 || res.Kept != 5 {
+		t.Fatalf("first run: %+v, %v", res, err)
+	}
+	// Redis lost the cursors (flush, eviction, restart without AOF): the walk starts over.
+	if err := x.rdb.Del(context.Background(), keys.ArchiveCursor("EXPIRED"), keys.ArchiveCursor("USED")).Err(); err != nil {
+		t.Fatal(err)
+	}
+	more := x.coupons(t, 20, usercoupon.StatusEXPIRED, old)
+	all = append(all, more...)
+	res, err := x.archiver(30).Run(context.Background())
+	if err != nil || res.Moved != 20 || res.Kept != 5 {
+		t.Fatalf("run without a cursor: %+v, %v; want the 20 new ones moved, the 5 kept looked at again", res, err)
+	}
+	if archived := x.books(t, all); len(archived) != 115 {
+		t.Fatalf("%d archived, want 115", len(archived))
+	}
+}
+
+func TestArchiveTimeoutInsideABatchRollsItBack(t *testing.T) {
+	x := newEnv(t, "timeout")
+	ctx := context.Background()
+	old := now.Add(-age - time.Hour)
+	all := x.coupons(t, 50, usercoupon.StatusEXPIRED, old)
+	// Another transaction holds the 10th coupon's row: the first batch waits inside its transaction.
+	blocker, err := x.db.Tx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocker.UserCoupon.Update().Where(usercoupon.UserID(all[9].UserID), usercoupon.ID(all[9].ID)).
+		SetUpdatedAt(old).Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	res, err := x.archiver(20).Run(short)
+	if err == nil || res.Moved != 0 || res.Batches != 0 {
+		t.Fatalf("run stuck behind a lock: %+v, %v; want an error and nothing moved", res, err)
+	}
+	x.books(t, all)
+	if n := x.db.UserCouponArchive.Query().CountX(ctx); n != 0 {
+		t.Fatalf("%d rows archived by a batch that timed out, want 0", n)
+	}
+	if err := blocker.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	res, err = x.archiver(20).Run(ctx)
+	if err != nil || res.Moved != 50 {
+		t.Fatalf("run after the lock went: %+v, %v", res, err)
+	}
+	x.books(t, all)
+}
