@@ -11,7 +11,9 @@
 // live, i.e. LOCKED or PAID (coupon_settlement.live_coupon_id names it). A PAID settlement can be
 // refunded at any time (coupon/checkout has no refund window), and a refund reads and may rewrite
 // the coupon row, so a USED coupon whose payment stands is never moved out from under it. A
-// refunded (or cancelled) settlement no longer acts on its coupon and does not keep it.
+// refunded (or cancelled) settlement no longer acts on its coupon and does not keep it. The walk
+// does not come back to a kept coupon: one whose payment is refunded later under FORFEIT (it stays
+// USED, its updated_at unchanged) stays in user_coupon until a walk starts over (a lost cursor).
 //
 // How: a walk per status over the index (status, updated_at, id), in batches of Config.BatchSize.
 // Each batch is one short READ COMMITTED transaction: a locking read of the next rows after the
