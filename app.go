@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"coupond/auth"
+	"coupond/coupon/archive"
 	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
@@ -71,6 +72,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		Distribution: distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes},
 		Files:        a.files,
 		Checkout:     checkout.Config{LockTTL: cfg.LockTTL},
+		Archive:      archive.Config{After: cfg.ArchiveAfter, BatchSize: cfg.ArchiveBatch},
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()

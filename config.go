@@ -48,6 +48,10 @@ type config struct {
 	DistributionBatch int
 	ReapEvery         time.Duration
 	UploadRetention   time.Duration
+	// archive
+	ArchiveAfter time.Duration
+	ArchiveBatch int
+	ArchiveEvery time.Duration
 }
 
 const devSecret = "coupond-dev-secret-change-me"
@@ -98,6 +102,9 @@ var settings = []setting{
 	{"COUPON_DISTRIBUTION_BATCH", "5000", "distribution rows per batch (one Lua call, one transaction)", num(func(c *config) *int { return &c.DistributionBatch })},
 	{"COUPON_REAP_EVERY", "5s", "period of the distribution reaper, which resumes tasks whose worker died", dur(func(c *config) *time.Duration { return &c.ReapEvery })},
 	{"COUPON_UPLOAD_RETENTION", "168h", "how long the upload of an ended distribution task is kept (the failures stay in MySQL)", dur(func(c *config) *time.Duration { return &c.UploadRetention })},
+	{"COUPON_ARCHIVE_AFTER", "2160h", "how long a coupon stays in user_coupon after it became EXPIRED or USED (its updated_at) before the archive job moves it to user_coupon_archive; a coupon with a LOCKED or PAID settlement stays", dur(func(c *config) *time.Duration { return &c.ArchiveAfter })},
+	{"COUPON_ARCHIVE_BATCH", "500", "coupons one archive transaction looks at (moves or keeps)", num(func(c *config) *int { return &c.ArchiveBatch })},
+	{"COUPON_ARCHIVE_EVERY", "1h", "period of the archive job (a run stopped midway resumes at its cursor in the next)", dur(func(c *config) *time.Duration { return &c.ArchiveEvery })},
 	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: a loopback address is required)", str(func(c *config) *string { return &c.PprofAddr })},
 }
 

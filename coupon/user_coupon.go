@@ -10,6 +10,8 @@ import (
 // UserCoupon is a coupon in a user's card bag, as the API shows it.
 type UserCoupon struct {
 	*ent.UserCoupon
+	// ArchivedAt is when the coupon was moved to user_coupon_archive; nil while in user_coupon.
+	ArchivedAt *time.Time
 }
 
 // Status is the coupon's status now: an UNUSED coupon past its end shows EXPIRED even before the

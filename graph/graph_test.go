@@ -28,6 +28,7 @@ type env struct {
 	db      *ent.Client
 	sqlDB   *sql.DB
 	signer  *auth.Signer
+	stack   *stack.Stack
 }
 
 func newEnv(t *testing.T, name string) *env {
@@ -42,7 +43,7 @@ func newEnv(t *testing.T, name string) *env {
 	handler := signer.Middleware(h)
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
-	return &env{t: t, srv: srv, handler: handler, db: db, sqlDB: sqlDB, signer: signer}
+	return &env{t: t, srv: srv, handler: handler, db: db, sqlDB: sqlDB, signer: signer, stack: s}
 }
 
 func (e *env) token(a coupon.Actor) string {

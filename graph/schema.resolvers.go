@@ -157,12 +157,12 @@ func (r *queryResolver) CouponTemplates(ctx context.Context, first *int, after *
 	return templateConnection(page, req), nil
 }
 
-func (r *queryResolver) MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string, last *int, before *string) (*model.UserCouponConnection, error) {
+func (r *queryResolver) MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string, last *int, before *string, includeArchived *bool) (*model.UserCouponConnection, error) {
 	req, err := pageArgs(first, after, last, before)
 	if err != nil {
 		return nil, err
 	}
-	page, err := r.Wallet.MyCoupons(ctx, actorOf(ctx).UserID, status, req.keyset())
+	page, err := r.Wallet.MyCoupons(ctx, actorOf(ctx).UserID, status, req.keyset(), includeArchived != nil && *includeArchived)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 
+	"coupond/coupon/archive"
 	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
@@ -40,12 +41,18 @@ type CheckoutHandlers struct {
 	Checkout *checkout.Service
 }
 
+// ArchiveHandlers run the archive's task.
+type ArchiveHandlers struct {
+	Archiver *archive.Archiver
+}
+
 // Handlers are every capability's task handlers.
 type Handlers struct {
 	Claim        ClaimHandlers
 	Expiry       ExpiryHandlers
 	Distribution DistributionHandlers
 	Checkout     CheckoutHandlers
+	Archive      ArchiveHandlers
 }
 
 // NewMux returns the worker's mux with every task type's handler.
@@ -61,6 +68,7 @@ func NewMux(h Handlers) *asynq.ServeMux {
 	mux.HandleFunc(TypeRetainDistributionFiles, h.Distribution.handleRetainDistributionFiles)
 	mux.HandleFunc(TypeReleaseLock, h.Checkout.handleReleaseLock)
 	mux.HandleFunc(TypeCheckoutSweep, h.Checkout.handleCheckoutSweep)
+	mux.HandleFunc(TypeArchive, h.Archive.handleArchive)
 	return mux
 }
 

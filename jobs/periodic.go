@@ -17,6 +17,7 @@ type Periods struct {
 	// hourly.
 	Retain   time.Duration
 	Checkout time.Duration // checkout sweep (journal replays, expired locks); 0: one minute
+	Archive  time.Duration // archive run (old coupons to user_coupon_archive)
 }
 
 // RegisterPeriodic registers every periodic task with the scheduler (a zero period: not that one). Every instance may run a
@@ -34,6 +35,7 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 		{p.Reap, NewReapDistributionsTask(), QueueDefault},
 		{retainEvery(p.Retain), NewRetainDistributionFilesTask(p.Retain), QueueLow},
 		{cmp.Or(p.Checkout, time.Minute), NewCheckoutSweepTask(), QueueDefault},
+		{p.Archive, NewArchiveTask(), QueueLow},
 	} {
 		if e.every <= 0 {
 			continue // not scheduled in this process

@@ -191,3 +191,10 @@ func DistributionLease(taskID int64) string { return Namespace() + "coupond:dist
 func DistributionProgress(taskID int64) string {
 	return Namespace() + "coupond:dist:progress:" + id(taskID)
 }
+
+// ArchiveLease is held by the one archiver running at a time.
+func ArchiveLease() string { return Namespace() + "coupond:archive:lease" }
+
+// ArchiveCursor is the archive's walk position over coupons of one status (EXPIRED or USED):
+// "<updated_at unix ms>:<id>" of the last coupon a committed batch looked at.
+func ArchiveCursor(status string) string { return Namespace() + "coupond:archive:cursor:" + status }

@@ -321,6 +321,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[9], UserCouponColumns[11]},
 			},
+			{
+				Name:    "usercoupon_status_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponColumns[9], UserCouponColumns[2]},
+			},
 		},
 	}
 	// UserCouponArchiveColumns holds the columns for the "user_coupon_archive" table.
@@ -353,6 +358,11 @@ var (
 				Name:    "usercouponarchive_user_id_template_id",
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponArchiveColumns[3], UserCouponArchiveColumns[4]},
+			},
+			{
+				Name:    "usercouponarchive_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponArchiveColumns[3]},
 			},
 		},
 	}

@@ -53,10 +53,13 @@ func (UserCoupon) Indexes() []ent.Index {
 		index.Fields("redemption_id").Unique(),
 		index.Fields("code").Unique(),
 		index.Fields("user_id", "status", "valid_end_time"),
+		// The archive's walk: (status, updated_at, id) in index order, one bounded range per batch.
+		index.Fields("status", "updated_at"),
 	}
 }
 
-// UserCouponArchive keeps coupons that expired long ago, out of the hot table.
+// UserCouponArchive keeps coupons that expired or were used long ago, out of the hot table
+// (coupon/archive moves them, same id).
 type UserCouponArchive struct{ ent.Schema }
 
 // Annotations of UserCouponArchive.
@@ -76,5 +79,7 @@ func (UserCouponArchive) Fields() []ent.Field {
 func (UserCouponArchive) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("user_id", "template_id"),
+		// myCoupons with archived ones: (user_id, id) in index order.
+		index.Fields("user_id"),
 	}
 }

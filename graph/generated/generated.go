@@ -188,7 +188,7 @@ type ComplexityRoot struct {
 		CouponTasks           func(childComplexity int, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) int
 		CouponTemplate        func(childComplexity int, id string) int
 		CouponTemplates       func(childComplexity int, first *int, after *string, last *int, before *string, filter *model.CouponTemplateFilter) int
-		MyCoupons             func(childComplexity int, status *usercoupon.Status, first *int, after *string, last *int, before *string) int
+		MyCoupons             func(childComplexity int, status *usercoupon.Status, first *int, after *string, last *int, before *string, includeArchived *bool) int
 		Node                  func(childComplexity int, id string) int
 		Redemption            func(childComplexity int, id string) int
 	}
@@ -228,6 +228,7 @@ type ComplexityRoot struct {
 	}
 
 	UserCoupon struct {
+		ArchivedAt     func(childComplexity int) int
 		Code           func(childComplexity int) int
 		ID             func(childComplexity int) int
 		OrderID        func(childComplexity int) int
@@ -288,7 +289,7 @@ type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
 	CouponTemplate(ctx context.Context, id string) (*coupon.Template, error)
 	CouponTemplates(ctx context.Context, first *int, after *string, last *int, before *string, filter *model.CouponTemplateFilter) (*model.CouponTemplateConnection, error)
-	MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string, last *int, before *string) (*model.UserCouponConnection, error)
+	MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string, last *int, before *string, includeArchived *bool) (*model.UserCouponConnection, error)
 	Redemption(ctx context.Context, id string) (*claim.Redemption, error)
 	CouponTask(ctx context.Context, id string) (*distribution.Task, error)
 	CouponTasks(ctx context.Context, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) (*model.CouponTaskConnection, error)
@@ -962,7 +963,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.MyCoupons(childComplexity, args["status"].(*usercoupon.Status), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
+		return e.ComplexityRoot.Query.MyCoupons(childComplexity, args["status"].(*usercoupon.Status), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["includeArchived"].(*bool)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -1110,6 +1111,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.CouponTaskProgress(childComplexity, args["id"].(string)), true
 
+	case "UserCoupon.archivedAt":
+		if e.ComplexityRoot.UserCoupon.ArchivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserCoupon.ArchivedAt(childComplexity), true
 	case "UserCoupon.code":
 		if e.ComplexityRoot.UserCoupon.Code == nil {
 			break
@@ -1425,6 +1432,8 @@ type Query {
     last: Int
     "End before this cursor (an edge's cursor from this connection). Not served yet: BAD_USER_INPUT."
     before: String
+    "Also list the archived coupons (EXPIRED or USED long ago, moved out of the hot table), in the same order and pages."
+    includeArchived: Boolean = false
   ): UserCouponConnection! @hasRole(roles: [USER])
   "Where one of the caller's claims stands; another user's or an unknown id gives null."
   redemption(
@@ -1635,6 +1644,8 @@ type UserCoupon implements Node {
   usedAt: Time
   "The order the coupon was spent on."
   orderId: ID
+  "When the coupon was moved to the archive; null while it is in the hot table (see myCoupons(includeArchived))."
+  archivedAt: Time
 }
 "One coupon in a page of myCoupons."
 type UserCouponEdge {
@@ -2476,6 +2487,8 @@ func (ec *executionContext) childFields_UserCoupon(ctx context.Context, field gr
 		return ec.fieldContext_UserCoupon_usedAt(ctx, field)
 	case "orderId":
 		return ec.fieldContext_UserCoupon_orderId(ctx, field)
+	case "archivedAt":
+		return ec.fieldContext_UserCoupon_archivedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UserCoupon", field.Name)
 }
@@ -3011,6 +3024,14 @@ func (ec *executionContext) field_Query_myCoupons_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "includeArchived",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeArchived"] = arg5
 	return args, nil
 }
 
@@ -5731,7 +5752,7 @@ func (ec *executionContext) _Query_myCoupons(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().MyCoupons(ctx, fc.Args["status"].(*usercoupon.Status), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
+			return ec.Resolvers.Query().MyCoupons(ctx, fc.Args["status"].(*usercoupon.Status), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["includeArchived"].(*bool))
 		},
 		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
 			directive0 := next
@@ -6959,6 +6980,29 @@ func (ec *executionContext) _UserCoupon_orderId(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_UserCoupon_orderId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("UserCoupon", field, false, false, "ID")
+}
+
+func (ec *executionContext) _UserCoupon_archivedAt(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserCoupon_archivedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArchivedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UserCoupon_archivedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserCoupon", field, false, false, "Time")
 }
 
 func (ec *executionContext) _UserCouponConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.UserCouponConnection) (ret graphql.Marshaler) {
@@ -10289,6 +10333,11 @@ func (ec *executionContext) _UserCoupon(ctx context.Context, sel ast.SelectionSe
 			}
 		case "orderId":
 			out.Values[i] = ec._UserCoupon_orderId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "archivedAt":
+			out.Values[i] = ec._UserCoupon_archivedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
