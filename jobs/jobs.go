@@ -15,6 +15,7 @@ import (
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
+	"coupond/coupon/reminder"
 
 	"github.com/hibiken/asynq"
 )
@@ -40,12 +41,18 @@ type CheckoutHandlers struct {
 	Checkout *checkout.Service
 }
 
+// ReminderHandlers run the reminders' tasks.
+type ReminderHandlers struct {
+	Reminders *reminder.Service
+}
+
 // Handlers are every capability's task handlers.
 type Handlers struct {
 	Claim        ClaimHandlers
 	Expiry       ExpiryHandlers
 	Distribution DistributionHandlers
 	Checkout     CheckoutHandlers
+	Reminder     ReminderHandlers
 }
 
 // NewMux returns the worker's mux with every task type's handler.
@@ -61,6 +68,8 @@ func NewMux(h Handlers) *asynq.ServeMux {
 	mux.HandleFunc(TypeRetainDistributionFiles, h.Distribution.handleRetainDistributionFiles)
 	mux.HandleFunc(TypeReleaseLock, h.Checkout.handleReleaseLock)
 	mux.HandleFunc(TypeCheckoutSweep, h.Checkout.handleCheckoutSweep)
+	mux.HandleFunc(TypeRemindBucket, h.Reminder.handleRemindBucket)
+	mux.HandleFunc(TypeReminderSweep, h.Reminder.handleReminderSweep)
 	return mux
 }
 
@@ -75,6 +84,7 @@ var (
 	_ expiry.Scheduler       = (*Queue)(nil)
 	_ distribution.Scheduler = (*Queue)(nil)
 	_ checkout.Scheduler     = (*Queue)(nil)
+	_ reminder.Scheduler     = (*Queue)(nil)
 )
 
 // enqueue enqueues t; a task with the same id already queued or running counts as success.

@@ -8,6 +8,7 @@ import (
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
 	"coupond/coupon/issue"
+	"coupond/coupon/reminder"
 	"coupond/coupon/template"
 	"coupond/coupon/wallet"
 	"coupond/ent"
@@ -26,6 +27,9 @@ type Config struct {
 	Distribution distribution.Config
 	Files        *distribution.Files
 	Checkout     checkout.Config
+	Reminder     reminder.Config
+	// ReminderSender delivers reminders (nil: a reminder.LogSender only).
+	ReminderSender reminder.Sender
 }
 
 // Services are the domain services of one process.
@@ -38,6 +42,7 @@ type Services struct {
 	Redeemer  *claim.Redeemer
 	Wallet    *wallet.Wallet
 	Checkout  *checkout.Service
+	Reminders *reminder.Service
 	Queue     *jobs.Queue
 
 	Distribution *distribution.Service
@@ -55,6 +60,11 @@ func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Confi
 	s.Wallet = wallet.New(db)
 	s.Distribution = distribution.New(db, rdb, s.Cache, s.Issuer, cfg.Files, queue, cfg.Distribution)
 	s.Checkout = checkout.New(db, rdb, s.Cache, queue, cfg.Checkout)
+	sender := cfg.ReminderSender
+	if sender == nil {
+		sender = reminder.LogSender{}
+	}
+	s.Reminders = reminder.New(db, rdb, s.Cache, queue, sender, cfg.Reminder)
 	return s
 }
 
@@ -65,5 +75,6 @@ func (s *Services) Mux() *asynq.ServeMux {
 		Expiry:       jobs.ExpiryHandlers{Expirer: s.Expirer},
 		Distribution: jobs.DistributionHandlers{Service: s.Distribution},
 		Checkout:     jobs.CheckoutHandlers{Checkout: s.Checkout},
+		Reminder:     jobs.ReminderHandlers{Reminders: s.Reminders},
 	})
 }

@@ -175,3 +175,10 @@ func DistributionLease(taskID int64) string { return Namespace() + "coupond:dist
 func DistributionProgress(taskID int64) string {
 	return Namespace() + "coupond:dist:progress:" + id(taskID)
 }
+
+// ReminderLease is the lease of one reminder bucket (the template's reminders due within the
+// minute starting at minuteUnix): its task and the reminder sweep take it, so one of them sends
+// the bucket at a time.
+func ReminderLease(templateID, minuteUnix int64) string {
+	return tagged(templateID, ":remind:"+id(minuteUnix))
+}
