@@ -71,19 +71,27 @@ func (s *Service) SendBucket(ctx context.Context, templateID int64, minute time.
 		return Outcome{}, &RetryError{After: busyRetry, Reason: "another sender holds the bucket"}
 	}
 	defer release()
-	out, err := s.sendBucket(ctx, templateID, minute, 0)
+	out, cut, err := s.sendBucket(ctx, templateID, minute, 0)
 	if err != nil {
 		return out, err
 	}
-	next, err := s.db.CouponReminder.Query().Where(inBucket(templateID, minute)...).
+	// Next: the earliest due reminder left, or, after a cut pass, the earliest of those waiting
+	// for their backoff (the others are due already, but the receiver just failed a whole page).
+	where, reason := inBucket(templateID, minute), "deliveries to retry"
+	if cut {
+		where, reason = append(where, couponreminder.DueAtGT(s.now())), "no delivery of a page succeeded"
+	}
+	next, err := s.db.CouponReminder.Query().Where(where...).
 		Order(ent.Asc(couponreminder.FieldDueAt)).Select(couponreminder.FieldDueAt).First(ctx)
 	switch {
-	case ent.IsNotFound(err):
+	case ent.IsNotFound(err) && !cut:
 		return out, nil
+	case ent.IsNotFound(err):
+		return out, &RetryError{After: s.cfg.RetryBase, Reason: reason}
 	case err != nil:
 		return out, fmt.Errorf("reminder bucket: next due: %w", err)
 	}
-	return out, &RetryError{After: max(next.DueAt.Sub(s.now()), time.Second), Reason: "deliveries to retry"}
+	return out, &RetryError{After: max(next.DueAt.Sub(s.now()), 10*time.Millisecond), Reason: reason}
 }
 
 // Sweep sends PENDING reminders overdue by more than SweepGrace whatever happened to their
@@ -123,7 +131,7 @@ func (s *Service) Sweep(ctx context.Context) (Outcome, error) {
 		if release == nil {
 			continue
 		}
-		o, err := s.sendBucket(lctx, b.template, b.minute, budget)
+		o, _, err := s.sendBucket(lctx, b.template, b.minute, budget)
 		release()
 		out.add(o)
 		budget -= o.Sent + o.Retrying + o.Failed + o.Skipped
@@ -144,30 +152,38 @@ func inBucket(templateID int64, minute time.Time) []predicate.CouponReminder {
 
 // sendBucket sends the bucket's reminders due now in pages of Config.Page (at most limit of
 // them; 0: all), reading the template again before each page, so a template terminated
-// meanwhile sends nothing more. A page whose every delivery failed ends the pass (the receiver
-// is down: the rest waits for the backoff rather than for a timeout each).
-func (s *Service) sendBucket(ctx context.Context, templateID int64, minute time.Time, limit int) (Outcome, error) {
-	var out Outcome
-	var after int64
-	for limit == 0 || out.Sent+out.Retrying+out.Failed+out.Skipped < limit {
+// meanwhile sends nothing more. Pages follow the index (template_id, status, remind_at, id):
+// ordered by (remind_at, id) with a keyset on both, and a sent reminder leaves the PENDING part
+// of the index, so a page reads about its own rows however large the bucket. A page where no
+// delivery succeeded and some will be retried ends the pass (cut: the receiver is down, and the
+// rest waits for a backoff rather than for a timeout each).
+func (s *Service) sendBucket(ctx context.Context, templateID int64, minute time.Time, limit int) (out Outcome, cut bool, err error) {
+	var afterAt time.Time
+	var afterID int64
+	done := func() int { return out.Sent + out.Retrying + out.Failed + out.Skipped }
+	for limit == 0 || done() < limit {
 		size := s.cfg.Page
 		if limit > 0 {
-			size = min(size, limit-(out.Sent+out.Retrying+out.Failed+out.Skipped))
+			size = min(size, limit-done())
 		}
 		t, err := s.templates.Get(ctx, templateID)
 		if err != nil && !errors.Is(err, coupon.ErrNotFound) {
-			return out, fmt.Errorf("reminder bucket: load template %d: %w", templateID, err)
+			return out, false, fmt.Errorf("reminder bucket: load template %d: %w", templateID, err)
 		}
-		rows, err := s.db.CouponReminder.Query().
-			Where(append(inBucket(templateID, minute), couponreminder.DueAtLTE(s.now()), couponreminder.IDGT(after))...).
-			Order(ent.Asc(couponreminder.FieldID)).Limit(size).All(ctx)
+		where := append(inBucket(templateID, minute), couponreminder.DueAtLTE(s.now()))
+		if afterID > 0 {
+			where = append(where, couponreminder.Or(couponreminder.RemindAtGT(afterAt),
+				couponreminder.And(couponreminder.RemindAt(afterAt), couponreminder.IDGT(afterID))))
+		}
+		rows, err := s.db.CouponReminder.Query().Where(where...).
+			Order(ent.Asc(couponreminder.FieldRemindAt), ent.Asc(couponreminder.FieldID)).Limit(size).All(ctx)
 		if err != nil {
-			return out, fmt.Errorf("reminder bucket: read page after %d: %w", after, err)
+			return out, false, fmt.Errorf("reminder bucket: read page after %d: %w", afterID, err)
 		}
 		if len(rows) == 0 {
 			break
 		}
-		after = rows[len(rows)-1].ID
+		afterAt, afterID = rows[len(rows)-1].RemindAt, rows[len(rows)-1].ID
 		var p Outcome
 		switch {
 		case t == nil:
@@ -179,13 +195,16 @@ func (s *Service) sendBucket(ctx context.Context, templateID int64, minute time.
 		}
 		out.add(p)
 		if err != nil {
-			return out, err
+			return out, false, err
 		}
-		if len(rows) < size || (p.Sent == 0 && p.Skipped == 0) {
+		if p.Sent == 0 && p.Skipped == 0 && p.Retrying > 0 {
+			return out, true, nil
+		}
+		if len(rows) < size {
 			break
 		}
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // skip marks the page's reminders SKIPPED with reason.
