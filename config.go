@@ -130,6 +130,9 @@ func loadConfig() (config, error) {
 	if c.QueueRedisAddr == "" {
 		c.QueueRedisAddr = c.RedisAddr
 	}
+	if c.ReminderRetries == 0 {
+		errs = append(errs, "COUPON_REMINDER_RETRIES: want at least 1")
+	}
 	if c.ReminderWebhookURL != "" {
 		if u, err := url.Parse(c.ReminderWebhookURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, "COUPON_REMINDER_WEBHOOK_URL: want an http:// or https:// URL")

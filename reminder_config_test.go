@@ -27,6 +27,11 @@ func TestReminderWebhookConfig(t *testing.T) {
 	if ss, ok := reminderSender(cfg).(reminder.Senders); !ok || len(ss) != 2 {
 		t.Fatalf("with a URL the sender is %#v, want the webhook then the log line", reminderSender(cfg))
 	}
+	t.Setenv("COUPON_REMINDER_RETRIES", "0")
+	if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), "COUPON_REMINDER_RETRIES") {
+		t.Fatalf("no retries: %v", err)
+	}
+	t.Setenv("COUPON_REMINDER_RETRIES", "3")
 	t.Setenv("COUPON_REMINDER_WEBHOOK_URL", "ftp://hooks.example.com/")
 	if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), "COUPON_REMINDER_WEBHOOK_URL") {
 		t.Fatalf("ftp URL: %v", err)

@@ -59,7 +59,7 @@ func TestArchivedRemindBucketIsSentByTheSweep(t *testing.T) {
 	s := stack.New(t, "jobs", "remind_archived", stack.Options{Worker: true,
 		Config: services.Config{Reminder: reminder.Config{SweepGrace: time.Second}}})
 	tpl := s.Template(t, 10, 1, func(in *template.CreateInput) {
-		in.ValidStartTime = time.Now().Add(time.Minute + 2*time.Second)
+		in.ValidStartTime = time.Now().Add(time.Minute + 5*time.Second)
 		in.ValidEndTime = time.Now().Add(2 * time.Hour)
 	})
 	for u := int64(1); u <= 5; u++ {

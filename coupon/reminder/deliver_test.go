@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,8 +46,8 @@ func remindersTotal(t *testing.T, result string) float64 {
 func TestWebhookReceivesEachReminderOnce(t *testing.T) {
 	rc := newReceiver(nil)
 	s := newStack(t, "healthy", reminder.Config{Page: 7}, rc, true)
-	tpl := upcoming(t, s, time.Minute+3*time.Second) // reminders 1 minute before: due in 3 s
-	gone := upcoming(t, s, time.Minute+3*time.Second)
+	tpl := upcoming(t, s, time.Minute+8*time.Second) // reminders 1 minute before: due in 8 s
+	gone := upcoming(t, s, time.Minute+8*time.Second)
 	sentBefore, skippedBefore := remindersTotal(t, "sent"), remindersTotal(t, "skipped")
 	const users = 40
 	want := map[string]int64{} // delivery id → user
@@ -118,24 +119,24 @@ func TestWebhookReceivesEachReminderOnce(t *testing.T) {
 // A receiver that fails for a while (503) and recovers gets every reminder, once accepted, and
 // the retries carry the same delivery id; nothing already delivered is sent again.
 func TestFailingReceiverThatRecoversGetsEveryReminder(t *testing.T) {
-	healthyFrom := time.Now().Add(5 * time.Second)
+	var healthyFrom atomic.Int64 // unix ns; set once the reminders exist
+	healthyFrom.Store(time.Now().Add(time.Hour).UnixNano())
+	failing := func() bool { return time.Now().UnixNano() < healthyFrom.Load() }
 	rc := newReceiver(func(n int) int {
-		if n%3 == 0 && time.Now().Before(healthyFrom) { // every third succeeds while "failing": partial pages
-			return 200
-		}
-		if time.Now().Before(healthyFrom) {
+		if failing() && n%3 != 0 { // every third succeeds while failing: partly failed pages
 			return 503
 		}
 		return 200
 	})
 	s := newStack(t, "recovers", reminder.Config{Page: 5, RetryBase: 300 * time.Millisecond, RetryMax: time.Second, Retries: 20}, rc, true)
-	tpl := upcoming(t, s, time.Minute+2*time.Second)
+	tpl := upcoming(t, s, time.Minute+4*time.Second)
 	const users = 25
 	for u := int64(1); u <= users; u++ {
 		if _, err := s.Reminders.Create(s.Ctx, u, tpl.ID, couponreminder.ChannelAPP, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
+	healthyFrom.Store(tpl.ValidStart.Add(-time.Minute + 3*time.Second).UnixNano()) // fails for 3 s from remindAt
 	waitFor(t, 60*time.Second, "every reminder SENT", func() bool {
 		n, err := s.DB.CouponReminder.Query().Where(couponreminder.StatusEQ(couponreminder.StatusSENT)).Count(s.Ctx)
 		return err == nil && n == users
@@ -181,7 +182,7 @@ func TestFailingReceiverThatRecoversGetsEveryReminder(t *testing.T) {
 func TestDeliveryFailsAfterTheRetries(t *testing.T) {
 	rc := newReceiver(func(int) int { return 500 })
 	s := newStack(t, "fails", reminder.Config{RetryBase: 50 * time.Millisecond, RetryMax: 100 * time.Millisecond, Retries: 2}, rc, false)
-	tpl := upcoming(t, s, time.Minute+time.Second)
+	tpl := upcoming(t, s, time.Minute+3*time.Second)
 	for u := int64(1); u <= 3; u++ {
 		if _, err := s.Reminders.Create(s.Ctx, u, tpl.ID, couponreminder.ChannelEMAIL, 1); err != nil {
 			t.Fatal(err)
