@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -311,5 +312,57 @@ func TestSweepSendsWhatNoTaskSent(t *testing.T) {
 	accepted, _, bad := rc.snapshot()
 	if len(accepted) != 25 || len(bad) > 0 {
 		t.Fatalf("receiver got %d deliveries (bad %v), want 25", len(accepted), bad)
+	}
+}
+
+// The bucket's task and sweeps running at once on one bucket deliver each reminder once: the
+// bucket's lease lets one of them send at a time.
+func TestConcurrentSendersDeliverOnce(t *testing.T) {
+	rc := newReceiver(nil)
+	s := newStack(t, "concurrent_send", reminder.Config{Page: 20, SweepGrace: time.Second}, rc, false)
+	tpl := upcoming(t, s, 2*time.Hour)
+	const users = 200
+	for u := int64(1); u <= users; u++ {
+		if _, err := s.Reminders.Create(s.Ctx, u, tpl.ID, couponreminder.ChannelAPP, 60); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+	if _, err := s.SQL.Exec("UPDATE coupon_reminder SET remind_at = ?, due_at = ?", past, past); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				var err error
+				if i%2 == 0 {
+					_, err = s.Reminders.SendBucket(s.Ctx, tpl.ID, reminder.BucketMinute(past))
+				} else {
+					_, err = s.Reminders.Sweep(s.Ctx)
+				}
+				var re *reminder.RetryError
+				if err != nil && !errors.As(err, &re) {
+					t.Error(err)
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := s.Reminders.SendBucket(s.Ctx, tpl.ID, reminder.BucketMinute(past)); err != nil {
+		t.Fatal(err)
+	}
+	accepted, _, bad := rc.snapshot()
+	if len(accepted) != users || len(bad) > 0 {
+		t.Fatalf("%d deliveries (bad %v), want %d", len(accepted), bad, users)
+	}
+	for id, ds := range accepted {
+		if len(ds) != 1 {
+			t.Fatalf("delivery %s received %d times", id, len(ds))
+		}
 	}
 }
