@@ -15,6 +15,7 @@ import (
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
+	"coupond/coupon/reminder"
 	"coupond/ent"
 	"coupond/idgen"
 	"coupond/jobs"
@@ -69,10 +70,12 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 	}
 	a.svc = services.New(db, a.rdb, jobs.NewQueue(a.enqueuer), services.Config{
 		Redeem: cfg.Redeem, Persist: claim.PersistConfig{BatchSize: cfg.PersistBatch},
-		Distribution: distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes},
-		Files:        a.files,
-		Checkout:     checkout.Config{LockTTL: cfg.LockTTL},
-		Archive:      archive.Config{After: cfg.ArchiveAfter, BatchSize: cfg.ArchiveBatch},
+		Distribution:   distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes},
+		Files:          a.files,
+		Checkout:       checkout.Config{LockTTL: cfg.LockTTL},
+		Archive:        archive.Config{After: cfg.ArchiveAfter, BatchSize: cfg.ArchiveBatch},
+		Reminder:       reminder.Config{Retries: cfg.ReminderRetries},
+		ReminderSender: reminderSender(cfg),
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()
@@ -89,6 +92,15 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		slog.Warn("Redis held more stock than MySQL allows (restored from an older AOF?); hashes dropped for an exact rebuild", "templates", fixed)
 	}
 	return a, nil
+}
+
+// reminderSender is the webhook followed by the log line when COUPON_REMINDER_WEBHOOK_URL is set,
+// else the log line alone.
+func reminderSender(cfg config) reminder.Sender {
+	if cfg.ReminderWebhookURL == "" {
+		return reminder.LogSender{}
+	}
+	return reminder.Senders{reminder.NewWebhook(cfg.ReminderWebhookURL, cfg.ReminderWebhookSecret, cfg.ReminderWebhookTimeout), reminder.LogSender{}}
 }
 
 // warnWithoutAOF logs a warning when the data Redis would lose acknowledged writes on a crash (AOF

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -52,6 +53,12 @@ type config struct {
 	ArchiveAfter time.Duration
 	ArchiveBatch int
 	ArchiveEvery time.Duration
+	// reminders
+	ReminderWebhookURL     string
+	ReminderWebhookSecret  string
+	ReminderWebhookTimeout time.Duration
+	ReminderRetries        int
+	ReminderSweepEvery     time.Duration
 }
 
 const devSecret = "coupond-dev-secret-change-me"
@@ -105,6 +112,11 @@ var settings = []setting{
 	{"COUPON_ARCHIVE_AFTER", "2160h", "how long a coupon stays in user_coupon after it became EXPIRED or USED (its updated_at) before the archive job moves it to user_coupon_archive; a coupon with a LOCKED or PAID settlement stays", dur(func(c *config) *time.Duration { return &c.ArchiveAfter })},
 	{"COUPON_ARCHIVE_BATCH", "500", "coupons one archive transaction looks at (moves or keeps)", num(func(c *config) *int { return &c.ArchiveBatch })},
 	{"COUPON_ARCHIVE_EVERY", "1h", "period of the archive job (a run stopped midway resumes at its cursor in the next)", dur(func(c *config) *time.Duration { return &c.ArchiveEvery })},
+	{"COUPON_REMINDER_WEBHOOK_URL", "", "when set, reminders are also POSTed there as signed JSON (see API.md); empty: a log line only", str(func(c *config) *string { return &c.ReminderWebhookURL })},
+	{"COUPON_REMINDER_WEBHOOK_SECRET", "", "HMAC-SHA256 key of the webhook's X-Coupond-Signature (required with the URL)", str(func(c *config) *string { return &c.ReminderWebhookSecret })},
+	{"COUPON_REMINDER_WEBHOOK_TIMEOUT", "5s", "longest wait for the webhook receiver's answer (then the delivery is retried)", dur(func(c *config) *time.Duration { return &c.ReminderWebhookTimeout })},
+	{"COUPON_REMINDER_RETRIES", "5", "retries of a failed reminder delivery (backoff 10s doubling, at most 10m) before it is FAILED", num(func(c *config) *int { return &c.ReminderRetries })},
+	{"COUPON_REMINDER_SWEEP_EVERY", "1m", "period of the reminder sweep, which sends overdue reminders no bucket task sent", dur(func(c *config) *time.Duration { return &c.ReminderSweepEvery })},
 	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: a loopback address is required)", str(func(c *config) *string { return &c.PprofAddr })},
 }
 
@@ -124,6 +136,17 @@ func loadConfig() (config, error) {
 	}
 	if c.QueueRedisAddr == "" {
 		c.QueueRedisAddr = c.RedisAddr
+	}
+	if c.ReminderRetries == 0 {
+		errs = append(errs, "COUPON_REMINDER_RETRIES: want at least 1")
+	}
+	if c.ReminderWebhookURL != "" {
+		if u, err := url.Parse(c.ReminderWebhookURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, "COUPON_REMINDER_WEBHOOK_URL: want an http:// or https:// URL")
+		}
+		if c.ReminderWebhookSecret == "" {
+			errs = append(errs, "COUPON_REMINDER_WEBHOOK_URL needs COUPON_REMINDER_WEBHOOK_SECRET (receivers verify the signature)")
+		}
 	}
 	if c.Env == "prod" {
 		if c.JWTSecret == devSecret || len(c.JWTSecret) < 32 {

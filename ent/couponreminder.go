@@ -29,10 +29,20 @@ type CouponReminder struct {
 	Channel couponreminder.Channel `json:"channel,omitempty"`
 	// MinutesBefore holds the value of the "minutes_before" field.
 	MinutesBefore int `json:"minutes_before,omitempty"`
-	// RemindAt holds the value of the "remind_at" field.
+	// the template's start − minutes_before
 	RemindAt time.Time `json:"remind_at,omitempty"`
 	// Status holds the value of the "status" field.
-	Status       couponreminder.Status `json:"status,omitempty"`
+	Status couponreminder.Status `json:"status,omitempty"`
+	// bumped each time the reminder is re-armed; names its delivery
+	Version int `json:"version,omitempty"`
+	// failed delivery attempts of this version
+	Attempts int `json:"attempts,omitempty"`
+	// next delivery attempt: remind_at, then after each failure its backoff
+	DueAt time.Time `json:"due_at,omitempty"`
+	// FailureReason holds the value of the "failure_reason" field.
+	FailureReason *string `json:"failure_reason,omitempty"`
+	// SentAt holds the value of the "sent_at" field.
+	SentAt       *time.Time `json:"sent_at,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -41,11 +51,11 @@ func (*CouponReminder) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case couponreminder.FieldID, couponreminder.FieldUserID, couponreminder.FieldTemplateID, couponreminder.FieldMinutesBefore:
+		case couponreminder.FieldID, couponreminder.FieldUserID, couponreminder.FieldTemplateID, couponreminder.FieldMinutesBefore, couponreminder.FieldVersion, couponreminder.FieldAttempts:
 			values[i] = new(sql.NullInt64)
-		case couponreminder.FieldChannel, couponreminder.FieldStatus:
+		case couponreminder.FieldChannel, couponreminder.FieldStatus, couponreminder.FieldFailureReason:
 			values[i] = new(sql.NullString)
-		case couponreminder.FieldCreatedAt, couponreminder.FieldUpdatedAt, couponreminder.FieldRemindAt:
+		case couponreminder.FieldCreatedAt, couponreminder.FieldUpdatedAt, couponreminder.FieldRemindAt, couponreminder.FieldDueAt, couponreminder.FieldSentAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -116,6 +126,38 @@ func (_m *CouponReminder) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Status = couponreminder.Status(value.String)
 			}
+		case couponreminder.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = int(value.Int64)
+			}
+		case couponreminder.FieldAttempts:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field attempts", values[i])
+			} else if value.Valid {
+				_m.Attempts = int(value.Int64)
+			}
+		case couponreminder.FieldDueAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field due_at", values[i])
+			} else if value.Valid {
+				_m.DueAt = value.Time
+			}
+		case couponreminder.FieldFailureReason:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field failure_reason", values[i])
+			} else if value.Valid {
+				_m.FailureReason = new(string)
+				*_m.FailureReason = value.String
+			}
+		case couponreminder.FieldSentAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field sent_at", values[i])
+			} else if value.Valid {
+				_m.SentAt = new(time.Time)
+				*_m.SentAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -175,6 +217,25 @@ func (_m *CouponReminder) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("status=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Status))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	builder.WriteString("attempts=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Attempts))
+	builder.WriteString(", ")
+	builder.WriteString("due_at=")
+	builder.WriteString(_m.DueAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.FailureReason; v != nil {
+		builder.WriteString("failure_reason=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.SentAt; v != nil {
+		builder.WriteString("sent_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

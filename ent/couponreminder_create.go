@@ -94,9 +94,79 @@ func (_c *CouponReminderCreate) SetNillableStatus(v *couponreminder.Status) *Cou
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *CouponReminderCreate) SetVersion(v int) *CouponReminderCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *CouponReminderCreate) SetNillableVersion(v *int) *CouponReminderCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
+// SetAttempts sets the "attempts" field.
+func (_c *CouponReminderCreate) SetAttempts(v int) *CouponReminderCreate {
+	_c.mutation.SetAttempts(v)
+	return _c
+}
+
+// SetNillableAttempts sets the "attempts" field if the given value is not nil.
+func (_c *CouponReminderCreate) SetNillableAttempts(v *int) *CouponReminderCreate {
+	if v != nil {
+		_c.SetAttempts(*v)
+	}
+	return _c
+}
+
+// SetDueAt sets the "due_at" field.
+func (_c *CouponReminderCreate) SetDueAt(v time.Time) *CouponReminderCreate {
+	_c.mutation.SetDueAt(v)
+	return _c
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (_c *CouponReminderCreate) SetFailureReason(v string) *CouponReminderCreate {
+	_c.mutation.SetFailureReason(v)
+	return _c
+}
+
+// SetNillableFailureReason sets the "failure_reason" field if the given value is not nil.
+func (_c *CouponReminderCreate) SetNillableFailureReason(v *string) *CouponReminderCreate {
+	if v != nil {
+		_c.SetFailureReason(*v)
+	}
+	return _c
+}
+
+// SetSentAt sets the "sent_at" field.
+func (_c *CouponReminderCreate) SetSentAt(v time.Time) *CouponReminderCreate {
+	_c.mutation.SetSentAt(v)
+	return _c
+}
+
+// SetNillableSentAt sets the "sent_at" field if the given value is not nil.
+func (_c *CouponReminderCreate) SetNillableSentAt(v *time.Time) *CouponReminderCreate {
+	if v != nil {
+		_c.SetSentAt(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *CouponReminderCreate) SetID(v int64) *CouponReminderCreate {
 	_c.mutation.SetID(v)
+	return _c
+}
+
+// SetNillableID sets the "id" field if the given value is not nil.
+func (_c *CouponReminderCreate) SetNillableID(v *int64) *CouponReminderCreate {
+	if v != nil {
+		_c.SetID(*v)
+	}
 	return _c
 }
 
@@ -147,6 +217,18 @@ func (_c *CouponReminderCreate) defaults() {
 		v := couponreminder.DefaultStatus
 		_c.mutation.SetStatus(v)
 	}
+	if _, ok := _c.mutation.Version(); !ok {
+		v := couponreminder.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
+	if _, ok := _c.mutation.Attempts(); !ok {
+		v := couponreminder.DefaultAttempts
+		_c.mutation.SetAttempts(v)
+	}
+	if _, ok := _c.mutation.ID(); !ok {
+		v := couponreminder.DefaultID()
+		_c.mutation.SetID(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -188,6 +270,25 @@ func (_c *CouponReminderCreate) check() error {
 	if v, ok := _c.mutation.Status(); ok {
 		if err := couponreminder.StatusValidator(v); err != nil {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "CouponReminder.status": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "CouponReminder.version"`)}
+	}
+	if _, ok := _c.mutation.Attempts(); !ok {
+		return &ValidationError{Name: "attempts", err: errors.New(`ent: missing required field "CouponReminder.attempts"`)}
+	}
+	if _, ok := _c.mutation.DueAt(); !ok {
+		return &ValidationError{Name: "due_at", err: errors.New(`ent: missing required field "CouponReminder.due_at"`)}
+	}
+	if v, ok := _c.mutation.FailureReason(); ok {
+		if err := couponreminder.FailureReasonValidator(v); err != nil {
+			return &ValidationError{Name: "failure_reason", err: fmt.Errorf(`ent: validator failed for field "CouponReminder.failure_reason": %w`, err)}
+		}
+	}
+	if v, ok := _c.mutation.ID(); ok {
+		if err := couponreminder.IDValidator(v); err != nil {
+			return &ValidationError{Name: "id", err: fmt.Errorf(`ent: validator failed for field "CouponReminder.id": %w`, err)}
 		}
 	}
 	return nil
@@ -254,6 +355,26 @@ func (_c *CouponReminderCreate) createSpec() (*CouponReminder, *sqlgraph.CreateS
 	if value, ok := _c.mutation.Status(); ok {
 		_spec.SetField(couponreminder.FieldStatus, field.TypeEnum, value)
 		_node.Status = value
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(couponreminder.FieldVersion, field.TypeInt, value)
+		_node.Version = value
+	}
+	if value, ok := _c.mutation.Attempts(); ok {
+		_spec.SetField(couponreminder.FieldAttempts, field.TypeInt, value)
+		_node.Attempts = value
+	}
+	if value, ok := _c.mutation.DueAt(); ok {
+		_spec.SetField(couponreminder.FieldDueAt, field.TypeTime, value)
+		_node.DueAt = value
+	}
+	if value, ok := _c.mutation.FailureReason(); ok {
+		_spec.SetField(couponreminder.FieldFailureReason, field.TypeString, value)
+		_node.FailureReason = &value
+	}
+	if value, ok := _c.mutation.SentAt(); ok {
+		_spec.SetField(couponreminder.FieldSentAt, field.TypeTime, value)
+		_node.SentAt = &value
 	}
 	return _node, _spec
 }
@@ -370,6 +491,90 @@ func (u *CouponReminderUpsert) SetStatus(v couponreminder.Status) *CouponReminde
 // UpdateStatus sets the "status" field to the value that was provided on create.
 func (u *CouponReminderUpsert) UpdateStatus() *CouponReminderUpsert {
 	u.SetExcluded(couponreminder.FieldStatus)
+	return u
+}
+
+// SetVersion sets the "version" field.
+func (u *CouponReminderUpsert) SetVersion(v int) *CouponReminderUpsert {
+	u.Set(couponreminder.FieldVersion, v)
+	return u
+}
+
+// UpdateVersion sets the "version" field to the value that was provided on create.
+func (u *CouponReminderUpsert) UpdateVersion() *CouponReminderUpsert {
+	u.SetExcluded(couponreminder.FieldVersion)
+	return u
+}
+
+// AddVersion adds v to the "version" field.
+func (u *CouponReminderUpsert) AddVersion(v int) *CouponReminderUpsert {
+	u.Add(couponreminder.FieldVersion, v)
+	return u
+}
+
+// SetAttempts sets the "attempts" field.
+func (u *CouponReminderUpsert) SetAttempts(v int) *CouponReminderUpsert {
+	u.Set(couponreminder.FieldAttempts, v)
+	return u
+}
+
+// UpdateAttempts sets the "attempts" field to the value that was provided on create.
+func (u *CouponReminderUpsert) UpdateAttempts() *CouponReminderUpsert {
+	u.SetExcluded(couponreminder.FieldAttempts)
+	return u
+}
+
+// AddAttempts adds v to the "attempts" field.
+func (u *CouponReminderUpsert) AddAttempts(v int) *CouponReminderUpsert {
+	u.Add(couponreminder.FieldAttempts, v)
+	return u
+}
+
+// SetDueAt sets the "due_at" field.
+func (u *CouponReminderUpsert) SetDueAt(v time.Time) *CouponReminderUpsert {
+	u.Set(couponreminder.FieldDueAt, v)
+	return u
+}
+
+// UpdateDueAt sets the "due_at" field to the value that was provided on create.
+func (u *CouponReminderUpsert) UpdateDueAt() *CouponReminderUpsert {
+	u.SetExcluded(couponreminder.FieldDueAt)
+	return u
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (u *CouponReminderUpsert) SetFailureReason(v string) *CouponReminderUpsert {
+	u.Set(couponreminder.FieldFailureReason, v)
+	return u
+}
+
+// UpdateFailureReason sets the "failure_reason" field to the value that was provided on create.
+func (u *CouponReminderUpsert) UpdateFailureReason() *CouponReminderUpsert {
+	u.SetExcluded(couponreminder.FieldFailureReason)
+	return u
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (u *CouponReminderUpsert) ClearFailureReason() *CouponReminderUpsert {
+	u.SetNull(couponreminder.FieldFailureReason)
+	return u
+}
+
+// SetSentAt sets the "sent_at" field.
+func (u *CouponReminderUpsert) SetSentAt(v time.Time) *CouponReminderUpsert {
+	u.Set(couponreminder.FieldSentAt, v)
+	return u
+}
+
+// UpdateSentAt sets the "sent_at" field to the value that was provided on create.
+func (u *CouponReminderUpsert) UpdateSentAt() *CouponReminderUpsert {
+	u.SetExcluded(couponreminder.FieldSentAt)
+	return u
+}
+
+// ClearSentAt clears the value of the "sent_at" field.
+func (u *CouponReminderUpsert) ClearSentAt() *CouponReminderUpsert {
+	u.SetNull(couponreminder.FieldSentAt)
 	return u
 }
 
@@ -504,6 +709,104 @@ func (u *CouponReminderUpsertOne) SetStatus(v couponreminder.Status) *CouponRemi
 func (u *CouponReminderUpsertOne) UpdateStatus() *CouponReminderUpsertOne {
 	return u.Update(func(s *CouponReminderUpsert) {
 		s.UpdateStatus()
+	})
+}
+
+// SetVersion sets the "version" field.
+func (u *CouponReminderUpsertOne) SetVersion(v int) *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.SetVersion(v)
+	})
+}
+
+// AddVersion adds v to the "version" field.
+func (u *CouponReminderUpsertOne) AddVersion(v int) *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.AddVersion(v)
+	})
+}
+
+// UpdateVersion sets the "version" field to the value that was provided on create.
+func (u *CouponReminderUpsertOne) UpdateVersion() *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.UpdateVersion()
+	})
+}
+
+// SetAttempts sets the "attempts" field.
+func (u *CouponReminderUpsertOne) SetAttempts(v int) *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.SetAttempts(v)
+	})
+}
+
+// AddAttempts adds v to the "attempts" field.
+func (u *CouponReminderUpsertOne) AddAttempts(v int) *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.AddAttempts(v)
+	})
+}
+
+// UpdateAttempts sets the "attempts" field to the value that was provided on create.
+func (u *CouponReminderUpsertOne) UpdateAttempts() *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.UpdateAttempts()
+	})
+}
+
+// SetDueAt sets the "due_at" field.
+func (u *CouponReminderUpsertOne) SetDueAt(v time.Time) *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.SetDueAt(v)
+	})
+}
+
+// UpdateDueAt sets the "due_at" field to the value that was provided on create.
+func (u *CouponReminderUpsertOne) UpdateDueAt() *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.UpdateDueAt()
+	})
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (u *CouponReminderUpsertOne) SetFailureReason(v string) *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.SetFailureReason(v)
+	})
+}
+
+// UpdateFailureReason sets the "failure_reason" field to the value that was provided on create.
+func (u *CouponReminderUpsertOne) UpdateFailureReason() *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.UpdateFailureReason()
+	})
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (u *CouponReminderUpsertOne) ClearFailureReason() *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.ClearFailureReason()
+	})
+}
+
+// SetSentAt sets the "sent_at" field.
+func (u *CouponReminderUpsertOne) SetSentAt(v time.Time) *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.SetSentAt(v)
+	})
+}
+
+// UpdateSentAt sets the "sent_at" field to the value that was provided on create.
+func (u *CouponReminderUpsertOne) UpdateSentAt() *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.UpdateSentAt()
+	})
+}
+
+// ClearSentAt clears the value of the "sent_at" field.
+func (u *CouponReminderUpsertOne) ClearSentAt() *CouponReminderUpsertOne {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.ClearSentAt()
 	})
 }
 
@@ -804,6 +1107,104 @@ func (u *CouponReminderUpsertBulk) SetStatus(v couponreminder.Status) *CouponRem
 func (u *CouponReminderUpsertBulk) UpdateStatus() *CouponReminderUpsertBulk {
 	return u.Update(func(s *CouponReminderUpsert) {
 		s.UpdateStatus()
+	})
+}
+
+// SetVersion sets the "version" field.
+func (u *CouponReminderUpsertBulk) SetVersion(v int) *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.SetVersion(v)
+	})
+}
+
+// AddVersion adds v to the "version" field.
+func (u *CouponReminderUpsertBulk) AddVersion(v int) *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.AddVersion(v)
+	})
+}
+
+// UpdateVersion sets the "version" field to the value that was provided on create.
+func (u *CouponReminderUpsertBulk) UpdateVersion() *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.UpdateVersion()
+	})
+}
+
+// SetAttempts sets the "attempts" field.
+func (u *CouponReminderUpsertBulk) SetAttempts(v int) *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.SetAttempts(v)
+	})
+}
+
+// AddAttempts adds v to the "attempts" field.
+func (u *CouponReminderUpsertBulk) AddAttempts(v int) *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.AddAttempts(v)
+	})
+}
+
+// UpdateAttempts sets the "attempts" field to the value that was provided on create.
+func (u *CouponReminderUpsertBulk) UpdateAttempts() *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.UpdateAttempts()
+	})
+}
+
+// SetDueAt sets the "due_at" field.
+func (u *CouponReminderUpsertBulk) SetDueAt(v time.Time) *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.SetDueAt(v)
+	})
+}
+
+// UpdateDueAt sets the "due_at" field to the value that was provided on create.
+func (u *CouponReminderUpsertBulk) UpdateDueAt() *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.UpdateDueAt()
+	})
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (u *CouponReminderUpsertBulk) SetFailureReason(v string) *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.SetFailureReason(v)
+	})
+}
+
+// UpdateFailureReason sets the "failure_reason" field to the value that was provided on create.
+func (u *CouponReminderUpsertBulk) UpdateFailureReason() *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.UpdateFailureReason()
+	})
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (u *CouponReminderUpsertBulk) ClearFailureReason() *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.ClearFailureReason()
+	})
+}
+
+// SetSentAt sets the "sent_at" field.
+func (u *CouponReminderUpsertBulk) SetSentAt(v time.Time) *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.SetSentAt(v)
+	})
+}
+
+// UpdateSentAt sets the "sent_at" field to the value that was provided on create.
+func (u *CouponReminderUpsertBulk) UpdateSentAt() *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.UpdateSentAt()
+	})
+}
+
+// ClearSentAt clears the value of the "sent_at" field.
+func (u *CouponReminderUpsertBulk) ClearSentAt() *CouponReminderUpsertBulk {
+	return u.Update(func(s *CouponReminderUpsert) {
+		s.ClearSentAt()
 	})
 }
 

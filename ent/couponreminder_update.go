@@ -98,6 +98,102 @@ func (_u *CouponReminderUpdate) SetNillableStatus(v *couponreminder.Status) *Cou
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *CouponReminderUpdate) SetVersion(v int) *CouponReminderUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *CouponReminderUpdate) SetNillableVersion(v *int) *CouponReminderUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *CouponReminderUpdate) AddVersion(v int) *CouponReminderUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetAttempts sets the "attempts" field.
+func (_u *CouponReminderUpdate) SetAttempts(v int) *CouponReminderUpdate {
+	_u.mutation.ResetAttempts()
+	_u.mutation.SetAttempts(v)
+	return _u
+}
+
+// SetNillableAttempts sets the "attempts" field if the given value is not nil.
+func (_u *CouponReminderUpdate) SetNillableAttempts(v *int) *CouponReminderUpdate {
+	if v != nil {
+		_u.SetAttempts(*v)
+	}
+	return _u
+}
+
+// AddAttempts adds value to the "attempts" field.
+func (_u *CouponReminderUpdate) AddAttempts(v int) *CouponReminderUpdate {
+	_u.mutation.AddAttempts(v)
+	return _u
+}
+
+// SetDueAt sets the "due_at" field.
+func (_u *CouponReminderUpdate) SetDueAt(v time.Time) *CouponReminderUpdate {
+	_u.mutation.SetDueAt(v)
+	return _u
+}
+
+// SetNillableDueAt sets the "due_at" field if the given value is not nil.
+func (_u *CouponReminderUpdate) SetNillableDueAt(v *time.Time) *CouponReminderUpdate {
+	if v != nil {
+		_u.SetDueAt(*v)
+	}
+	return _u
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (_u *CouponReminderUpdate) SetFailureReason(v string) *CouponReminderUpdate {
+	_u.mutation.SetFailureReason(v)
+	return _u
+}
+
+// SetNillableFailureReason sets the "failure_reason" field if the given value is not nil.
+func (_u *CouponReminderUpdate) SetNillableFailureReason(v *string) *CouponReminderUpdate {
+	if v != nil {
+		_u.SetFailureReason(*v)
+	}
+	return _u
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (_u *CouponReminderUpdate) ClearFailureReason() *CouponReminderUpdate {
+	_u.mutation.ClearFailureReason()
+	return _u
+}
+
+// SetSentAt sets the "sent_at" field.
+func (_u *CouponReminderUpdate) SetSentAt(v time.Time) *CouponReminderUpdate {
+	_u.mutation.SetSentAt(v)
+	return _u
+}
+
+// SetNillableSentAt sets the "sent_at" field if the given value is not nil.
+func (_u *CouponReminderUpdate) SetNillableSentAt(v *time.Time) *CouponReminderUpdate {
+	if v != nil {
+		_u.SetSentAt(*v)
+	}
+	return _u
+}
+
+// ClearSentAt clears the value of the "sent_at" field.
+func (_u *CouponReminderUpdate) ClearSentAt() *CouponReminderUpdate {
+	_u.mutation.ClearSentAt()
+	return _u
+}
+
 // Mutation returns the CouponReminderMutation object of the builder.
 func (_u *CouponReminderUpdate) Mutation() *CouponReminderMutation {
 	return _u.mutation
@@ -156,6 +252,11 @@ func (_u *CouponReminderUpdate) check() error {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "CouponReminder.status": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.FailureReason(); ok {
+		if err := couponreminder.FailureReasonValidator(v); err != nil {
+			return &ValidationError{Name: "failure_reason", err: fmt.Errorf(`ent: validator failed for field "CouponReminder.failure_reason": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -194,6 +295,33 @@ func (_u *CouponReminderUpdate) sqlSave(ctx context.Context) (_node int, err err
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(couponreminder.FieldStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(couponreminder.FieldVersion, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(couponreminder.FieldVersion, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Attempts(); ok {
+		_spec.SetField(couponreminder.FieldAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedAttempts(); ok {
+		_spec.AddField(couponreminder.FieldAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.DueAt(); ok {
+		_spec.SetField(couponreminder.FieldDueAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.FailureReason(); ok {
+		_spec.SetField(couponreminder.FieldFailureReason, field.TypeString, value)
+	}
+	if _u.mutation.FailureReasonCleared() {
+		_spec.ClearField(couponreminder.FieldFailureReason, field.TypeString)
+	}
+	if value, ok := _u.mutation.SentAt(); ok {
+		_spec.SetField(couponreminder.FieldSentAt, field.TypeTime, value)
+	}
+	if _u.mutation.SentAtCleared() {
+		_spec.ClearField(couponreminder.FieldSentAt, field.TypeTime)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -286,6 +414,102 @@ func (_u *CouponReminderUpdateOne) SetNillableStatus(v *couponreminder.Status) *
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *CouponReminderUpdateOne) SetVersion(v int) *CouponReminderUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *CouponReminderUpdateOne) SetNillableVersion(v *int) *CouponReminderUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *CouponReminderUpdateOne) AddVersion(v int) *CouponReminderUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetAttempts sets the "attempts" field.
+func (_u *CouponReminderUpdateOne) SetAttempts(v int) *CouponReminderUpdateOne {
+	_u.mutation.ResetAttempts()
+	_u.mutation.SetAttempts(v)
+	return _u
+}
+
+// SetNillableAttempts sets the "attempts" field if the given value is not nil.
+func (_u *CouponReminderUpdateOne) SetNillableAttempts(v *int) *CouponReminderUpdateOne {
+	if v != nil {
+		_u.SetAttempts(*v)
+	}
+	return _u
+}
+
+// AddAttempts adds value to the "attempts" field.
+func (_u *CouponReminderUpdateOne) AddAttempts(v int) *CouponReminderUpdateOne {
+	_u.mutation.AddAttempts(v)
+	return _u
+}
+
+// SetDueAt sets the "due_at" field.
+func (_u *CouponReminderUpdateOne) SetDueAt(v time.Time) *CouponReminderUpdateOne {
+	_u.mutation.SetDueAt(v)
+	return _u
+}
+
+// SetNillableDueAt sets the "due_at" field if the given value is not nil.
+func (_u *CouponReminderUpdateOne) SetNillableDueAt(v *time.Time) *CouponReminderUpdateOne {
+	if v != nil {
+		_u.SetDueAt(*v)
+	}
+	return _u
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (_u *CouponReminderUpdateOne) SetFailureReason(v string) *CouponReminderUpdateOne {
+	_u.mutation.SetFailureReason(v)
+	return _u
+}
+
+// SetNillableFailureReason sets the "failure_reason" field if the given value is not nil.
+func (_u *CouponReminderUpdateOne) SetNillableFailureReason(v *string) *CouponReminderUpdateOne {
+	if v != nil {
+		_u.SetFailureReason(*v)
+	}
+	return _u
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (_u *CouponReminderUpdateOne) ClearFailureReason() *CouponReminderUpdateOne {
+	_u.mutation.ClearFailureReason()
+	return _u
+}
+
+// SetSentAt sets the "sent_at" field.
+func (_u *CouponReminderUpdateOne) SetSentAt(v time.Time) *CouponReminderUpdateOne {
+	_u.mutation.SetSentAt(v)
+	return _u
+}
+
+// SetNillableSentAt sets the "sent_at" field if the given value is not nil.
+func (_u *CouponReminderUpdateOne) SetNillableSentAt(v *time.Time) *CouponReminderUpdateOne {
+	if v != nil {
+		_u.SetSentAt(*v)
+	}
+	return _u
+}
+
+// ClearSentAt clears the value of the "sent_at" field.
+func (_u *CouponReminderUpdateOne) ClearSentAt() *CouponReminderUpdateOne {
+	_u.mutation.ClearSentAt()
+	return _u
+}
+
 // Mutation returns the CouponReminderMutation object of the builder.
 func (_u *CouponReminderUpdateOne) Mutation() *CouponReminderMutation {
 	return _u.mutation
@@ -357,6 +581,11 @@ func (_u *CouponReminderUpdateOne) check() error {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "CouponReminder.status": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.FailureReason(); ok {
+		if err := couponreminder.FailureReasonValidator(v); err != nil {
+			return &ValidationError{Name: "failure_reason", err: fmt.Errorf(`ent: validator failed for field "CouponReminder.failure_reason": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -412,6 +641,33 @@ func (_u *CouponReminderUpdateOne) sqlSave(ctx context.Context) (_node *CouponRe
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(couponreminder.FieldStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(couponreminder.FieldVersion, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(couponreminder.FieldVersion, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Attempts(); ok {
+		_spec.SetField(couponreminder.FieldAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedAttempts(); ok {
+		_spec.AddField(couponreminder.FieldAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.DueAt(); ok {
+		_spec.SetField(couponreminder.FieldDueAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.FailureReason(); ok {
+		_spec.SetField(couponreminder.FieldFailureReason, field.TypeString, value)
+	}
+	if _u.mutation.FailureReasonCleared() {
+		_spec.ClearField(couponreminder.FieldFailureReason, field.TypeString)
+	}
+	if value, ok := _u.mutation.SentAt(); ok {
+		_spec.SetField(couponreminder.FieldSentAt, field.TypeTime, value)
+	}
+	if _u.mutation.SentAtCleared() {
+		_spec.ClearField(couponreminder.FieldSentAt, field.TypeTime)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &CouponReminder{config: _u.config}

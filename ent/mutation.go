@@ -64,6 +64,13 @@ type CouponReminderMutation struct {
 	addminutes_before *int
 	remind_at         *time.Time
 	status            *couponreminder.Status
+	version           *int
+	addversion        *int
+	attempts          *int
+	addattempts       *int
+	due_at            *time.Time
+	failure_reason    *string
+	sent_at           *time.Time
 	clearedFields     map[string]struct{}
 	done              bool
 	oldValue          func(context.Context) (*CouponReminder, error)
@@ -522,6 +529,252 @@ func (m *CouponReminderMutation) ResetStatus() {
 	m.status = nil
 }
 
+// SetVersion sets the "version" field.
+func (m *CouponReminderMutation) SetVersion(i int) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *CouponReminderMutation) Version() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the CouponReminder entity.
+// If the CouponReminder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponReminderMutation) OldVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *CouponReminderMutation) AddVersion(i int) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *CouponReminderMutation) AddedVersion() (r int, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *CouponReminderMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
+// SetAttempts sets the "attempts" field.
+func (m *CouponReminderMutation) SetAttempts(i int) {
+	m.attempts = &i
+	m.addattempts = nil
+}
+
+// Attempts returns the value of the "attempts" field in the mutation.
+func (m *CouponReminderMutation) Attempts() (r int, exists bool) {
+	v := m.attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttempts returns the old "attempts" field's value of the CouponReminder entity.
+// If the CouponReminder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponReminderMutation) OldAttempts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttempts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttempts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttempts: %w", err)
+	}
+	return oldValue.Attempts, nil
+}
+
+// AddAttempts adds i to the "attempts" field.
+func (m *CouponReminderMutation) AddAttempts(i int) {
+	if m.addattempts != nil {
+		*m.addattempts += i
+	} else {
+		m.addattempts = &i
+	}
+}
+
+// AddedAttempts returns the value that was added to the "attempts" field in this mutation.
+func (m *CouponReminderMutation) AddedAttempts() (r int, exists bool) {
+	v := m.addattempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAttempts resets all changes to the "attempts" field.
+func (m *CouponReminderMutation) ResetAttempts() {
+	m.attempts = nil
+	m.addattempts = nil
+}
+
+// SetDueAt sets the "due_at" field.
+func (m *CouponReminderMutation) SetDueAt(t time.Time) {
+	m.due_at = &t
+}
+
+// DueAt returns the value of the "due_at" field in the mutation.
+func (m *CouponReminderMutation) DueAt() (r time.Time, exists bool) {
+	v := m.due_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDueAt returns the old "due_at" field's value of the CouponReminder entity.
+// If the CouponReminder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponReminderMutation) OldDueAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDueAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDueAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDueAt: %w", err)
+	}
+	return oldValue.DueAt, nil
+}
+
+// ResetDueAt resets all changes to the "due_at" field.
+func (m *CouponReminderMutation) ResetDueAt() {
+	m.due_at = nil
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (m *CouponReminderMutation) SetFailureReason(s string) {
+	m.failure_reason = &s
+}
+
+// FailureReason returns the value of the "failure_reason" field in the mutation.
+func (m *CouponReminderMutation) FailureReason() (r string, exists bool) {
+	v := m.failure_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFailureReason returns the old "failure_reason" field's value of the CouponReminder entity.
+// If the CouponReminder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponReminderMutation) OldFailureReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFailureReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFailureReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFailureReason: %w", err)
+	}
+	return oldValue.FailureReason, nil
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (m *CouponReminderMutation) ClearFailureReason() {
+	m.failure_reason = nil
+	m.clearedFields[couponreminder.FieldFailureReason] = struct{}{}
+}
+
+// FailureReasonCleared returns if the "failure_reason" field was cleared in this mutation.
+func (m *CouponReminderMutation) FailureReasonCleared() bool {
+	_, ok := m.clearedFields[couponreminder.FieldFailureReason]
+	return ok
+}
+
+// ResetFailureReason resets all changes to the "failure_reason" field.
+func (m *CouponReminderMutation) ResetFailureReason() {
+	m.failure_reason = nil
+	delete(m.clearedFields, couponreminder.FieldFailureReason)
+}
+
+// SetSentAt sets the "sent_at" field.
+func (m *CouponReminderMutation) SetSentAt(t time.Time) {
+	m.sent_at = &t
+}
+
+// SentAt returns the value of the "sent_at" field in the mutation.
+func (m *CouponReminderMutation) SentAt() (r time.Time, exists bool) {
+	v := m.sent_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSentAt returns the old "sent_at" field's value of the CouponReminder entity.
+// If the CouponReminder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponReminderMutation) OldSentAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSentAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSentAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSentAt: %w", err)
+	}
+	return oldValue.SentAt, nil
+}
+
+// ClearSentAt clears the value of the "sent_at" field.
+func (m *CouponReminderMutation) ClearSentAt() {
+	m.sent_at = nil
+	m.clearedFields[couponreminder.FieldSentAt] = struct{}{}
+}
+
+// SentAtCleared returns if the "sent_at" field was cleared in this mutation.
+func (m *CouponReminderMutation) SentAtCleared() bool {
+	_, ok := m.clearedFields[couponreminder.FieldSentAt]
+	return ok
+}
+
+// ResetSentAt resets all changes to the "sent_at" field.
+func (m *CouponReminderMutation) ResetSentAt() {
+	m.sent_at = nil
+	delete(m.clearedFields, couponreminder.FieldSentAt)
+}
+
 // Where appends a list predicates to the CouponReminderMutation builder.
 func (m *CouponReminderMutation) Where(ps ...predicate.CouponReminder) {
 	m.predicates = append(m.predicates, ps...)
@@ -556,7 +809,7 @@ func (m *CouponReminderMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CouponReminderMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 13)
 	if m.created_at != nil {
 		fields = append(fields, couponreminder.FieldCreatedAt)
 	}
@@ -580,6 +833,21 @@ func (m *CouponReminderMutation) Fields() []string {
 	}
 	if m.status != nil {
 		fields = append(fields, couponreminder.FieldStatus)
+	}
+	if m.version != nil {
+		fields = append(fields, couponreminder.FieldVersion)
+	}
+	if m.attempts != nil {
+		fields = append(fields, couponreminder.FieldAttempts)
+	}
+	if m.due_at != nil {
+		fields = append(fields, couponreminder.FieldDueAt)
+	}
+	if m.failure_reason != nil {
+		fields = append(fields, couponreminder.FieldFailureReason)
+	}
+	if m.sent_at != nil {
+		fields = append(fields, couponreminder.FieldSentAt)
 	}
 	return fields
 }
@@ -605,6 +873,16 @@ func (m *CouponReminderMutation) Field(name string) (ent.Value, bool) {
 		return m.RemindAt()
 	case couponreminder.FieldStatus:
 		return m.Status()
+	case couponreminder.FieldVersion:
+		return m.Version()
+	case couponreminder.FieldAttempts:
+		return m.Attempts()
+	case couponreminder.FieldDueAt:
+		return m.DueAt()
+	case couponreminder.FieldFailureReason:
+		return m.FailureReason()
+	case couponreminder.FieldSentAt:
+		return m.SentAt()
 	}
 	return nil, false
 }
@@ -630,6 +908,16 @@ func (m *CouponReminderMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldRemindAt(ctx)
 	case couponreminder.FieldStatus:
 		return m.OldStatus(ctx)
+	case couponreminder.FieldVersion:
+		return m.OldVersion(ctx)
+	case couponreminder.FieldAttempts:
+		return m.OldAttempts(ctx)
+	case couponreminder.FieldDueAt:
+		return m.OldDueAt(ctx)
+	case couponreminder.FieldFailureReason:
+		return m.OldFailureReason(ctx)
+	case couponreminder.FieldSentAt:
+		return m.OldSentAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown CouponReminder field %s", name)
 }
@@ -695,6 +983,41 @@ func (m *CouponReminderMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetStatus(v)
 		return nil
+	case couponreminder.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case couponreminder.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttempts(v)
+		return nil
+	case couponreminder.FieldDueAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDueAt(v)
+		return nil
+	case couponreminder.FieldFailureReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFailureReason(v)
+		return nil
+	case couponreminder.FieldSentAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSentAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown CouponReminder field %s", name)
 }
@@ -712,6 +1035,12 @@ func (m *CouponReminderMutation) AddedFields() []string {
 	if m.addminutes_before != nil {
 		fields = append(fields, couponreminder.FieldMinutesBefore)
 	}
+	if m.addversion != nil {
+		fields = append(fields, couponreminder.FieldVersion)
+	}
+	if m.addattempts != nil {
+		fields = append(fields, couponreminder.FieldAttempts)
+	}
 	return fields
 }
 
@@ -726,6 +1055,10 @@ func (m *CouponReminderMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedTemplateID()
 	case couponreminder.FieldMinutesBefore:
 		return m.AddedMinutesBefore()
+	case couponreminder.FieldVersion:
+		return m.AddedVersion()
+	case couponreminder.FieldAttempts:
+		return m.AddedAttempts()
 	}
 	return nil, false
 }
@@ -756,6 +1089,20 @@ func (m *CouponReminderMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddMinutesBefore(v)
 		return nil
+	case couponreminder.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
+	case couponreminder.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAttempts(v)
+		return nil
 	}
 	return fmt.Errorf("unknown CouponReminder numeric field %s", name)
 }
@@ -763,7 +1110,14 @@ func (m *CouponReminderMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *CouponReminderMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(couponreminder.FieldFailureReason) {
+		fields = append(fields, couponreminder.FieldFailureReason)
+	}
+	if m.FieldCleared(couponreminder.FieldSentAt) {
+		fields = append(fields, couponreminder.FieldSentAt)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -776,6 +1130,14 @@ func (m *CouponReminderMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *CouponReminderMutation) ClearField(name string) error {
+	switch name {
+	case couponreminder.FieldFailureReason:
+		m.ClearFailureReason()
+		return nil
+	case couponreminder.FieldSentAt:
+		m.ClearSentAt()
+		return nil
+	}
 	return fmt.Errorf("unknown CouponReminder nullable field %s", name)
 }
 
@@ -806,6 +1168,21 @@ func (m *CouponReminderMutation) ResetField(name string) error {
 		return nil
 	case couponreminder.FieldStatus:
 		m.ResetStatus()
+		return nil
+	case couponreminder.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case couponreminder.FieldAttempts:
+		m.ResetAttempts()
+		return nil
+	case couponreminder.FieldDueAt:
+		m.ResetDueAt()
+		return nil
+	case couponreminder.FieldFailureReason:
+		m.ResetFailureReason()
+		return nil
+	case couponreminder.FieldSentAt:
+		m.ResetSentAt()
 		return nil
 	}
 	return fmt.Errorf("unknown CouponReminder field %s", name)

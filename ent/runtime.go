@@ -42,6 +42,24 @@ func init() {
 	couponreminderDescMinutesBefore := couponreminderFields[4].Descriptor()
 	// couponreminder.MinutesBeforeValidator is a validator for the "minutes_before" field. It is called by the builders before save.
 	couponreminder.MinutesBeforeValidator = couponreminderDescMinutesBefore.Validators[0].(func(int) error)
+	// couponreminderDescVersion is the schema descriptor for version field.
+	couponreminderDescVersion := couponreminderFields[7].Descriptor()
+	// couponreminder.DefaultVersion holds the default value on creation for the version field.
+	couponreminder.DefaultVersion = couponreminderDescVersion.Default.(int)
+	// couponreminderDescAttempts is the schema descriptor for attempts field.
+	couponreminderDescAttempts := couponreminderFields[8].Descriptor()
+	// couponreminder.DefaultAttempts holds the default value on creation for the attempts field.
+	couponreminder.DefaultAttempts = couponreminderDescAttempts.Default.(int)
+	// couponreminderDescFailureReason is the schema descriptor for failure_reason field.
+	couponreminderDescFailureReason := couponreminderFields[10].Descriptor()
+	// couponreminder.FailureReasonValidator is a validator for the "failure_reason" field. It is called by the builders before save.
+	couponreminder.FailureReasonValidator = couponreminderDescFailureReason.Validators[0].(func(string) error)
+	// couponreminderDescID is the schema descriptor for id field.
+	couponreminderDescID := couponreminderFields[0].Descriptor()
+	// couponreminder.DefaultID holds the default value on creation for the id field.
+	couponreminder.DefaultID = couponreminderDescID.Default.(func() int64)
+	// couponreminder.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	couponreminder.IDValidator = couponreminderDescID.Validators[0].(func(int64) error)
 	couponsettlementMixin := schema.CouponSettlement{}.Mixin()
 	couponsettlementMixinFields0 := couponsettlementMixin[0].Fields()
 	_ = couponsettlementMixinFields0

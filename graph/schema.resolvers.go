@@ -121,6 +121,22 @@ func (r *mutationResolver) RefundCoupon(ctx context.Context, input model.Settlem
 	return settlementPayload(r.Checkout.Refund(ctx, actorOf(ctx), orderID, couponID))
 }
 
+func (r *mutationResolver) CreateReminder(ctx context.Context, input model.CreateReminderInput) (*model.ReminderPayload, error) {
+	id, err := scalar.ParseID(input.TemplateID)
+	if err != nil {
+		return nil, err
+	}
+	return reminderPayload(r.Reminders.Create(ctx, actorOf(ctx).UserID, id, input.Channel, input.MinutesBefore))
+}
+
+func (r *mutationResolver) CancelReminder(ctx context.Context, input model.CancelReminderInput) (*model.ReminderPayload, error) {
+	id, err := scalar.ParseID(input.TemplateID)
+	if err != nil {
+		return nil, err
+	}
+	return reminderPayload(r.Reminders.Cancel(ctx, actorOf(ctx).UserID, id, input.Channel))
+}
+
 func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
 	return r.node(ctx, id)
 }
@@ -221,6 +237,18 @@ func (r *queryResolver) BestCouponCombination(ctx context.Context, order model.O
 	}
 	c, err := r.Checkout.Best(ctx, actorOf(ctx), o)
 	return combinationModel(c), err
+}
+
+func (r *queryResolver) MyReminders(ctx context.Context, first *int, after *string) (*model.ReminderConnection, error) {
+	req, err := pageArgs(first, after, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.Reminders.Mine(ctx, actorOf(ctx).UserID, req.keyset())
+	if err != nil {
+		return nil, err
+	}
+	return reminderConnection(p, req), nil
 }
 
 func (r *settlementResolver) Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error) {

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -40,10 +41,15 @@ const DelayedTaskCheck = 250 * time.Millisecond
 
 // RetryDelay is the worker's retry schedule (asynq.Config.RetryDelayFunc): a persist task retries
 // after 250 ms, 500 ms, 1 s (claims wait; the periodic drain also queues a fresh task every period),
+// a task whose error says when to retry (reminder.RetryError: a failed delivery's backoff) then,
 // every other task on asynq's default schedule.
 func RetryDelay(n int, err error, t *asynq.Task) time.Duration {
 	if t.Type() == TypePersistOutbox {
 		return min(250*time.Millisecond<<min(n, 3), 2*time.Second)
+	}
+	var later interface{ RetryAfter() time.Duration }
+	if errors.As(err, &later) {
+		return later.RetryAfter()
 	}
 	return asynq.DefaultRetryDelayFunc(n, err, t)
 }

@@ -16,6 +16,7 @@ import (
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
+	"coupond/coupon/reminder"
 
 	"github.com/hibiken/asynq"
 )
@@ -46,6 +47,11 @@ type ArchiveHandlers struct {
 	Archiver *archive.Archiver
 }
 
+// ReminderHandlers run the reminders' tasks.
+type ReminderHandlers struct {
+	Reminders *reminder.Service
+}
+
 // Handlers are every capability's task handlers.
 type Handlers struct {
 	Claim        ClaimHandlers
@@ -53,6 +59,7 @@ type Handlers struct {
 	Distribution DistributionHandlers
 	Checkout     CheckoutHandlers
 	Archive      ArchiveHandlers
+	Reminder     ReminderHandlers
 }
 
 // NewMux returns the worker's mux with every task type's handler.
@@ -69,6 +76,8 @@ func NewMux(h Handlers) *asynq.ServeMux {
 	mux.HandleFunc(TypeReleaseLock, h.Checkout.handleReleaseLock)
 	mux.HandleFunc(TypeCheckoutSweep, h.Checkout.handleCheckoutSweep)
 	mux.HandleFunc(TypeArchive, h.Archive.handleArchive)
+	mux.HandleFunc(TypeRemindBucket, h.Reminder.handleRemindBucket)
+	mux.HandleFunc(TypeReminderSweep, h.Reminder.handleReminderSweep)
 	return mux
 }
 
@@ -83,6 +92,7 @@ var (
 	_ expiry.Scheduler       = (*Queue)(nil)
 	_ distribution.Scheduler = (*Queue)(nil)
 	_ checkout.Scheduler     = (*Queue)(nil)
+	_ reminder.Scheduler     = (*Queue)(nil)
 )
 
 // enqueue enqueues t; a task with the same id already queued or running counts as success.

@@ -18,6 +18,7 @@ type Periods struct {
 	Retain   time.Duration
 	Checkout time.Duration // checkout sweep (journal replays, expired locks); 0: one minute
 	Archive  time.Duration // archive run (old coupons to user_coupon_archive)
+	Reminder time.Duration // reminder sweep (overdue reminders no bucket task sent); 0: one minute
 }
 
 // RegisterPeriodic registers every periodic task with the scheduler (a zero period: not that one). Every instance may run a
@@ -36,6 +37,7 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 		{retainEvery(p.Retain), NewRetainDistributionFilesTask(p.Retain), QueueLow},
 		{cmp.Or(p.Checkout, time.Minute), NewCheckoutSweepTask(), QueueDefault},
 		{p.Archive, NewArchiveTask(), QueueLow},
+		{cmp.Or(p.Reminder, time.Minute), NewReminderSweepTask(), QueueDefault},
 	} {
 		if e.every <= 0 {
 			continue // not scheduled in this process

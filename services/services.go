@@ -9,6 +9,7 @@ import (
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
 	"coupond/coupon/issue"
+	"coupond/coupon/reminder"
 	"coupond/coupon/template"
 	"coupond/coupon/wallet"
 	"coupond/ent"
@@ -28,6 +29,9 @@ type Config struct {
 	Files        *distribution.Files
 	Checkout     checkout.Config
 	Archive      archive.Config
+	Reminder     reminder.Config
+	// ReminderSender delivers reminders (nil: a reminder.LogSender only).
+	ReminderSender reminder.Sender
 }
 
 // Services are the domain services of one process.
@@ -41,6 +45,7 @@ type Services struct {
 	Wallet    *wallet.Wallet
 	Checkout  *checkout.Service
 	Archiver  *archive.Archiver
+	Reminders *reminder.Service
 	Queue     *jobs.Queue
 
 	Distribution *distribution.Service
@@ -59,6 +64,11 @@ func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Confi
 	s.Distribution = distribution.New(db, rdb, s.Cache, s.Issuer, cfg.Files, queue, cfg.Distribution)
 	s.Checkout = checkout.New(db, rdb, s.Cache, queue, cfg.Checkout)
 	s.Archiver = archive.New(db, rdb, cfg.Archive)
+	sender := cfg.ReminderSender
+	if sender == nil {
+		sender = reminder.LogSender{}
+	}
+	s.Reminders = reminder.New(db, rdb, s.Cache, queue, sender, cfg.Reminder)
 	return s
 }
 
@@ -70,5 +80,6 @@ func (s *Services) Mux() *asynq.ServeMux {
 		Distribution: jobs.DistributionHandlers{Service: s.Distribution},
 		Checkout:     jobs.CheckoutHandlers{Checkout: s.Checkout},
 		Archive:      jobs.ArchiveHandlers{Archiver: s.Archiver},
+		Reminder:     jobs.ReminderHandlers{Reminders: s.Reminders},
 	})
 }

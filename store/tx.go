@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"coupond/ent"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // WithTx runs fn in a transaction, committing when fn returns nil and rolling back otherwise.
@@ -26,4 +29,11 @@ func WithTx(ctx context.Context, db *ent.Client, fn func(tx *ent.Tx) error, afte
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// IsLockConflict reports whether err is MySQL failing one of the transactions racing on the same
+// rows: a deadlock (1213) or a lock-wait timeout (1205). The loser may run again.
+func IsLockConflict(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
 }

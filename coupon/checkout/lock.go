@@ -15,8 +15,7 @@ import (
 	"coupond/ent/predicate"
 	"coupond/ent/usercoupon"
 	"coupond/idgen"
-
-	"github.com/go-sql-driver/mysql"
+	"coupond/store"
 
 	"github.com/shopspring/decimal"
 )
@@ -249,8 +248,7 @@ func slotError(slot string) *coupon.Error {
 // lostRace turns a deadlock or lock-wait timeout, which MySQL resolves by failing one of the
 // transactions racing on the same rows, into errLost: the loser reads again.
 func lostRace(err error) error {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205) {
+	if store.IsLockConflict(err) {
 		return errLost
 	}
 	return err

@@ -12,18 +12,19 @@ func TestPerTemplateKeysCarryTheTag(t *testing.T) {
 	defer SetNamespace("")
 	const tpl, other = 42, 43
 	build := map[string]func(int64) string{
-		"Template":     Template,
-		"TemplateNull": TemplateNull,
-		"TemplateLock": TemplateLock,
-		"ClaimCounter": func(t int64) string { return ClaimCounter(t, 7) },
-		"Outbox":       Outbox,
-		"PersistLease": PersistLease,
-		"Request":      func(t int64) string { return Request(t, 7, "r-1") },
-		"Redemption":   func(t int64) string { return Redemption(t, "42-99") },
-		"UserRate":     func(t int64) string { return UserRate(t, 7) },
-		"ExpiryBucket": func(t int64) string { return ExpiryBucket(t, 1_700_000_000) },
-		"DailyStats":   func(t int64) string { return DailyStats(t, "2026-12-01") },
-		"Counted":      func(t int64) string { return Counted(t, "99:paid") },
+		"Template":      Template,
+		"TemplateNull":  TemplateNull,
+		"TemplateLock":  TemplateLock,
+		"ClaimCounter":  func(t int64) string { return ClaimCounter(t, 7) },
+		"Outbox":        Outbox,
+		"PersistLease":  PersistLease,
+		"Request":       func(t int64) string { return Request(t, 7, "r-1") },
+		"Redemption":    func(t int64) string { return Redemption(t, "42-99") },
+		"UserRate":      func(t int64) string { return UserRate(t, 7) },
+		"ExpiryBucket":  func(t int64) string { return ExpiryBucket(t, 1_700_000_000) },
+		"DailyStats":    func(t int64) string { return DailyStats(t, "2026-12-01") },
+		"Counted":       func(t int64) string { return Counted(t, "99:paid") },
+		"ReminderLease": func(t int64) string { return ReminderLease(t, 1_700_000_000) },
 	}
 	seen := map[string]string{}
 	for name, f := range build {

@@ -30,6 +30,16 @@ const (
 	FieldRemindAt = "remind_at"
 	// FieldStatus holds the string denoting the status field in the database.
 	FieldStatus = "status"
+	// FieldVersion holds the string denoting the version field in the database.
+	FieldVersion = "version"
+	// FieldAttempts holds the string denoting the attempts field in the database.
+	FieldAttempts = "attempts"
+	// FieldDueAt holds the string denoting the due_at field in the database.
+	FieldDueAt = "due_at"
+	// FieldFailureReason holds the string denoting the failure_reason field in the database.
+	FieldFailureReason = "failure_reason"
+	// FieldSentAt holds the string denoting the sent_at field in the database.
+	FieldSentAt = "sent_at"
 	// Table holds the table name of the couponreminder in the database.
 	Table = "coupon_reminder"
 )
@@ -45,6 +55,11 @@ var Columns = []string{
 	FieldMinutesBefore,
 	FieldRemindAt,
 	FieldStatus,
+	FieldVersion,
+	FieldAttempts,
+	FieldDueAt,
+	FieldFailureReason,
+	FieldSentAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -66,6 +81,16 @@ var (
 	UpdateDefaultUpdatedAt func() time.Time
 	// MinutesBeforeValidator is a validator for the "minutes_before" field. It is called by the builders before save.
 	MinutesBeforeValidator func(int) error
+	// DefaultVersion holds the default value on creation for the "version" field.
+	DefaultVersion int
+	// DefaultAttempts holds the default value on creation for the "attempts" field.
+	DefaultAttempts int
+	// FailureReasonValidator is a validator for the "failure_reason" field. It is called by the builders before save.
+	FailureReasonValidator func(string) error
+	// DefaultID holds the default value on creation for the "id" field.
+	DefaultID func() int64
+	// IDValidator is a validator for the "id" field. It is called by the builders before save.
+	IDValidator func(int64) error
 )
 
 // Channel defines the type for the "channel" enum field.
@@ -101,7 +126,9 @@ const DefaultStatus = StatusPENDING
 const (
 	StatusPENDING  Status = "PENDING"
 	StatusSENT     Status = "SENT"
+	StatusFAILED   Status = "FAILED"
 	StatusCANCELED Status = "CANCELED"
+	StatusSKIPPED  Status = "SKIPPED"
 )
 
 func (s Status) String() string {
@@ -111,7 +138,7 @@ func (s Status) String() string {
 // StatusValidator is a validator for the "status" field enum values. It is called by the builders before save.
 func StatusValidator(s Status) error {
 	switch s {
-	case StatusPENDING, StatusSENT, StatusCANCELED:
+	case StatusPENDING, StatusSENT, StatusFAILED, StatusCANCELED, StatusSKIPPED:
 		return nil
 	default:
 		return fmt.Errorf("couponreminder: invalid enum value for status field: %q", s)
@@ -164,4 +191,29 @@ func ByRemindAt(opts ...sql.OrderTermOption) OrderOption {
 // ByStatus orders the results by the status field.
 func ByStatus(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldStatus, opts...).ToFunc()
+}
+
+// ByVersion orders the results by the version field.
+func ByVersion(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVersion, opts...).ToFunc()
+}
+
+// ByAttempts orders the results by the attempts field.
+func ByAttempts(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAttempts, opts...).ToFunc()
+}
+
+// ByDueAt orders the results by the due_at field.
+func ByDueAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDueAt, opts...).ToFunc()
+}
+
+// ByFailureReason orders the results by the failure_reason field.
+func ByFailureReason(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFailureReason, opts...).ToFunc()
+}
+
+// BySentAt orders the results by the sent_at field.
+func BySentAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSentAt, opts...).ToFunc()
 }

@@ -84,6 +84,31 @@ func RemindAt(v time.Time) predicate.CouponReminder {
 	return predicate.CouponReminder(sql.FieldEQ(FieldRemindAt, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldEQ(FieldVersion, v))
+}
+
+// Attempts applies equality check predicate on the "attempts" field. It's identical to AttemptsEQ.
+func Attempts(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldEQ(FieldAttempts, v))
+}
+
+// DueAt applies equality check predicate on the "due_at" field. It's identical to DueAtEQ.
+func DueAt(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldEQ(FieldDueAt, v))
+}
+
+// FailureReason applies equality check predicate on the "failure_reason" field. It's identical to FailureReasonEQ.
+func FailureReason(v string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldEQ(FieldFailureReason, v))
+}
+
+// SentAt applies equality check predicate on the "sent_at" field. It's identical to SentAtEQ.
+func SentAt(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldEQ(FieldSentAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.CouponReminder {
 	return predicate.CouponReminder(sql.FieldEQ(FieldCreatedAt, v))
@@ -362,6 +387,251 @@ func StatusIn(vs ...Status) predicate.CouponReminder {
 // StatusNotIn applies the NotIn predicate on the "status" field.
 func StatusNotIn(vs ...Status) predicate.CouponReminder {
 	return predicate.CouponReminder(sql.FieldNotIn(FieldStatus, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldLTE(FieldVersion, v))
+}
+
+// AttemptsEQ applies the EQ predicate on the "attempts" field.
+func AttemptsEQ(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldEQ(FieldAttempts, v))
+}
+
+// AttemptsNEQ applies the NEQ predicate on the "attempts" field.
+func AttemptsNEQ(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldNEQ(FieldAttempts, v))
+}
+
+// AttemptsIn applies the In predicate on the "attempts" field.
+func AttemptsIn(vs ...int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldIn(FieldAttempts, vs...))
+}
+
+// AttemptsNotIn applies the NotIn predicate on the "attempts" field.
+func AttemptsNotIn(vs ...int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldNotIn(FieldAttempts, vs...))
+}
+
+// AttemptsGT applies the GT predicate on the "attempts" field.
+func AttemptsGT(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldGT(FieldAttempts, v))
+}
+
+// AttemptsGTE applies the GTE predicate on the "attempts" field.
+func AttemptsGTE(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldGTE(FieldAttempts, v))
+}
+
+// AttemptsLT applies the LT predicate on the "attempts" field.
+func AttemptsLT(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldLT(FieldAttempts, v))
+}
+
+// AttemptsLTE applies the LTE predicate on the "attempts" field.
+func AttemptsLTE(v int) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldLTE(FieldAttempts, v))
+}
+
+// DueAtEQ applies the EQ predicate on the "due_at" field.
+func DueAtEQ(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldEQ(FieldDueAt, v))
+}
+
+// DueAtNEQ applies the NEQ predicate on the "due_at" field.
+func DueAtNEQ(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldNEQ(FieldDueAt, v))
+}
+
+// DueAtIn applies the In predicate on the "due_at" field.
+func DueAtIn(vs ...time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldIn(FieldDueAt, vs...))
+}
+
+// DueAtNotIn applies the NotIn predicate on the "due_at" field.
+func DueAtNotIn(vs ...time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldNotIn(FieldDueAt, vs...))
+}
+
+// DueAtGT applies the GT predicate on the "due_at" field.
+func DueAtGT(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldGT(FieldDueAt, v))
+}
+
+// DueAtGTE applies the GTE predicate on the "due_at" field.
+func DueAtGTE(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldGTE(FieldDueAt, v))
+}
+
+// DueAtLT applies the LT predicate on the "due_at" field.
+func DueAtLT(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldLT(FieldDueAt, v))
+}
+
+// DueAtLTE applies the LTE predicate on the "due_at" field.
+func DueAtLTE(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldLTE(FieldDueAt, v))
+}
+
+// FailureReasonEQ applies the EQ predicate on the "failure_reason" field.
+func FailureReasonEQ(v string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldEQ(FieldFailureReason, v))
+}
+
+// FailureReasonNEQ applies the NEQ predicate on the "failure_reason" field.
+func FailureReasonNEQ(v string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldNEQ(FieldFailureReason, v))
+}
+
+// FailureReasonIn applies the In predicate on the "failure_reason" field.
+func FailureReasonIn(vs ...string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldIn(FieldFailureReason, vs...))
+}
+
+// FailureReasonNotIn applies the NotIn predicate on the "failure_reason" field.
+func FailureReasonNotIn(vs ...string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldNotIn(FieldFailureReason, vs...))
+}
+
+// FailureReasonGT applies the GT predicate on the "failure_reason" field.
+func FailureReasonGT(v string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldGT(FieldFailureReason, v))
+}
+
+// FailureReasonGTE applies the GTE predicate on the "failure_reason" field.
+func FailureReasonGTE(v string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldGTE(FieldFailureReason, v))
+}
+
+// FailureReasonLT applies the LT predicate on the "failure_reason" field.
+func FailureReasonLT(v string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldLT(FieldFailureReason, v))
+}
+
+// FailureReasonLTE applies the LTE predicate on the "failure_reason" field.
+func FailureReasonLTE(v string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldLTE(FieldFailureReason, v))
+}
+
+// FailureReasonContains applies the Contains predicate on the "failure_reason" field.
+func FailureReasonContains(v string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldContains(FieldFailureReason, v))
+}
+
+// FailureReasonHasPrefix applies the HasPrefix predicate on the "failure_reason" field.
+func FailureReasonHasPrefix(v string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldHasPrefix(FieldFailureReason, v))
+}
+
+// FailureReasonHasSuffix applies the HasSuffix predicate on the "failure_reason" field.
+func FailureReasonHasSuffix(v string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldHasSuffix(FieldFailureReason, v))
+}
+
+// FailureReasonIsNil applies the IsNil predicate on the "failure_reason" field.
+func FailureReasonIsNil() predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldIsNull(FieldFailureReason))
+}
+
+// FailureReasonNotNil applies the NotNil predicate on the "failure_reason" field.
+func FailureReasonNotNil() predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldNotNull(FieldFailureReason))
+}
+
+// FailureReasonEqualFold applies the EqualFold predicate on the "failure_reason" field.
+func FailureReasonEqualFold(v string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldEqualFold(FieldFailureReason, v))
+}
+
+// FailureReasonContainsFold applies the ContainsFold predicate on the "failure_reason" field.
+func FailureReasonContainsFold(v string) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldContainsFold(FieldFailureReason, v))
+}
+
+// SentAtEQ applies the EQ predicate on the "sent_at" field.
+func SentAtEQ(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldEQ(FieldSentAt, v))
+}
+
+// SentAtNEQ applies the NEQ predicate on the "sent_at" field.
+func SentAtNEQ(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldNEQ(FieldSentAt, v))
+}
+
+// SentAtIn applies the In predicate on the "sent_at" field.
+func SentAtIn(vs ...time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldIn(FieldSentAt, vs...))
+}
+
+// SentAtNotIn applies the NotIn predicate on the "sent_at" field.
+func SentAtNotIn(vs ...time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldNotIn(FieldSentAt, vs...))
+}
+
+// SentAtGT applies the GT predicate on the "sent_at" field.
+func SentAtGT(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldGT(FieldSentAt, v))
+}
+
+// SentAtGTE applies the GTE predicate on the "sent_at" field.
+func SentAtGTE(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldGTE(FieldSentAt, v))
+}
+
+// SentAtLT applies the LT predicate on the "sent_at" field.
+func SentAtLT(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldLT(FieldSentAt, v))
+}
+
+// SentAtLTE applies the LTE predicate on the "sent_at" field.
+func SentAtLTE(v time.Time) predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldLTE(FieldSentAt, v))
+}
+
+// SentAtIsNil applies the IsNil predicate on the "sent_at" field.
+func SentAtIsNil() predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldIsNull(FieldSentAt))
+}
+
+// SentAtNotNil applies the NotNil predicate on the "sent_at" field.
+func SentAtNotNil() predicate.CouponReminder {
+	return predicate.CouponReminder(sql.FieldNotNull(FieldSentAt))
 }
 
 // And groups predicates with the AND operator between them.

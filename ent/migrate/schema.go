@@ -19,7 +19,12 @@ var (
 		{Name: "channel", Type: field.TypeEnum, Enums: []string{"APP", "EMAIL"}},
 		{Name: "minutes_before", Type: field.TypeInt},
 		{Name: "remind_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
-		{Name: "status", Type: field.TypeEnum, Enums: []string{"PENDING", "SENT", "CANCELED"}, Default: "PENDING"},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"PENDING", "SENT", "FAILED", "CANCELED", "SKIPPED"}, Default: "PENDING"},
+		{Name: "version", Type: field.TypeInt, Default: 1},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "due_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
+		{Name: "failure_reason", Type: field.TypeString, Nullable: true, Size: 255},
+		{Name: "sent_at", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 	}
 	// CouponReminderTable holds the schema information for the "coupon_reminder" table.
 	CouponReminderTable = &schema.Table{
@@ -31,6 +36,16 @@ var (
 				Name:    "couponreminder_user_id_template_id_channel",
 				Unique:  true,
 				Columns: []*schema.Column{CouponReminderColumns[3], CouponReminderColumns[4], CouponReminderColumns[5]},
+			},
+			{
+				Name:    "couponreminder_template_id_status_remind_at",
+				Unique:  false,
+				Columns: []*schema.Column{CouponReminderColumns[4], CouponReminderColumns[8], CouponReminderColumns[7]},
+			},
+			{
+				Name:    "couponreminder_status_due_at",
+				Unique:  false,
+				Columns: []*schema.Column{CouponReminderColumns[8], CouponReminderColumns[11]},
 			},
 		},
 	}

@@ -9,7 +9,9 @@ import (
 	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
+	"coupond/coupon/reminder"
 	"coupond/coupon/template"
+	"coupond/ent/couponreminder"
 	"coupond/ent/couponsettlement"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplate"
@@ -163,9 +165,11 @@ type ComplexityRoot struct {
 
 	Mutation struct {
 		CancelCouponTask            func(childComplexity int, input model.CancelCouponTaskInput) int
+		CancelReminder              func(childComplexity int, input model.CancelReminderInput) int
 		ConfirmCouponPayment        func(childComplexity int, input model.SettlementRefInput) int
 		CreateCouponTask            func(childComplexity int, input model.CreateCouponTaskInput) int
 		CreateCouponTemplate        func(childComplexity int, input template.CreateInput) int
+		CreateReminder              func(childComplexity int, input model.CreateReminderInput) int
 		IncreaseCouponTemplateStock func(childComplexity int, input model.IncreaseStockInput) int
 		LockCoupon                  func(childComplexity int, input model.LockCouponInput) int
 		RedeemCoupon                func(childComplexity int, input model.RedeemCouponInput) int
@@ -189,6 +193,7 @@ type ComplexityRoot struct {
 		CouponTemplate        func(childComplexity int, id string) int
 		CouponTemplates       func(childComplexity int, first *int, after *string, last *int, before *string, filter *model.CouponTemplateFilter) int
 		MyCoupons             func(childComplexity int, status *usercoupon.Status, first *int, after *string, last *int, before *string, includeArchived *bool) int
+		MyReminders           func(childComplexity int, first *int, after *string) int
 		Node                  func(childComplexity int, id string) int
 		Redemption            func(childComplexity int, id string) int
 	}
@@ -203,6 +208,32 @@ type ComplexityRoot struct {
 		FailureReason func(childComplexity int) int
 		ID            func(childComplexity int) int
 		Status        func(childComplexity int) int
+	}
+
+	Reminder struct {
+		Channel       func(childComplexity int) int
+		FailureReason func(childComplexity int) int
+		MinutesBefore func(childComplexity int) int
+		RemindAt      func(childComplexity int) int
+		SentAt        func(childComplexity int) int
+		Status        func(childComplexity int) int
+		TemplateID    func(childComplexity int) int
+	}
+
+	ReminderConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ReminderEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	ReminderPayload struct {
+		Reminder   func(childComplexity int) int
+		UserErrors func(childComplexity int) int
 	}
 
 	Settlement struct {
@@ -284,6 +315,8 @@ type MutationResolver interface {
 	ConfirmCouponPayment(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error)
 	ReleaseCoupon(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error)
 	RefundCoupon(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error)
+	CreateReminder(ctx context.Context, input model.CreateReminderInput) (*model.ReminderPayload, error)
+	CancelReminder(ctx context.Context, input model.CancelReminderInput) (*model.ReminderPayload, error)
 }
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (model.Node, error)
@@ -295,6 +328,7 @@ type QueryResolver interface {
 	CouponTasks(ctx context.Context, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) (*model.CouponTaskConnection, error)
 	ApplicableCoupons(ctx context.Context, order model.OrderInput) ([]*model.CouponQuote, error)
 	BestCouponCombination(ctx context.Context, order model.OrderInput) (*model.CouponCombination, error)
+	MyReminders(ctx context.Context, first *int, after *string) (*model.ReminderConnection, error)
 }
 type SettlementResolver interface {
 	Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error)
@@ -761,6 +795,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CancelCouponTask(childComplexity, args["input"].(model.CancelCouponTaskInput)), true
+	case "Mutation.cancelReminder":
+		if e.ComplexityRoot.Mutation.CancelReminder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelReminder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelReminder(childComplexity, args["input"].(model.CancelReminderInput)), true
 	case "Mutation.confirmCouponPayment":
 		if e.ComplexityRoot.Mutation.ConfirmCouponPayment == nil {
 			break
@@ -794,6 +839,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateCouponTemplate(childComplexity, args["input"].(template.CreateInput)), true
+	case "Mutation.createReminder":
+		if e.ComplexityRoot.Mutation.CreateReminder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createReminder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateReminder(childComplexity, args["input"].(model.CreateReminderInput)), true
 	case "Mutation.increaseCouponTemplateStock":
 		if e.ComplexityRoot.Mutation.IncreaseCouponTemplateStock == nil {
 			break
@@ -964,6 +1020,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MyCoupons(childComplexity, args["status"].(*usercoupon.Status), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["includeArchived"].(*bool)), true
+	case "Query.myReminders":
+		if e.ComplexityRoot.Query.MyReminders == nil {
+			break
+		}
+
+		args, err := ec.field_Query_myReminders_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MyReminders(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -1024,6 +1091,94 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Redemption.Status(childComplexity), true
+
+	case "Reminder.channel":
+		if e.ComplexityRoot.Reminder.Channel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reminder.Channel(childComplexity), true
+	case "Reminder.failureReason":
+		if e.ComplexityRoot.Reminder.FailureReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reminder.FailureReason(childComplexity), true
+	case "Reminder.minutesBefore":
+		if e.ComplexityRoot.Reminder.MinutesBefore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reminder.MinutesBefore(childComplexity), true
+	case "Reminder.remindAt":
+		if e.ComplexityRoot.Reminder.RemindAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reminder.RemindAt(childComplexity), true
+	case "Reminder.sentAt":
+		if e.ComplexityRoot.Reminder.SentAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reminder.SentAt(childComplexity), true
+	case "Reminder.status":
+		if e.ComplexityRoot.Reminder.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reminder.Status(childComplexity), true
+	case "Reminder.templateId":
+		if e.ComplexityRoot.Reminder.TemplateID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reminder.TemplateID(childComplexity), true
+
+	case "ReminderConnection.edges":
+		if e.ComplexityRoot.ReminderConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderConnection.Edges(childComplexity), true
+	case "ReminderConnection.pageInfo":
+		if e.ComplexityRoot.ReminderConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderConnection.PageInfo(childComplexity), true
+	case "ReminderConnection.totalCount":
+		if e.ComplexityRoot.ReminderConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderConnection.TotalCount(childComplexity), true
+
+	case "ReminderEdge.cursor":
+		if e.ComplexityRoot.ReminderEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderEdge.Cursor(childComplexity), true
+	case "ReminderEdge.node":
+		if e.ComplexityRoot.ReminderEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderEdge.Node(childComplexity), true
+
+	case "ReminderPayload.reminder":
+		if e.ComplexityRoot.ReminderPayload.Reminder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderPayload.Reminder(childComplexity), true
+	case "ReminderPayload.userErrors":
+		if e.ComplexityRoot.ReminderPayload.UserErrors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderPayload.UserErrors(childComplexity), true
 
 	case "Settlement.coupon":
 		if e.ComplexityRoot.Settlement.Coupon == nil {
@@ -1245,10 +1400,12 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("CancelCouponTaskInput", ec.unmarshalInputCancelCouponTaskInput),
+			graphql.NewInputUnmarshaler("CancelReminderInput", ec.unmarshalInputCancelReminderInput),
 			graphql.NewInputUnmarshaler("CouponTaskFilter", ec.unmarshalInputCouponTaskFilter),
 			graphql.NewInputUnmarshaler("CouponTemplateFilter", ec.unmarshalInputCouponTemplateFilter),
 			graphql.NewInputUnmarshaler("CreateCouponTaskInput", ec.unmarshalInputCreateCouponTaskInput),
 			graphql.NewInputUnmarshaler("CreateCouponTemplateInput", ec.unmarshalInputCreateCouponTemplateInput),
+			graphql.NewInputUnmarshaler("CreateReminderInput", ec.unmarshalInputCreateReminderInput),
 			graphql.NewInputUnmarshaler("IncreaseStockInput", ec.unmarshalInputIncreaseStockInput),
 			graphql.NewInputUnmarshaler("LockCouponInput", ec.unmarshalInputLockCouponInput),
 			graphql.NewInputUnmarshaler("OrderInput", ec.unmarshalInputOrderInput),
@@ -2167,6 +2324,118 @@ enum SettlementStatus {
   "The paid order was refunded."
   REFUNDED
 }
+
+# --- Reminders (issue 11) ---
+
+extend type Query {
+  "The caller's reminders, every status, newest first. Page forward with first/after (default: the first 20)."
+  myReminders(
+    "Page size: 1 to 100 (default 20)."
+    first: Int
+    "Start after this cursor (an edge's cursor from this connection)."
+    after: String
+  ): ReminderConnection! @hasRole(roles: [USER])
+}
+
+extend type Mutation {
+  """
+  Ask to be told minutesBefore minutes before a template's claim window opens (one reminder per
+  template and channel; creating it again sets it anew, also after a cancel). userErrors:
+  INVALID_INPUT (minutesBefore outside 1…10080, or the reminder would be due in the past),
+  NOT_FOUND (no such template), ENDED (the template ended or was terminated), INVALID_STATE (its
+  window has already opened).
+  """
+  createReminder(
+    "The template, the channel and how long before the opening."
+    input: CreateReminderInput!
+  ): ReminderPayload! @hasRole(roles: [USER])
+  """
+  Cancel the caller's reminder of a template on a channel: a PENDING one is not sent. Cancelling
+  again, or a reminder already sent, answers it as it stands. userErrors: NOT_FOUND (no such reminder).
+  """
+  cancelReminder(
+    "The template and the channel."
+    input: CancelReminderInput!
+  ): ReminderPayload! @hasRole(roles: [USER])
+}
+
+"A new reminder (or a new time for an existing one)."
+input CreateReminderInput {
+  "A template whose claim window has not opened yet."
+  templateId: ID!
+  "How to be told."
+  channel: ReminderChannel!
+  "How long before the window opens: 1 to 10080 minutes (a week); the reminder must be due in the future."
+  minutesBefore: Int!
+}
+"Which reminder to cancel."
+input CancelReminderInput {
+  "The template."
+  templateId: ID!
+  "The channel."
+  channel: ReminderChannel!
+}
+
+"A user's reminder of one template on one channel."
+type Reminder {
+  "The template."
+  templateId: ID!
+  "How the user is told."
+  channel: ReminderChannel!
+  "How long before the window opens."
+  minutesBefore: Int!
+  "When the reminder is due: the template's validStartTime − minutesBefore."
+  remindAt: Time!
+  "Where the reminder stands."
+  status: ReminderStatus!
+  "When it was delivered (SENT)."
+  sentAt: Time
+  "Why it was not delivered (FAILED, SKIPPED), or why the last attempt failed while it is retried."
+  failureReason: String
+}
+"What a reminder mutation answers: the reminder, or why the mutation was refused."
+type ReminderPayload {
+  "The reminder as it stands after the mutation; null when refused."
+  reminder: Reminder
+  "Why the mutation was refused (empty when it succeeded)."
+  userErrors: [UserError!]!
+}
+"One reminder in a page of myReminders."
+type ReminderEdge {
+  "Where this edge stands, for after."
+  cursor: String!
+  "The reminder."
+  node: Reminder!
+}
+"A page of the user's reminders (Relay connection)."
+type ReminderConnection {
+  "The page's reminders, newest first."
+  edges: [ReminderEdge!]!
+  "Whether more pages exist, and the cursors to get them."
+  pageInfo: PageInfo!
+  "How many reminders the user has, over all pages."
+  totalCount: Int!
+}
+"How a reminder reaches the user."
+enum ReminderChannel {
+  "A push notification of the mobile app."
+  APP
+  "An email."
+  EMAIL
+}
+"Where a reminder stands."
+enum ReminderStatus {
+  "Waiting for remindAt, or retried after a failed delivery."
+  PENDING
+  "Delivered."
+  SENT
+  "Every delivery attempt failed (failureReason says why)."
+  FAILED
+  "Cancelled by the user."
+  CANCELED
+  "Not sent: the template ended or was terminated first."
+  SKIPPED
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -2425,6 +2694,58 @@ func (ec *executionContext) childFields_Redemption(ctx context.Context, field gr
 		return ec.fieldContext_Redemption_failureReason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Redemption", field.Name)
+}
+
+func (ec *executionContext) childFields_Reminder(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "templateId":
+		return ec.fieldContext_Reminder_templateId(ctx, field)
+	case "channel":
+		return ec.fieldContext_Reminder_channel(ctx, field)
+	case "minutesBefore":
+		return ec.fieldContext_Reminder_minutesBefore(ctx, field)
+	case "remindAt":
+		return ec.fieldContext_Reminder_remindAt(ctx, field)
+	case "status":
+		return ec.fieldContext_Reminder_status(ctx, field)
+	case "sentAt":
+		return ec.fieldContext_Reminder_sentAt(ctx, field)
+	case "failureReason":
+		return ec.fieldContext_Reminder_failureReason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Reminder", field.Name)
+}
+
+func (ec *executionContext) childFields_ReminderConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ReminderConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ReminderConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ReminderConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReminderConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ReminderEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ReminderEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ReminderEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReminderEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ReminderPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "reminder":
+		return ec.fieldContext_ReminderPayload_reminder(ctx, field)
+	case "userErrors":
+		return ec.fieldContext_ReminderPayload_userErrors(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReminderPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Settlement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2693,6 +3014,20 @@ func (ec *executionContext) field_Mutation_cancelCouponTask_args(ctx context.Con
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_cancelReminder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CancelReminderInput, error) {
+			return ec.unmarshalNCancelReminderInput2coupondᚋgraphᚋmodelᚐCancelReminderInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_confirmCouponPayment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -2727,6 +3062,20 @@ func (ec *executionContext) field_Mutation_createCouponTemplate_args(ctx context
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (template.CreateInput, error) {
 			return ec.unmarshalNCreateCouponTemplateInput2coupondᚋcouponᚋtemplateᚐCreateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createReminder_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateReminderInput, error) {
+			return ec.unmarshalNCreateReminderInput2coupondᚋgraphᚋmodelᚐCreateReminderInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3032,6 +3381,28 @@ func (ec *executionContext) field_Query_myCoupons_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["includeArchived"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_myReminders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -5500,6 +5871,130 @@ func (ec *executionContext) fieldContext_Mutation_refundCoupon(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createReminder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createReminder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateReminder(ctx, fc.Args["input"].(model.CreateReminderInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				if err != nil {
+					var zeroVal *model.ReminderPayload
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.ReminderPayload
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReminderPayload) graphql.Marshaler {
+			return ec.marshalNReminderPayload2ᚖcoupondᚋgraphᚋmodelᚐReminderPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createReminder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createReminder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_cancelReminder(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_cancelReminder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CancelReminder(ctx, fc.Args["input"].(model.CancelReminderInput))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				if err != nil {
+					var zeroVal *model.ReminderPayload
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.ReminderPayload
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReminderPayload) graphql.Marshaler {
+			return ec.marshalNReminderPayload2ᚖcoupondᚋgraphᚋmodelᚐReminderPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_cancelReminder(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_cancelReminder_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6114,6 +6609,68 @@ func (ec *executionContext) fieldContext_Query_bestCouponCombination(ctx context
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_myReminders(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_myReminders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MyReminders(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				if err != nil {
+					var zeroVal *model.ReminderConnection
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.ReminderConnection
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ReminderConnection) graphql.Marshaler {
+			return ec.marshalNReminderConnection2ᚖcoupondᚋgraphᚋmodelᚐReminderConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_myReminders(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_myReminders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6353,6 +6910,373 @@ func (ec *executionContext) _Redemption_failureReason(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_Redemption_failureReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Redemption", field, false, false, "String")
+}
+
+func (ec *executionContext) _Reminder_templateId(ctx context.Context, field graphql.CollectedField, obj *reminder.Reminder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reminder_templateId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemplateID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reminder_templateId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reminder", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Reminder_channel(ctx context.Context, field graphql.CollectedField, obj *reminder.Reminder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reminder_channel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Channel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v couponreminder.Channel) graphql.Marshaler {
+			return ec.marshalNReminderChannel2coupondᚋentᚋcouponreminderᚐChannel(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reminder_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reminder", field, false, false, "ReminderChannel")
+}
+
+func (ec *executionContext) _Reminder_minutesBefore(ctx context.Context, field graphql.CollectedField, obj *reminder.Reminder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reminder_minutesBefore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinutesBefore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reminder_minutesBefore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reminder", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reminder_remindAt(ctx context.Context, field graphql.CollectedField, obj *reminder.Reminder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reminder_remindAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RemindAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reminder_remindAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reminder", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Reminder_status(ctx context.Context, field graphql.CollectedField, obj *reminder.Reminder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reminder_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v couponreminder.Status) graphql.Marshaler {
+			return ec.marshalNReminderStatus2coupondᚋentᚋcouponreminderᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reminder_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reminder", field, false, false, "ReminderStatus")
+}
+
+func (ec *executionContext) _Reminder_sentAt(ctx context.Context, field graphql.CollectedField, obj *reminder.Reminder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reminder_sentAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SentAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Reminder_sentAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reminder", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Reminder_failureReason(ctx context.Context, field graphql.CollectedField, obj *reminder.Reminder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reminder_failureReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailureReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Reminder_failureReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reminder", field, false, false, "String")
+}
+
+func (ec *executionContext) _ReminderConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ReminderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ReminderEdge) graphql.Marshaler {
+			return ec.marshalNReminderEdge2ᚕᚖcoupondᚋgraphᚋmodelᚐReminderEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReminderEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReminderConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ReminderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖcoupondᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReminderConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.ReminderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ReminderEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ReminderEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _ReminderEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ReminderEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *reminder.Reminder) graphql.Marshaler {
+			return ec.marshalNReminder2ᚖcoupondᚋcouponᚋreminderᚐReminder(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reminder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReminderPayload_reminder(ctx context.Context, field graphql.CollectedField, obj *model.ReminderPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderPayload_reminder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reminder, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *reminder.Reminder) graphql.Marshaler {
+			return ec.marshalOReminder2ᚖcoupondᚋcouponᚋreminderᚐReminder(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderPayload_reminder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reminder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ReminderPayload_userErrors(ctx context.Context, field graphql.CollectedField, obj *model.ReminderPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderPayload_userErrors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserErrors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*coupon.Error) graphql.Marshaler {
+			return ec.marshalNUserError2ᚕᚖcoupondᚋcouponᚐErrorᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderPayload_userErrors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ReminderPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserError(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Settlement_id(ctx context.Context, field graphql.CollectedField, obj *checkout.Settlement) (ret graphql.Marshaler) {
@@ -8331,6 +9255,55 @@ func UnmarshalCancelCouponTaskInput(ctx context.Context, raw any) (model.CancelC
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCancelReminderInput(ctx context.Context, obj any) (model.CancelReminderInput, error) {
+	var it model.CancelReminderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"templateId", "channel"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "templateId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("templateId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemplateID = data
+		case "channel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("channel"))
+			data, err := ec.unmarshalNReminderChannel2coupondᚋentᚋcouponreminderᚐChannel(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Channel = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCancelReminderInput unmarshals raw into the CancelReminderInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCancelReminderInput(ctx context.Context, raw any) (model.CancelReminderInput, error) {
+	var out model.CancelReminderInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CancelReminderInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputCouponTaskFilter(ctx context.Context, obj any) (model.CouponTaskFilter, error) {
 	var it model.CouponTaskFilter
 	if obj == nil {
@@ -8671,6 +9644,62 @@ func (ec *executionContext) unmarshalInputCreateCouponTemplateInput(ctx context.
 func UnmarshalCreateCouponTemplateInput(ctx context.Context, raw any) (template.CreateInput, error) {
 	var out template.CreateInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateCouponTemplateInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateReminderInput(ctx context.Context, obj any) (model.CreateReminderInput, error) {
+	var it model.CreateReminderInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"templateId", "channel", "minutesBefore"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "templateId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("templateId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TemplateID = data
+		case "channel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("channel"))
+			data, err := ec.unmarshalNReminderChannel2coupondᚋentᚋcouponreminderᚐChannel(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Channel = data
+		case "minutesBefore":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minutesBefore"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinutesBefore = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateReminderInput unmarshals raw into the CreateReminderInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateReminderInput(ctx context.Context, raw any) (model.CreateReminderInput, error) {
+	var out model.CreateReminderInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateReminderInput", raw, &out)
 	return out, err
 }
 
@@ -9877,6 +10906,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "createReminder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createReminder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cancelReminder":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_cancelReminder(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -10015,6 +11058,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_bestCouponCombination(ctx, field)
 				})
+		case "myReminders":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_myReminders(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -10113,6 +11162,188 @@ func (ec *executionContext) _Redemption(ctx context.Context, sel ast.SelectionSe
 		case "failureReason":
 			out.Values[i] = ec._Redemption_failureReason(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reminderImplementors = []string{"Reminder"}
+
+func (ec *executionContext) _Reminder(ctx context.Context, sel ast.SelectionSet, obj *reminder.Reminder) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reminderImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Reminder")
+		case "templateId":
+			out.Values[i] = ec._Reminder_templateId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "channel":
+			out.Values[i] = ec._Reminder_channel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "minutesBefore":
+			out.Values[i] = ec._Reminder_minutesBefore(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "remindAt":
+			out.Values[i] = ec._Reminder_remindAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Reminder_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sentAt":
+			out.Values[i] = ec._Reminder_sentAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "failureReason":
+			out.Values[i] = ec._Reminder_failureReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reminderConnectionImplementors = []string{"ReminderConnection"}
+
+func (ec *executionContext) _ReminderConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reminderConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReminderConnection")
+		case "edges":
+			out.Values[i] = ec._ReminderConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ReminderConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ReminderConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reminderEdgeImplementors = []string{"ReminderEdge"}
+
+func (ec *executionContext) _ReminderEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reminderEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReminderEdge")
+		case "cursor":
+			out.Values[i] = ec._ReminderEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ReminderEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reminderPayloadImplementors = []string{"ReminderPayload"}
+
+func (ec *executionContext) _ReminderPayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReminderPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reminderPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReminderPayload")
+		case "reminder":
+			out.Values[i] = ec._ReminderPayload_reminder(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "userErrors":
+			out.Values[i] = ec._ReminderPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -10863,6 +12094,11 @@ func (ec *executionContext) unmarshalNCancelCouponTaskInput2coupondᚋgraphᚋmo
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCancelReminderInput2coupondᚋgraphᚋmodelᚐCancelReminderInput(ctx context.Context, v any) (model.CancelReminderInput, error) {
+	res, err := ec.unmarshalInputCancelReminderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNCouponCombination2ᚖcoupondᚋgraphᚋmodelᚐCouponCombination(ctx context.Context, sel ast.SelectionSet, v *model.CouponCombination) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CouponCombination!")
@@ -11071,6 +12307,11 @@ func (ec *executionContext) unmarshalNCreateCouponTemplateInput2coupondᚋcoupon
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateReminderInput2coupondᚋgraphᚋmodelᚐCreateReminderInput(ctx context.Context, v any) (model.CreateReminderInput, error) {
+	res, err := ec.unmarshalInputCreateReminderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx context.Context, v any) (decimal.Decimal, error) {
 	res, err := scalar.UnmarshalDecimal(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -11244,6 +12485,84 @@ func (ec *executionContext) marshalNRefundPolicy2coupondᚋentᚋcoupontemplate�
 	res := graphql.MarshalString(string(v))
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "RefundPolicy!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNReminder2ᚖcoupondᚋcouponᚋreminderᚐReminder(ctx context.Context, sel ast.SelectionSet, v *reminder.Reminder) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Reminder!")
+		return graphql.Null
+	}
+	return ec._Reminder(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReminderChannel2coupondᚋentᚋcouponreminderᚐChannel(ctx context.Context, v any) (couponreminder.Channel, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := couponreminder.Channel(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReminderChannel2coupondᚋentᚋcouponreminderᚐChannel(ctx context.Context, sel ast.SelectionSet, v couponreminder.Channel) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "ReminderChannel!")
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNReminderConnection2ᚖcoupondᚋgraphᚋmodelᚐReminderConnection(ctx context.Context, sel ast.SelectionSet, v *model.ReminderConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ReminderConnection!")
+		return graphql.Null
+	}
+	return ec._ReminderConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNReminderEdge2ᚕᚖcoupondᚋgraphᚋmodelᚐReminderEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ReminderEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReminderEdge2ᚖcoupondᚋgraphᚋmodelᚐReminderEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReminderEdge2ᚖcoupondᚋgraphᚋmodelᚐReminderEdge(ctx context.Context, sel ast.SelectionSet, v *model.ReminderEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ReminderEdge!")
+		return graphql.Null
+	}
+	return ec._ReminderEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNReminderPayload2ᚖcoupondᚋgraphᚋmodelᚐReminderPayload(ctx context.Context, sel ast.SelectionSet, v *model.ReminderPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ReminderPayload!")
+		return graphql.Null
+	}
+	return ec._ReminderPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNReminderStatus2coupondᚋentᚋcouponreminderᚐStatus(ctx context.Context, v any) (couponreminder.Status, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := couponreminder.Status(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReminderStatus2coupondᚋentᚋcouponreminderᚐStatus(ctx context.Context, sel ast.SelectionSet, v couponreminder.Status) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "ReminderStatus!")
 	}
 	return res
 }
@@ -11884,6 +13203,13 @@ func (ec *executionContext) marshalORefundPolicy2ᚖcoupondᚋentᚋcoupontempla
 	_ = ctx
 	res := graphql.MarshalString(string(*v))
 	return res
+}
+
+func (ec *executionContext) marshalOReminder2ᚖcoupondᚋcouponᚋreminderᚐReminder(ctx context.Context, sel ast.SelectionSet, v *reminder.Reminder) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Reminder(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOSettlement2ᚖcoupondᚋcouponᚋcheckoutᚐSettlement(ctx context.Context, sel ast.SelectionSet, v *checkout.Settlement) graphql.Marshaler {

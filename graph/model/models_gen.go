@@ -7,6 +7,8 @@ import (
 	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
+	"coupond/coupon/reminder"
+	"coupond/ent/couponreminder"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplate"
 	"time"
@@ -19,6 +21,14 @@ import (
 type CancelCouponTaskInput struct {
 	// The task's id.
 	TaskID string `json:"taskId"`
+}
+
+// Which reminder to cancel.
+type CancelReminderInput struct {
+	// The template.
+	TemplateID string `json:"templateId"`
+	// The channel.
+	Channel couponreminder.Channel `json:"channel"`
 }
 
 // The best set of coupons for an order.
@@ -153,6 +163,16 @@ type CreateCouponTaskInput struct {
 	Sheet *string `json:"sheet,omitempty"`
 }
 
+// A new reminder (or a new time for an existing one).
+type CreateReminderInput struct {
+	// A template whose claim window has not opened yet.
+	TemplateID string `json:"templateId"`
+	// How to be told.
+	Channel couponreminder.Channel `json:"channel"`
+	// How long before the window opens: 1 to 10080 minutes (a week); the reminder must be due in the future.
+	MinutesBefore int `json:"minutesBefore"`
+}
+
 // Which template gets more stock.
 type IncreaseStockInput struct {
 	// One of the merchant's templates.
@@ -224,6 +244,32 @@ type RedeemCouponPayload struct {
 	// The accepted claim; null when refused.
 	Redemption *claim.Redemption `json:"redemption,omitempty"`
 	// Why the claim was refused (empty when accepted).
+	UserErrors []*coupon.Error `json:"userErrors"`
+}
+
+// A page of the user's reminders (Relay connection).
+type ReminderConnection struct {
+	// The page's reminders, newest first.
+	Edges []*ReminderEdge `json:"edges"`
+	// Whether more pages exist, and the cursors to get them.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many reminders the user has, over all pages.
+	TotalCount int `json:"totalCount"`
+}
+
+// One reminder in a page of myReminders.
+type ReminderEdge struct {
+	// Where this edge stands, for after.
+	Cursor string `json:"cursor"`
+	// The reminder.
+	Node *reminder.Reminder `json:"node"`
+}
+
+// What a reminder mutation answers: the reminder, or why the mutation was refused.
+type ReminderPayload struct {
+	// The reminder as it stands after the mutation; null when refused.
+	Reminder *reminder.Reminder `json:"reminder,omitempty"`
+	// Why the mutation was refused (empty when it succeeded).
 	UserErrors []*coupon.Error `json:"userErrors"`
 }
 

@@ -1,0 +1,102 @@
+package reminder
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// Headers of a webhook delivery.
+const (
+	HeaderDelivery  = "X-Coupond-Delivery"
+	HeaderTimestamp = "X-Coupond-Timestamp"
+	HeaderSignature = "X-Coupond-Signature"
+)
+
+// DefaultWebhookTimeout bounds one webhook request (COUPON_REMINDER_WEBHOOK_TIMEOUT).
+const DefaultWebhookTimeout = 5 * time.Second
+
+// Webhook delivers a reminder by POSTing it as JSON to a URL: body {deliveryId, userId,
+// templateId, templateName, channel, remindAt}, headers X-Coupond-Delivery (the delivery id),
+// X-Coupond-Timestamp (unix seconds of this attempt) and X-Coupond-Signature ("sha256=" and the
+// hex HMAC-SHA256 of "<timestamp>.<body>" under the secret). Any 2xx answer is success; any other
+// answer (redirects are not followed), a transport error or no answer within the timeout is a
+// failure.
+type Webhook struct {
+	url    string
+	secret []byte
+	client *http.Client
+	now    func() time.Time
+}
+
+// NewWebhook returns the webhook sender of url, signing with secret; timeout bounds each request
+// (0: DefaultWebhookTimeout).
+func NewWebhook(target, secret string, timeout time.Duration) *Webhook {
+	if timeout <= 0 {
+		timeout = DefaultWebhookTimeout
+	}
+	return &Webhook{url: target, secret: []byte(secret), now: time.Now, client: &http.Client{
+		Timeout:       timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// Sign is the X-Coupond-Signature value of body sent at timestamp (unix seconds) under secret.
+func Sign(secret []byte, timestamp string, body []byte) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(timestamp))
+	mac.Write([]byte("."))
+	mac.Write(body)
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// Send POSTs d.
+func (w *Webhook) Send(ctx context.Context, d Delivery) error {
+	d.RemindAt = d.RemindAt.UTC()
+	body, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("webhook: encode: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("webhook: %w", err)
+	}
+	ts := strconv.FormatInt(w.now().Unix(), 10)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(HeaderDelivery, d.DeliveryID)
+	req.Header.Set(HeaderTimestamp, ts)
+	req.Header.Set(HeaderSignature, Sign(w.secret, ts, body))
+	resp, err := w.client.Do(req)
+	if err != nil {
+		var ue interface{ Timeout() bool }
+		if errors.As(err, &ue) && ue.Timeout() {
+			return errors.New("webhook: no answer within the timeout")
+		}
+		return fmt.Errorf("webhook: %s", transportError(err))
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("webhook: HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// transportError is err without the URL (which may carry credentials) that net/http puts in it.
+func transportError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}

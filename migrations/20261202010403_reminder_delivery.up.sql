@@ -1,0 +1,2 @@
+-- modify "coupon_reminder" table
+ALTER TABLE `coupon_reminder` MODIFY COLUMN `status` enum('PENDING','SENT','FAILED','CANCELED','SKIPPED') NOT NULL DEFAULT 'PENDING', ADD COLUMN `version` bigint NOT NULL DEFAULT 1, ADD COLUMN `attempts` bigint NOT NULL DEFAULT 0, ADD COLUMN `due_at` datetime(3) NOT NULL, ADD COLUMN `failure_reason` varchar(255) NULL, ADD COLUMN `sent_at` datetime(3) NULL, ADD INDEX `couponreminder_status_due_at` (`status`, `due_at`), ADD INDEX `couponreminder_template_id_status_remind_at` (`template_id`, `status`, `remind_at`);
