@@ -14,6 +14,7 @@ import (
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
+	"coupond/coupon/stats"
 	"coupond/ent"
 	"coupond/idgen"
 	"coupond/jobs"
@@ -41,6 +42,7 @@ type app struct {
 // namespace (COUPON_REDIS_NAMESPACE) is set first, for the whole process.
 func newApp(ctx context.Context, cfg config) (*app, error) {
 	keys.SetNamespace(cfg.RedisNamespace)
+	keys.SetStatsZone(cfg.StatsZone)
 	if err := idgen.SetNode(cfg.NodeID); err != nil {
 		return nil, fmt.Errorf("COUPON_NODE_ID: %w", err)
 	}
@@ -71,6 +73,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		Distribution: distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes},
 		Files:        a.files,
 		Checkout:     checkout.Config{LockTTL: cfg.LockTTL},
+		Stats:        stats.Config{MaxDays: cfg.StatsMaxDays},
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()

@@ -15,6 +15,7 @@ import (
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
+	"coupond/coupon/stats"
 
 	"github.com/hibiken/asynq"
 )
@@ -40,12 +41,18 @@ type CheckoutHandlers struct {
 	Checkout *checkout.Service
 }
 
+// StatsHandlers run the stats' roll-up and rebuild.
+type StatsHandlers struct {
+	Stats *stats.Service
+}
+
 // Handlers are every capability's task handlers.
 type Handlers struct {
 	Claim        ClaimHandlers
 	Expiry       ExpiryHandlers
 	Distribution DistributionHandlers
 	Checkout     CheckoutHandlers
+	Stats        StatsHandlers
 }
 
 // NewMux returns the worker's mux with every task type's handler.
@@ -61,6 +68,8 @@ func NewMux(h Handlers) *asynq.ServeMux {
 	mux.HandleFunc(TypeRetainDistributionFiles, h.Distribution.handleRetainDistributionFiles)
 	mux.HandleFunc(TypeReleaseLock, h.Checkout.handleReleaseLock)
 	mux.HandleFunc(TypeCheckoutSweep, h.Checkout.handleCheckoutSweep)
+	mux.HandleFunc(TypeRollUpStats, h.Stats.handleRollUpStats)
+	mux.HandleFunc(TypeRebuildStats, h.Stats.handleRebuildStats)
 	return mux
 }
 

@@ -17,6 +17,7 @@ type Periods struct {
 	// hourly.
 	Retain   time.Duration
 	Checkout time.Duration // checkout sweep (journal replays, expired locks); 0: one minute
+	Stats    time.Duration // stats roll-up; 0: one minute
 }
 
 // RegisterPeriodic registers every periodic task with the scheduler (a zero period: not that one). Every instance may run a
@@ -34,6 +35,7 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 		{p.Reap, NewReapDistributionsTask(), QueueDefault},
 		{retainEvery(p.Retain), NewRetainDistributionFilesTask(p.Retain), QueueLow},
 		{cmp.Or(p.Checkout, time.Minute), NewCheckoutSweepTask(), QueueDefault},
+		{cmp.Or(p.Stats, time.Minute), NewRollUpStatsTask(), QueueLow},
 	} {
 		if e.every <= 0 {
 			continue // not scheduled in this process

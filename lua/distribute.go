@@ -156,13 +156,13 @@ func ReadJournal(ctx context.Context, rdb redis.Cmdable, key string) (*Journal, 
 type SettleKeys struct {
 	Template string   // the template cache hash
 	Journal  string   // the task's batch journal
-	Stats    string   // today's stats hash of the template (coupon/keys DailyStats)
+	Stats    string   // the stats hash of the batch's created_at day (coupon/keys DailyStats)
 	Refused  []string // claim hashes of the users the journal accepted and MySQL refused
 }
 
 // DistributeSettle runs distribute_settle.lua: when the journal still holds the batch of start,
 // it deletes it, gives giveBack units back to the cached stock (complete hash only), lowers each
-// refused user's counter by one and adds issued to the day's "issued" counter, atomically, and
+// refused user's counter by one and adds issued to the day's "issued_distribution" counter, atomically, and
 // reports settled=true. A repeat (the journal gone or holding another batch) changes nothing.
 func DistributeSettle(ctx context.Context, rdb redis.Scripter, k SettleKeys, start, giveBack, issued int) (settled bool, err error) {
 	keys := append([]string{k.Template, k.Journal, k.Stats}, k.Refused...)

@@ -8,6 +8,7 @@ import (
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
 	"coupond/coupon/issue"
+	"coupond/coupon/stats"
 	"coupond/coupon/template"
 	"coupond/coupon/wallet"
 	"coupond/ent"
@@ -26,6 +27,7 @@ type Config struct {
 	Distribution distribution.Config
 	Files        *distribution.Files
 	Checkout     checkout.Config
+	Stats        stats.Config
 }
 
 // Services are the domain services of one process.
@@ -38,6 +40,7 @@ type Services struct {
 	Redeemer  *claim.Redeemer
 	Wallet    *wallet.Wallet
 	Checkout  *checkout.Service
+	Stats     *stats.Service
 	Queue     *jobs.Queue
 
 	Distribution *distribution.Service
@@ -55,6 +58,7 @@ func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Confi
 	s.Wallet = wallet.New(db)
 	s.Distribution = distribution.New(db, rdb, s.Cache, s.Issuer, cfg.Files, queue, cfg.Distribution)
 	s.Checkout = checkout.New(db, rdb, s.Cache, queue, cfg.Checkout)
+	s.Stats = stats.New(db, rdb, s.Templates, cfg.Stats)
 	return s
 }
 
@@ -65,5 +69,6 @@ func (s *Services) Mux() *asynq.ServeMux {
 		Expiry:       jobs.ExpiryHandlers{Expirer: s.Expirer},
 		Distribution: jobs.DistributionHandlers{Service: s.Distribution},
 		Checkout:     jobs.CheckoutHandlers{Checkout: s.Checkout},
+		Stats:        jobs.StatsHandlers{Stats: s.Stats},
 	})
 }

@@ -3,6 +3,7 @@ package keys
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every per-template key carries the template's hash tag once, after the namespace, so a script's
@@ -24,6 +25,7 @@ func TestPerTemplateKeysCarryTheTag(t *testing.T) {
 		"ExpiryBucket": func(t int64) string { return ExpiryBucket(t, 1_700_000_000) },
 		"DailyStats":   func(t int64) string { return DailyStats(t, "2026-12-01") },
 		"Counted":      func(t int64) string { return Counted(t, "99:paid") },
+		"StatsLive":    StatsLive,
 	}
 	seen := map[string]string{}
 	for name, f := range build {
@@ -39,7 +41,8 @@ func TestPerTemplateKeysCarryTheTag(t *testing.T) {
 		}
 		seen[k] = name
 	}
-	for name, k := range map[string]string{"CardBag": CardBag(7), "Bloom": Bloom(), "OutboxIndex": OutboxIndex(), "CheckoutPending": CheckoutPending()} {
+	for name, k := range map[string]string{"CardBag": CardBag(7), "Bloom": Bloom(), "OutboxIndex": OutboxIndex(), "CheckoutPending": CheckoutPending(),
+		"StatsTouched": StatsTouched("2026-12-01"), "StatsSentinel": StatsSentinel()} {
 		if !strings.HasPrefix(k, "ns:") || strings.Contains(k, "{") {
 			t.Errorf("%s = %q: want the namespace and no hash tag", name, k)
 		}
@@ -73,5 +76,18 @@ func TestPendingMemberRoundTrip(t *testing.T) {
 		if _, _, _, ok := ParsePendingMember(bad); ok {
 			t.Errorf("pending member %q parsed", bad)
 		}
+	}
+}
+
+// A stats day follows the configured zone: 16:30 UTC is already the next day in Shanghai.
+func TestStatsDayFollowsTheZone(t *testing.T) {
+	defer SetStatsZone(time.UTC)
+	at := time.Date(2026, 12, 1, 16, 30, 0, 0, time.UTC)
+	if d := StatsDay(at); d != "2026-12-01" {
+		t.Errorf("UTC: %s", d)
+	}
+	SetStatsZone(time.FixedZone("UTC+8", 8*3600))
+	if d := StatsDay(at); d != "2026-12-02" {
+		t.Errorf("UTC+8: %s", d)
 	}
 }

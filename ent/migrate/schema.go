@@ -89,6 +89,16 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{CouponSettlementColumns[2]},
 			},
+			{
+				Name:    "couponsettlement_template_id_paid_at",
+				Unique:  false,
+				Columns: []*schema.Column{CouponSettlementColumns[6], CouponSettlementColumns[14]},
+			},
+			{
+				Name:    "couponsettlement_template_id_refunded_at",
+				Unique:  false,
+				Columns: []*schema.Column{CouponSettlementColumns[6], CouponSettlementColumns[15]},
+			},
 		},
 	}
 	// CouponTaskColumns holds the columns for the "coupon_task" table.
@@ -257,6 +267,10 @@ var (
 		{Name: "used", Type: field.TypeInt, Default: 0},
 		{Name: "expired", Type: field.TypeInt, Default: 0},
 		{Name: "discount_total", Type: field.TypeOther, SchemaType: map[string]string{"mysql": "decimal(12,2)"}},
+		{Name: "issued_distribution", Type: field.TypeInt, Default: 0},
+		{Name: "refunded", Type: field.TypeInt, Default: 0},
+		{Name: "refunded_discount", Type: field.TypeOther, SchemaType: map[string]string{"mysql": "decimal(12,2)"}},
+		{Name: "sealed", Type: field.TypeBool, Default: false},
 	}
 	// TemplateDailyStatsTable holds the schema information for the "template_daily_stats" table.
 	TemplateDailyStatsTable = &schema.Table{
@@ -268,6 +282,11 @@ var (
 				Name:    "templatedailystats_template_id_day",
 				Unique:  true,
 				Columns: []*schema.Column{TemplateDailyStatsColumns[3], TemplateDailyStatsColumns[5]},
+			},
+			{
+				Name:    "templatedailystats_sealed_day",
+				Unique:  false,
+				Columns: []*schema.Column{TemplateDailyStatsColumns[13], TemplateDailyStatsColumns[5]},
 			},
 		},
 	}
@@ -321,6 +340,16 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[9], UserCouponColumns[11]},
 			},
+			{
+				Name:    "usercoupon_template_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[1]},
+			},
+			{
+				Name:    "usercoupon_template_id_status_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[9], UserCouponColumns[2]},
+			},
 		},
 	}
 	// UserCouponArchiveColumns holds the columns for the "user_coupon_archive" table.
@@ -353,6 +382,16 @@ var (
 				Name:    "usercouponarchive_user_id_template_id",
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponArchiveColumns[3], UserCouponArchiveColumns[4]},
+			},
+			{
+				Name:    "usercouponarchive_template_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponArchiveColumns[4], UserCouponArchiveColumns[1]},
+			},
+			{
+				Name:    "usercouponarchive_template_id_status_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponArchiveColumns[4], UserCouponArchiveColumns[9], UserCouponArchiveColumns[2]},
 			},
 		},
 	}

@@ -53,6 +53,9 @@ func (UserCoupon) Indexes() []ent.Index {
 		index.Fields("redemption_id").Unique(),
 		index.Fields("code").Unique(),
 		index.Fields("user_id", "status", "valid_end_time"),
+		// coupon/stats' rebuild of a template's days (a job, not a query of the API)
+		index.Fields("template_id", "created_at"),
+		index.Fields("template_id", "status", "updated_at"),
 	}
 }
 
@@ -76,5 +79,7 @@ func (UserCouponArchive) Fields() []ent.Field {
 func (UserCouponArchive) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("user_id", "template_id"),
+		index.Fields("template_id", "created_at"),
+		index.Fields("template_id", "status", "updated_at"),
 	}
 }
