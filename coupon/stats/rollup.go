@@ -24,7 +24,8 @@ type RollUpResult struct {
 	Sealed    int  // (template, closed day) rows recomputed from MySQL and sealed
 }
 
-// RollUp is the periodic job. After a Redis data loss (recover) it copies the realtime counters
+// RollUp is the periodic job. After a Redis data loss (the sentinel missing while rows exist:
+// recover) it copies the realtime counters
 // of every template touched on an open day into its row (absolute values: rerun-safe), then seals
 // each closed day of the last sealBack days that a template was touched on since its last seal,
 // or whose row is not sealed yet (Rebuild's rule for a closed day), and sets the sentinel.
@@ -35,10 +36,17 @@ func (s *Service) RollUp(ctx context.Context) (RollUpResult, error) {
 		return res, fmt.Errorf("stats: sentinel: %w", err)
 	}
 	if n == 0 {
-		if err := s.recover(ctx); err != nil {
-			return res, err
+		// Without any row no roll-up ever ran (a fresh deployment): nothing was lost.
+		rolled, err := s.db.TemplateDailyStats.Query().Exist(ctx)
+		if err != nil {
+			return res, fmt.Errorf("stats: any row: %w", err)
 		}
-		res.Recovered = true
+		if rolled {
+			if err := s.recover(ctx); err != nil {
+				return res, err
+			}
+			res.Recovered = true
+		}
 	}
 	today := dayOf(s.now())
 	for d, i := today, 0; i <= sealBack; d, i = dayOf(d.start.Add(-time.Nanosecond)), i+1 {

@@ -78,7 +78,11 @@ func TestTemplateStatsMatchSQL(t *testing.T) {
 	checkAgainstSQL(t, st, tpl.ID, "after a flush and the roll-up")
 
 	// A flush before any roll-up of the day: the rebuild on demand restores it.
-	if _, err := st.SQL.Exec(`DELETE FROM template_daily_stats`); err != nil {
+	if _, err := st.SQL.Exec(`DELETE FROM template_daily_stats WHERE template_id = ?`, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SQL.Exec(`INSERT INTO template_daily_stats (id, template_id, shop_number, day, refunded_discount, discount_total, created_at, updated_at)
+		VALUES (1, 1, 1, '2026-01-01', 0, 0, NOW(), NOW())`); err != nil { // another template's old day: roll-ups ran before
 		t.Fatal(err)
 	}
 	flush(t, st)
