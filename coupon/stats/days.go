@@ -21,15 +21,6 @@ func dayOf(t time.Time) day {
 	return day{key: start.Format(time.DateOnly), start: start, end: start.AddDate(0, 0, 1)}
 }
 
-// parseDay is the stats day named by key.
-func parseDay(key string) (day, error) {
-	t, err := time.ParseInLocation(time.DateOnly, key, keys.StatsZone())
-	if err != nil {
-		return day{}, err
-	}
-	return dayOf(t), nil
-}
-
 // next is the day after d.
 func (d day) next() day { return dayOf(d.end) }
 
