@@ -16,6 +16,7 @@ import (
 	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
 	"coupond/coupon/reminder"
+	"coupond/coupon/stats"
 	"coupond/ent"
 	"coupond/idgen"
 	"coupond/jobs"
@@ -43,6 +44,7 @@ type app struct {
 // namespace (COUPON_REDIS_NAMESPACE) is set first, for the whole process.
 func newApp(ctx context.Context, cfg config) (*app, error) {
 	keys.SetNamespace(cfg.RedisNamespace)
+	keys.SetStatsZone(cfg.StatsZone)
 	if err := idgen.SetNode(cfg.NodeID); err != nil {
 		return nil, fmt.Errorf("COUPON_NODE_ID: %w", err)
 	}
@@ -76,6 +78,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		Archive:        archive.Config{After: cfg.ArchiveAfter, BatchSize: cfg.ArchiveBatch},
 		Reminder:       reminder.Config{Retries: cfg.ReminderRetries},
 		ReminderSender: reminderSender(cfg),
+		Stats:          stats.Config{MaxDays: cfg.StatsMaxDays},
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // COUPON_STATS_TIMEZONE works on hosts without a zone database
 
 	"coupond/coupon/claim"
 	"coupond/graph"
@@ -59,6 +60,10 @@ type config struct {
 	ReminderWebhookTimeout time.Duration
 	ReminderRetries        int
 	ReminderSweepEvery     time.Duration
+	// stats
+	StatsZone        *time.Location
+	StatsMaxDays     int
+	StatsRollUpEvery time.Duration
 }
 
 const devSecret = "coupond-dev-secret-change-me"
@@ -117,6 +122,9 @@ var settings = []setting{
 	{"COUPON_REMINDER_WEBHOOK_TIMEOUT", "5s", "longest wait for the webhook receiver's answer (then the delivery is retried)", dur(func(c *config) *time.Duration { return &c.ReminderWebhookTimeout })},
 	{"COUPON_REMINDER_RETRIES", "5", "retries of a failed reminder delivery (backoff 10s doubling, at most 10m) before it is FAILED", num(func(c *config) *int { return &c.ReminderRetries })},
 	{"COUPON_REMINDER_SWEEP_EVERY", "1m", "period of the reminder sweep, which sends overdue reminders no bucket task sent", dur(func(c *config) *time.Duration { return &c.ReminderSweepEvery })},
+	{"COUPON_STATS_TIMEZONE", "UTC", "IANA time zone of the stats' days (daily series and the day of every realtime counter), e.g. Asia/Shanghai", timeZone},
+	{"COUPON_STATS_MAX_DAYS", "366", "most days one templateStats/shopStats query may ask for", positive(func(c *config) *int { return &c.StatsMaxDays })},
+	{"COUPON_STATS_ROLLUP_EVERY", "1m", "period of the stats roll-up (Redis counters into template_daily_stats, seal of closed days, recovery after a Redis loss)", dur(func(c *config) *time.Duration { return &c.StatsRollUpEvery })},
 	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: a loopback address is required)", str(func(c *config) *string { return &c.PprofAddr })},
 }
 
@@ -223,6 +231,27 @@ func rate(field func(*config) *float64) func(*config, string) error {
 		*field(c) = r
 		return nil
 	}
+}
+
+func positive(field func(*config) *int) func(*config, string) error {
+	return func(c *config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("not a number ≥ 1")
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+// timeZone reads COUPON_STATS_TIMEZONE (an IANA name; the zone database is embedded).
+func timeZone(c *config, v string) error {
+	loc, err := time.LoadLocation(v)
+	if err != nil {
+		return fmt.Errorf("not an IANA time zone like UTC or Asia/Shanghai")
+	}
+	c.StatsZone = loc
+	return nil
 }
 
 func dur(field func(*config) *time.Duration) func(*config, string) error {

@@ -58,6 +58,8 @@ func run(args []string) error {
 		return migrations.Apply(cfg.MySQLDSN)
 	case "token":
 		return printToken(cfg, args[1:])
+	case "stats-rebuild":
+		return queueStatsRebuild(cfg, args[1:])
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[1] == "--markdown" {
 			fmt.Print(configMarkdown()) // the README's configuration table
@@ -71,7 +73,7 @@ func run(args []string) error {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: coupond serve [--mode all|api|worker] [--demo] | migrate | token --role R --sub N [--shop N]")
+	fmt.Fprintln(os.Stderr, "usage: coupond serve [--mode all|api|worker] [--demo] | migrate | token --role R --sub N [--shop N] | stats-rebuild <templateId>")
 	fmt.Fprintln(os.Stderr, "\nenvironment:")
 	for _, v := range settings {
 		fmt.Fprintf(os.Stderr, "  %-26s %-36s %s\n", v.env, v.def, v.meaning)

@@ -31,7 +31,8 @@ func (a *app) startWorker() (*worker, error) {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
 	if err := jobs.RegisterPeriodic(w.sched, jobs.Periods{Drain: a.cfg.DrainEvery, Sweep: a.cfg.SweepEvery, Reap: a.cfg.ReapEvery, Retain: a.cfg.UploadRetention,
-		Checkout: a.cfg.CheckoutSweep, Archive: a.cfg.ArchiveEvery, Reminder: a.cfg.ReminderSweepEvery}); err != nil {
+		Checkout: a.cfg.CheckoutSweep, Archive: a.cfg.ArchiveEvery, Reminder: a.cfg.ReminderSweepEvery,
+		Stats: a.cfg.StatsRollUpEvery}); err != nil {
 		w.srv.Shutdown()
 		return nil, err
 	}

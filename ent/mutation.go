@@ -8070,27 +8070,33 @@ func (m *RedemptionFailureMutation) ResetEdge(name string) error {
 // TemplateDailyStatsMutation represents an operation that mutates the TemplateDailyStats nodes in the graph.
 type TemplateDailyStatsMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *int64
-	created_at     *time.Time
-	updated_at     *time.Time
-	template_id    *int64
-	addtemplate_id *int64
-	shop_number    *int64
-	addshop_number *int64
-	day            *time.Time
-	issued         *int
-	addissued      *int
-	used           *int
-	addused        *int
-	expired        *int
-	addexpired     *int
-	discount_total *decimal.Decimal
-	clearedFields  map[string]struct{}
-	done           bool
-	oldValue       func(context.Context) (*TemplateDailyStats, error)
-	predicates     []predicate.TemplateDailyStats
+	op                     Op
+	typ                    string
+	id                     *int64
+	created_at             *time.Time
+	updated_at             *time.Time
+	template_id            *int64
+	addtemplate_id         *int64
+	shop_number            *int64
+	addshop_number         *int64
+	day                    *time.Time
+	issued                 *int
+	addissued              *int
+	used                   *int
+	addused                *int
+	expired                *int
+	addexpired             *int
+	discount_total         *decimal.Decimal
+	issued_distribution    *int
+	addissued_distribution *int
+	refunded               *int
+	addrefunded            *int
+	refunded_discount      *decimal.Decimal
+	sealed                 *bool
+	clearedFields          map[string]struct{}
+	done                   bool
+	oldValue               func(context.Context) (*TemplateDailyStats, error)
+	predicates             []predicate.TemplateDailyStats
 }
 
 var _ ent.Mutation = (*TemplateDailyStatsMutation)(nil)
@@ -8621,6 +8627,190 @@ func (m *TemplateDailyStatsMutation) ResetDiscountTotal() {
 	m.discount_total = nil
 }
 
+// SetIssuedDistribution sets the "issued_distribution" field.
+func (m *TemplateDailyStatsMutation) SetIssuedDistribution(i int) {
+	m.issued_distribution = &i
+	m.addissued_distribution = nil
+}
+
+// IssuedDistribution returns the value of the "issued_distribution" field in the mutation.
+func (m *TemplateDailyStatsMutation) IssuedDistribution() (r int, exists bool) {
+	v := m.issued_distribution
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIssuedDistribution returns the old "issued_distribution" field's value of the TemplateDailyStats entity.
+// If the TemplateDailyStats object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TemplateDailyStatsMutation) OldIssuedDistribution(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIssuedDistribution is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIssuedDistribution requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIssuedDistribution: %w", err)
+	}
+	return oldValue.IssuedDistribution, nil
+}
+
+// AddIssuedDistribution adds i to the "issued_distribution" field.
+func (m *TemplateDailyStatsMutation) AddIssuedDistribution(i int) {
+	if m.addissued_distribution != nil {
+		*m.addissued_distribution += i
+	} else {
+		m.addissued_distribution = &i
+	}
+}
+
+// AddedIssuedDistribution returns the value that was added to the "issued_distribution" field in this mutation.
+func (m *TemplateDailyStatsMutation) AddedIssuedDistribution() (r int, exists bool) {
+	v := m.addissued_distribution
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetIssuedDistribution resets all changes to the "issued_distribution" field.
+func (m *TemplateDailyStatsMutation) ResetIssuedDistribution() {
+	m.issued_distribution = nil
+	m.addissued_distribution = nil
+}
+
+// SetRefunded sets the "refunded" field.
+func (m *TemplateDailyStatsMutation) SetRefunded(i int) {
+	m.refunded = &i
+	m.addrefunded = nil
+}
+
+// Refunded returns the value of the "refunded" field in the mutation.
+func (m *TemplateDailyStatsMutation) Refunded() (r int, exists bool) {
+	v := m.refunded
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRefunded returns the old "refunded" field's value of the TemplateDailyStats entity.
+// If the TemplateDailyStats object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TemplateDailyStatsMutation) OldRefunded(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRefunded is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRefunded requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRefunded: %w", err)
+	}
+	return oldValue.Refunded, nil
+}
+
+// AddRefunded adds i to the "refunded" field.
+func (m *TemplateDailyStatsMutation) AddRefunded(i int) {
+	if m.addrefunded != nil {
+		*m.addrefunded += i
+	} else {
+		m.addrefunded = &i
+	}
+}
+
+// AddedRefunded returns the value that was added to the "refunded" field in this mutation.
+func (m *TemplateDailyStatsMutation) AddedRefunded() (r int, exists bool) {
+	v := m.addrefunded
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRefunded resets all changes to the "refunded" field.
+func (m *TemplateDailyStatsMutation) ResetRefunded() {
+	m.refunded = nil
+	m.addrefunded = nil
+}
+
+// SetRefundedDiscount sets the "refunded_discount" field.
+func (m *TemplateDailyStatsMutation) SetRefundedDiscount(d decimal.Decimal) {
+	m.refunded_discount = &d
+}
+
+// RefundedDiscount returns the value of the "refunded_discount" field in the mutation.
+func (m *TemplateDailyStatsMutation) RefundedDiscount() (r decimal.Decimal, exists bool) {
+	v := m.refunded_discount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRefundedDiscount returns the old "refunded_discount" field's value of the TemplateDailyStats entity.
+// If the TemplateDailyStats object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TemplateDailyStatsMutation) OldRefundedDiscount(ctx context.Context) (v decimal.Decimal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRefundedDiscount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRefundedDiscount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRefundedDiscount: %w", err)
+	}
+	return oldValue.RefundedDiscount, nil
+}
+
+// ResetRefundedDiscount resets all changes to the "refunded_discount" field.
+func (m *TemplateDailyStatsMutation) ResetRefundedDiscount() {
+	m.refunded_discount = nil
+}
+
+// SetSealed sets the "sealed" field.
+func (m *TemplateDailyStatsMutation) SetSealed(b bool) {
+	m.sealed = &b
+}
+
+// Sealed returns the value of the "sealed" field in the mutation.
+func (m *TemplateDailyStatsMutation) Sealed() (r bool, exists bool) {
+	v := m.sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSealed returns the old "sealed" field's value of the TemplateDailyStats entity.
+// If the TemplateDailyStats object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TemplateDailyStatsMutation) OldSealed(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSealed: %w", err)
+	}
+	return oldValue.Sealed, nil
+}
+
+// ResetSealed resets all changes to the "sealed" field.
+func (m *TemplateDailyStatsMutation) ResetSealed() {
+	m.sealed = nil
+}
+
 // Where appends a list predicates to the TemplateDailyStatsMutation builder.
 func (m *TemplateDailyStatsMutation) Where(ps ...predicate.TemplateDailyStats) {
 	m.predicates = append(m.predicates, ps...)
@@ -8655,7 +8845,7 @@ func (m *TemplateDailyStatsMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TemplateDailyStatsMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 13)
 	if m.created_at != nil {
 		fields = append(fields, templatedailystats.FieldCreatedAt)
 	}
@@ -8683,6 +8873,18 @@ func (m *TemplateDailyStatsMutation) Fields() []string {
 	if m.discount_total != nil {
 		fields = append(fields, templatedailystats.FieldDiscountTotal)
 	}
+	if m.issued_distribution != nil {
+		fields = append(fields, templatedailystats.FieldIssuedDistribution)
+	}
+	if m.refunded != nil {
+		fields = append(fields, templatedailystats.FieldRefunded)
+	}
+	if m.refunded_discount != nil {
+		fields = append(fields, templatedailystats.FieldRefundedDiscount)
+	}
+	if m.sealed != nil {
+		fields = append(fields, templatedailystats.FieldSealed)
+	}
 	return fields
 }
 
@@ -8709,6 +8911,14 @@ func (m *TemplateDailyStatsMutation) Field(name string) (ent.Value, bool) {
 		return m.Expired()
 	case templatedailystats.FieldDiscountTotal:
 		return m.DiscountTotal()
+	case templatedailystats.FieldIssuedDistribution:
+		return m.IssuedDistribution()
+	case templatedailystats.FieldRefunded:
+		return m.Refunded()
+	case templatedailystats.FieldRefundedDiscount:
+		return m.RefundedDiscount()
+	case templatedailystats.FieldSealed:
+		return m.Sealed()
 	}
 	return nil, false
 }
@@ -8736,6 +8946,14 @@ func (m *TemplateDailyStatsMutation) OldField(ctx context.Context, name string) 
 		return m.OldExpired(ctx)
 	case templatedailystats.FieldDiscountTotal:
 		return m.OldDiscountTotal(ctx)
+	case templatedailystats.FieldIssuedDistribution:
+		return m.OldIssuedDistribution(ctx)
+	case templatedailystats.FieldRefunded:
+		return m.OldRefunded(ctx)
+	case templatedailystats.FieldRefundedDiscount:
+		return m.OldRefundedDiscount(ctx)
+	case templatedailystats.FieldSealed:
+		return m.OldSealed(ctx)
 	}
 	return nil, fmt.Errorf("unknown TemplateDailyStats field %s", name)
 }
@@ -8808,6 +9026,34 @@ func (m *TemplateDailyStatsMutation) SetField(name string, value ent.Value) erro
 		}
 		m.SetDiscountTotal(v)
 		return nil
+	case templatedailystats.FieldIssuedDistribution:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIssuedDistribution(v)
+		return nil
+	case templatedailystats.FieldRefunded:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRefunded(v)
+		return nil
+	case templatedailystats.FieldRefundedDiscount:
+		v, ok := value.(decimal.Decimal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRefundedDiscount(v)
+		return nil
+	case templatedailystats.FieldSealed:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSealed(v)
+		return nil
 	}
 	return fmt.Errorf("unknown TemplateDailyStats field %s", name)
 }
@@ -8831,6 +9077,12 @@ func (m *TemplateDailyStatsMutation) AddedFields() []string {
 	if m.addexpired != nil {
 		fields = append(fields, templatedailystats.FieldExpired)
 	}
+	if m.addissued_distribution != nil {
+		fields = append(fields, templatedailystats.FieldIssuedDistribution)
+	}
+	if m.addrefunded != nil {
+		fields = append(fields, templatedailystats.FieldRefunded)
+	}
 	return fields
 }
 
@@ -8849,6 +9101,10 @@ func (m *TemplateDailyStatsMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedUsed()
 	case templatedailystats.FieldExpired:
 		return m.AddedExpired()
+	case templatedailystats.FieldIssuedDistribution:
+		return m.AddedIssuedDistribution()
+	case templatedailystats.FieldRefunded:
+		return m.AddedRefunded()
 	}
 	return nil, false
 }
@@ -8892,6 +9148,20 @@ func (m *TemplateDailyStatsMutation) AddField(name string, value ent.Value) erro
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddExpired(v)
+		return nil
+	case templatedailystats.FieldIssuedDistribution:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddIssuedDistribution(v)
+		return nil
+	case templatedailystats.FieldRefunded:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRefunded(v)
 		return nil
 	}
 	return fmt.Errorf("unknown TemplateDailyStats numeric field %s", name)
@@ -8946,6 +9216,18 @@ func (m *TemplateDailyStatsMutation) ResetField(name string) error {
 		return nil
 	case templatedailystats.FieldDiscountTotal:
 		m.ResetDiscountTotal()
+		return nil
+	case templatedailystats.FieldIssuedDistribution:
+		m.ResetIssuedDistribution()
+		return nil
+	case templatedailystats.FieldRefunded:
+		m.ResetRefunded()
+		return nil
+	case templatedailystats.FieldRefundedDiscount:
+		m.ResetRefundedDiscount()
+		return nil
+	case templatedailystats.FieldSealed:
+		m.ResetSealed()
 		return nil
 	}
 	return fmt.Errorf("unknown TemplateDailyStats field %s", name)

@@ -286,6 +286,22 @@ func init() {
 	templatedailystatsDescDiscountTotal := templatedailystatsFields[7].Descriptor()
 	// templatedailystats.DefaultDiscountTotal holds the default value on creation for the discount_total field.
 	templatedailystats.DefaultDiscountTotal = templatedailystatsDescDiscountTotal.Default.(decimal.Decimal)
+	// templatedailystatsDescIssuedDistribution is the schema descriptor for issued_distribution field.
+	templatedailystatsDescIssuedDistribution := templatedailystatsFields[8].Descriptor()
+	// templatedailystats.DefaultIssuedDistribution holds the default value on creation for the issued_distribution field.
+	templatedailystats.DefaultIssuedDistribution = templatedailystatsDescIssuedDistribution.Default.(int)
+	// templatedailystatsDescRefunded is the schema descriptor for refunded field.
+	templatedailystatsDescRefunded := templatedailystatsFields[9].Descriptor()
+	// templatedailystats.DefaultRefunded holds the default value on creation for the refunded field.
+	templatedailystats.DefaultRefunded = templatedailystatsDescRefunded.Default.(int)
+	// templatedailystatsDescRefundedDiscount is the schema descriptor for refunded_discount field.
+	templatedailystatsDescRefundedDiscount := templatedailystatsFields[10].Descriptor()
+	// templatedailystats.DefaultRefundedDiscount holds the default value on creation for the refunded_discount field.
+	templatedailystats.DefaultRefundedDiscount = templatedailystatsDescRefundedDiscount.Default.(decimal.Decimal)
+	// templatedailystatsDescSealed is the schema descriptor for sealed field.
+	templatedailystatsDescSealed := templatedailystatsFields[11].Descriptor()
+	// templatedailystats.DefaultSealed holds the default value on creation for the sealed field.
+	templatedailystats.DefaultSealed = templatedailystatsDescSealed.Default.(bool)
 	usercouponMixin := schema.UserCoupon{}.Mixin()
 	usercouponMixinFields0 := usercouponMixin[0].Fields()
 	_ = usercouponMixinFields0

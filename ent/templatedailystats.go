@@ -36,7 +36,15 @@ type TemplateDailyStats struct {
 	Expired int `json:"expired,omitempty"`
 	// DiscountTotal holds the value of the "discount_total" field.
 	DiscountTotal decimal.Decimal `json:"discount_total,omitempty"`
-	selectValues  sql.SelectValues
+	// IssuedDistribution holds the value of the "issued_distribution" field.
+	IssuedDistribution int `json:"issued_distribution,omitempty"`
+	// Refunded holds the value of the "refunded" field.
+	Refunded int `json:"refunded,omitempty"`
+	// RefundedDiscount holds the value of the "refunded_discount" field.
+	RefundedDiscount decimal.Decimal `json:"refunded_discount,omitempty"`
+	// Sealed holds the value of the "sealed" field.
+	Sealed       bool `json:"sealed,omitempty"`
+	selectValues sql.SelectValues
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -44,9 +52,11 @@ func (*TemplateDailyStats) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case templatedailystats.FieldDiscountTotal:
+		case templatedailystats.FieldDiscountTotal, templatedailystats.FieldRefundedDiscount:
 			values[i] = new(decimal.Decimal)
-		case templatedailystats.FieldID, templatedailystats.FieldTemplateID, templatedailystats.FieldShopNumber, templatedailystats.FieldIssued, templatedailystats.FieldUsed, templatedailystats.FieldExpired:
+		case templatedailystats.FieldSealed:
+			values[i] = new(sql.NullBool)
+		case templatedailystats.FieldID, templatedailystats.FieldTemplateID, templatedailystats.FieldShopNumber, templatedailystats.FieldIssued, templatedailystats.FieldUsed, templatedailystats.FieldExpired, templatedailystats.FieldIssuedDistribution, templatedailystats.FieldRefunded:
 			values[i] = new(sql.NullInt64)
 		case templatedailystats.FieldCreatedAt, templatedailystats.FieldUpdatedAt, templatedailystats.FieldDay:
 			values[i] = new(sql.NullTime)
@@ -125,6 +135,30 @@ func (_m *TemplateDailyStats) assignValues(columns []string, values []any) error
 			} else if value != nil {
 				_m.DiscountTotal = *value
 			}
+		case templatedailystats.FieldIssuedDistribution:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field issued_distribution", values[i])
+			} else if value.Valid {
+				_m.IssuedDistribution = int(value.Int64)
+			}
+		case templatedailystats.FieldRefunded:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field refunded", values[i])
+			} else if value.Valid {
+				_m.Refunded = int(value.Int64)
+			}
+		case templatedailystats.FieldRefundedDiscount:
+			if value, ok := values[i].(*decimal.Decimal); !ok {
+				return fmt.Errorf("unexpected type %T for field refunded_discount", values[i])
+			} else if value != nil {
+				_m.RefundedDiscount = *value
+			}
+		case templatedailystats.FieldSealed:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field sealed", values[i])
+			} else if value.Valid {
+				_m.Sealed = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -187,6 +221,18 @@ func (_m *TemplateDailyStats) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("discount_total=")
 	builder.WriteString(fmt.Sprintf("%v", _m.DiscountTotal))
+	builder.WriteString(", ")
+	builder.WriteString("issued_distribution=")
+	builder.WriteString(fmt.Sprintf("%v", _m.IssuedDistribution))
+	builder.WriteString(", ")
+	builder.WriteString("refunded=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Refunded))
+	builder.WriteString(", ")
+	builder.WriteString("refunded_discount=")
+	builder.WriteString(fmt.Sprintf("%v", _m.RefundedDiscount))
+	builder.WriteString(", ")
+	builder.WriteString("sealed=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Sealed))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -125,6 +125,62 @@ func (_c *TemplateDailyStatsCreate) SetNillableDiscountTotal(v *decimal.Decimal)
 	return _c
 }
 
+// SetIssuedDistribution sets the "issued_distribution" field.
+func (_c *TemplateDailyStatsCreate) SetIssuedDistribution(v int) *TemplateDailyStatsCreate {
+	_c.mutation.SetIssuedDistribution(v)
+	return _c
+}
+
+// SetNillableIssuedDistribution sets the "issued_distribution" field if the given value is not nil.
+func (_c *TemplateDailyStatsCreate) SetNillableIssuedDistribution(v *int) *TemplateDailyStatsCreate {
+	if v != nil {
+		_c.SetIssuedDistribution(*v)
+	}
+	return _c
+}
+
+// SetRefunded sets the "refunded" field.
+func (_c *TemplateDailyStatsCreate) SetRefunded(v int) *TemplateDailyStatsCreate {
+	_c.mutation.SetRefunded(v)
+	return _c
+}
+
+// SetNillableRefunded sets the "refunded" field if the given value is not nil.
+func (_c *TemplateDailyStatsCreate) SetNillableRefunded(v *int) *TemplateDailyStatsCreate {
+	if v != nil {
+		_c.SetRefunded(*v)
+	}
+	return _c
+}
+
+// SetRefundedDiscount sets the "refunded_discount" field.
+func (_c *TemplateDailyStatsCreate) SetRefundedDiscount(v decimal.Decimal) *TemplateDailyStatsCreate {
+	_c.mutation.SetRefundedDiscount(v)
+	return _c
+}
+
+// SetNillableRefundedDiscount sets the "refunded_discount" field if the given value is not nil.
+func (_c *TemplateDailyStatsCreate) SetNillableRefundedDiscount(v *decimal.Decimal) *TemplateDailyStatsCreate {
+	if v != nil {
+		_c.SetRefundedDiscount(*v)
+	}
+	return _c
+}
+
+// SetSealed sets the "sealed" field.
+func (_c *TemplateDailyStatsCreate) SetSealed(v bool) *TemplateDailyStatsCreate {
+	_c.mutation.SetSealed(v)
+	return _c
+}
+
+// SetNillableSealed sets the "sealed" field if the given value is not nil.
+func (_c *TemplateDailyStatsCreate) SetNillableSealed(v *bool) *TemplateDailyStatsCreate {
+	if v != nil {
+		_c.SetSealed(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *TemplateDailyStatsCreate) SetID(v int64) *TemplateDailyStatsCreate {
 	_c.mutation.SetID(v)
@@ -190,6 +246,22 @@ func (_c *TemplateDailyStatsCreate) defaults() {
 		v := templatedailystats.DefaultDiscountTotal
 		_c.mutation.SetDiscountTotal(v)
 	}
+	if _, ok := _c.mutation.IssuedDistribution(); !ok {
+		v := templatedailystats.DefaultIssuedDistribution
+		_c.mutation.SetIssuedDistribution(v)
+	}
+	if _, ok := _c.mutation.Refunded(); !ok {
+		v := templatedailystats.DefaultRefunded
+		_c.mutation.SetRefunded(v)
+	}
+	if _, ok := _c.mutation.RefundedDiscount(); !ok {
+		v := templatedailystats.DefaultRefundedDiscount
+		_c.mutation.SetRefundedDiscount(v)
+	}
+	if _, ok := _c.mutation.Sealed(); !ok {
+		v := templatedailystats.DefaultSealed
+		_c.mutation.SetSealed(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -220,6 +292,18 @@ func (_c *TemplateDailyStatsCreate) check() error {
 	}
 	if _, ok := _c.mutation.DiscountTotal(); !ok {
 		return &ValidationError{Name: "discount_total", err: errors.New(`ent: missing required field "TemplateDailyStats.discount_total"`)}
+	}
+	if _, ok := _c.mutation.IssuedDistribution(); !ok {
+		return &ValidationError{Name: "issued_distribution", err: errors.New(`ent: missing required field "TemplateDailyStats.issued_distribution"`)}
+	}
+	if _, ok := _c.mutation.Refunded(); !ok {
+		return &ValidationError{Name: "refunded", err: errors.New(`ent: missing required field "TemplateDailyStats.refunded"`)}
+	}
+	if _, ok := _c.mutation.RefundedDiscount(); !ok {
+		return &ValidationError{Name: "refunded_discount", err: errors.New(`ent: missing required field "TemplateDailyStats.refunded_discount"`)}
+	}
+	if _, ok := _c.mutation.Sealed(); !ok {
+		return &ValidationError{Name: "sealed", err: errors.New(`ent: missing required field "TemplateDailyStats.sealed"`)}
 	}
 	return nil
 }
@@ -289,6 +373,22 @@ func (_c *TemplateDailyStatsCreate) createSpec() (*TemplateDailyStats, *sqlgraph
 	if value, ok := _c.mutation.DiscountTotal(); ok {
 		_spec.SetField(templatedailystats.FieldDiscountTotal, field.TypeOther, value)
 		_node.DiscountTotal = value
+	}
+	if value, ok := _c.mutation.IssuedDistribution(); ok {
+		_spec.SetField(templatedailystats.FieldIssuedDistribution, field.TypeInt, value)
+		_node.IssuedDistribution = value
+	}
+	if value, ok := _c.mutation.Refunded(); ok {
+		_spec.SetField(templatedailystats.FieldRefunded, field.TypeInt, value)
+		_node.Refunded = value
+	}
+	if value, ok := _c.mutation.RefundedDiscount(); ok {
+		_spec.SetField(templatedailystats.FieldRefundedDiscount, field.TypeOther, value)
+		_node.RefundedDiscount = value
+	}
+	if value, ok := _c.mutation.Sealed(); ok {
+		_spec.SetField(templatedailystats.FieldSealed, field.TypeBool, value)
+		_node.Sealed = value
 	}
 	return _node, _spec
 }
@@ -417,6 +517,66 @@ func (u *TemplateDailyStatsUpsert) SetDiscountTotal(v decimal.Decimal) *Template
 // UpdateDiscountTotal sets the "discount_total" field to the value that was provided on create.
 func (u *TemplateDailyStatsUpsert) UpdateDiscountTotal() *TemplateDailyStatsUpsert {
 	u.SetExcluded(templatedailystats.FieldDiscountTotal)
+	return u
+}
+
+// SetIssuedDistribution sets the "issued_distribution" field.
+func (u *TemplateDailyStatsUpsert) SetIssuedDistribution(v int) *TemplateDailyStatsUpsert {
+	u.Set(templatedailystats.FieldIssuedDistribution, v)
+	return u
+}
+
+// UpdateIssuedDistribution sets the "issued_distribution" field to the value that was provided on create.
+func (u *TemplateDailyStatsUpsert) UpdateIssuedDistribution() *TemplateDailyStatsUpsert {
+	u.SetExcluded(templatedailystats.FieldIssuedDistribution)
+	return u
+}
+
+// AddIssuedDistribution adds v to the "issued_distribution" field.
+func (u *TemplateDailyStatsUpsert) AddIssuedDistribution(v int) *TemplateDailyStatsUpsert {
+	u.Add(templatedailystats.FieldIssuedDistribution, v)
+	return u
+}
+
+// SetRefunded sets the "refunded" field.
+func (u *TemplateDailyStatsUpsert) SetRefunded(v int) *TemplateDailyStatsUpsert {
+	u.Set(templatedailystats.FieldRefunded, v)
+	return u
+}
+
+// UpdateRefunded sets the "refunded" field to the value that was provided on create.
+func (u *TemplateDailyStatsUpsert) UpdateRefunded() *TemplateDailyStatsUpsert {
+	u.SetExcluded(templatedailystats.FieldRefunded)
+	return u
+}
+
+// AddRefunded adds v to the "refunded" field.
+func (u *TemplateDailyStatsUpsert) AddRefunded(v int) *TemplateDailyStatsUpsert {
+	u.Add(templatedailystats.FieldRefunded, v)
+	return u
+}
+
+// SetRefundedDiscount sets the "refunded_discount" field.
+func (u *TemplateDailyStatsUpsert) SetRefundedDiscount(v decimal.Decimal) *TemplateDailyStatsUpsert {
+	u.Set(templatedailystats.FieldRefundedDiscount, v)
+	return u
+}
+
+// UpdateRefundedDiscount sets the "refunded_discount" field to the value that was provided on create.
+func (u *TemplateDailyStatsUpsert) UpdateRefundedDiscount() *TemplateDailyStatsUpsert {
+	u.SetExcluded(templatedailystats.FieldRefundedDiscount)
+	return u
+}
+
+// SetSealed sets the "sealed" field.
+func (u *TemplateDailyStatsUpsert) SetSealed(v bool) *TemplateDailyStatsUpsert {
+	u.Set(templatedailystats.FieldSealed, v)
+	return u
+}
+
+// UpdateSealed sets the "sealed" field to the value that was provided on create.
+func (u *TemplateDailyStatsUpsert) UpdateSealed() *TemplateDailyStatsUpsert {
+	u.SetExcluded(templatedailystats.FieldSealed)
 	return u
 }
 
@@ -568,6 +728,76 @@ func (u *TemplateDailyStatsUpsertOne) SetDiscountTotal(v decimal.Decimal) *Templ
 func (u *TemplateDailyStatsUpsertOne) UpdateDiscountTotal() *TemplateDailyStatsUpsertOne {
 	return u.Update(func(s *TemplateDailyStatsUpsert) {
 		s.UpdateDiscountTotal()
+	})
+}
+
+// SetIssuedDistribution sets the "issued_distribution" field.
+func (u *TemplateDailyStatsUpsertOne) SetIssuedDistribution(v int) *TemplateDailyStatsUpsertOne {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.SetIssuedDistribution(v)
+	})
+}
+
+// AddIssuedDistribution adds v to the "issued_distribution" field.
+func (u *TemplateDailyStatsUpsertOne) AddIssuedDistribution(v int) *TemplateDailyStatsUpsertOne {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.AddIssuedDistribution(v)
+	})
+}
+
+// UpdateIssuedDistribution sets the "issued_distribution" field to the value that was provided on create.
+func (u *TemplateDailyStatsUpsertOne) UpdateIssuedDistribution() *TemplateDailyStatsUpsertOne {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.UpdateIssuedDistribution()
+	})
+}
+
+// SetRefunded sets the "refunded" field.
+func (u *TemplateDailyStatsUpsertOne) SetRefunded(v int) *TemplateDailyStatsUpsertOne {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.SetRefunded(v)
+	})
+}
+
+// AddRefunded adds v to the "refunded" field.
+func (u *TemplateDailyStatsUpsertOne) AddRefunded(v int) *TemplateDailyStatsUpsertOne {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.AddRefunded(v)
+	})
+}
+
+// UpdateRefunded sets the "refunded" field to the value that was provided on create.
+func (u *TemplateDailyStatsUpsertOne) UpdateRefunded() *TemplateDailyStatsUpsertOne {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.UpdateRefunded()
+	})
+}
+
+// SetRefundedDiscount sets the "refunded_discount" field.
+func (u *TemplateDailyStatsUpsertOne) SetRefundedDiscount(v decimal.Decimal) *TemplateDailyStatsUpsertOne {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.SetRefundedDiscount(v)
+	})
+}
+
+// UpdateRefundedDiscount sets the "refunded_discount" field to the value that was provided on create.
+func (u *TemplateDailyStatsUpsertOne) UpdateRefundedDiscount() *TemplateDailyStatsUpsertOne {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.UpdateRefundedDiscount()
+	})
+}
+
+// SetSealed sets the "sealed" field.
+func (u *TemplateDailyStatsUpsertOne) SetSealed(v bool) *TemplateDailyStatsUpsertOne {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.SetSealed(v)
+	})
+}
+
+// UpdateSealed sets the "sealed" field to the value that was provided on create.
+func (u *TemplateDailyStatsUpsertOne) UpdateSealed() *TemplateDailyStatsUpsertOne {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.UpdateSealed()
 	})
 }
 
@@ -885,6 +1115,76 @@ func (u *TemplateDailyStatsUpsertBulk) SetDiscountTotal(v decimal.Decimal) *Temp
 func (u *TemplateDailyStatsUpsertBulk) UpdateDiscountTotal() *TemplateDailyStatsUpsertBulk {
 	return u.Update(func(s *TemplateDailyStatsUpsert) {
 		s.UpdateDiscountTotal()
+	})
+}
+
+// SetIssuedDistribution sets the "issued_distribution" field.
+func (u *TemplateDailyStatsUpsertBulk) SetIssuedDistribution(v int) *TemplateDailyStatsUpsertBulk {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.SetIssuedDistribution(v)
+	})
+}
+
+// AddIssuedDistribution adds v to the "issued_distribution" field.
+func (u *TemplateDailyStatsUpsertBulk) AddIssuedDistribution(v int) *TemplateDailyStatsUpsertBulk {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.AddIssuedDistribution(v)
+	})
+}
+
+// UpdateIssuedDistribution sets the "issued_distribution" field to the value that was provided on create.
+func (u *TemplateDailyStatsUpsertBulk) UpdateIssuedDistribution() *TemplateDailyStatsUpsertBulk {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.UpdateIssuedDistribution()
+	})
+}
+
+// SetRefunded sets the "refunded" field.
+func (u *TemplateDailyStatsUpsertBulk) SetRefunded(v int) *TemplateDailyStatsUpsertBulk {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.SetRefunded(v)
+	})
+}
+
+// AddRefunded adds v to the "refunded" field.
+func (u *TemplateDailyStatsUpsertBulk) AddRefunded(v int) *TemplateDailyStatsUpsertBulk {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.AddRefunded(v)
+	})
+}
+
+// UpdateRefunded sets the "refunded" field to the value that was provided on create.
+func (u *TemplateDailyStatsUpsertBulk) UpdateRefunded() *TemplateDailyStatsUpsertBulk {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.UpdateRefunded()
+	})
+}
+
+// SetRefundedDiscount sets the "refunded_discount" field.
+func (u *TemplateDailyStatsUpsertBulk) SetRefundedDiscount(v decimal.Decimal) *TemplateDailyStatsUpsertBulk {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.SetRefundedDiscount(v)
+	})
+}
+
+// UpdateRefundedDiscount sets the "refunded_discount" field to the value that was provided on create.
+func (u *TemplateDailyStatsUpsertBulk) UpdateRefundedDiscount() *TemplateDailyStatsUpsertBulk {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.UpdateRefundedDiscount()
+	})
+}
+
+// SetSealed sets the "sealed" field.
+func (u *TemplateDailyStatsUpsertBulk) SetSealed(v bool) *TemplateDailyStatsUpsertBulk {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.SetSealed(v)
+	})
+}
+
+// UpdateSealed sets the "sealed" field to the value that was provided on create.
+func (u *TemplateDailyStatsUpsertBulk) UpdateSealed() *TemplateDailyStatsUpsertBulk {
+	return u.Update(func(s *TemplateDailyStatsUpsert) {
+		s.UpdateSealed()
 	})
 }
 

@@ -113,6 +113,76 @@ func (_u *TemplateDailyStatsUpdate) SetNillableDiscountTotal(v *decimal.Decimal)
 	return _u
 }
 
+// SetIssuedDistribution sets the "issued_distribution" field.
+func (_u *TemplateDailyStatsUpdate) SetIssuedDistribution(v int) *TemplateDailyStatsUpdate {
+	_u.mutation.ResetIssuedDistribution()
+	_u.mutation.SetIssuedDistribution(v)
+	return _u
+}
+
+// SetNillableIssuedDistribution sets the "issued_distribution" field if the given value is not nil.
+func (_u *TemplateDailyStatsUpdate) SetNillableIssuedDistribution(v *int) *TemplateDailyStatsUpdate {
+	if v != nil {
+		_u.SetIssuedDistribution(*v)
+	}
+	return _u
+}
+
+// AddIssuedDistribution adds value to the "issued_distribution" field.
+func (_u *TemplateDailyStatsUpdate) AddIssuedDistribution(v int) *TemplateDailyStatsUpdate {
+	_u.mutation.AddIssuedDistribution(v)
+	return _u
+}
+
+// SetRefunded sets the "refunded" field.
+func (_u *TemplateDailyStatsUpdate) SetRefunded(v int) *TemplateDailyStatsUpdate {
+	_u.mutation.ResetRefunded()
+	_u.mutation.SetRefunded(v)
+	return _u
+}
+
+// SetNillableRefunded sets the "refunded" field if the given value is not nil.
+func (_u *TemplateDailyStatsUpdate) SetNillableRefunded(v *int) *TemplateDailyStatsUpdate {
+	if v != nil {
+		_u.SetRefunded(*v)
+	}
+	return _u
+}
+
+// AddRefunded adds value to the "refunded" field.
+func (_u *TemplateDailyStatsUpdate) AddRefunded(v int) *TemplateDailyStatsUpdate {
+	_u.mutation.AddRefunded(v)
+	return _u
+}
+
+// SetRefundedDiscount sets the "refunded_discount" field.
+func (_u *TemplateDailyStatsUpdate) SetRefundedDiscount(v decimal.Decimal) *TemplateDailyStatsUpdate {
+	_u.mutation.SetRefundedDiscount(v)
+	return _u
+}
+
+// SetNillableRefundedDiscount sets the "refunded_discount" field if the given value is not nil.
+func (_u *TemplateDailyStatsUpdate) SetNillableRefundedDiscount(v *decimal.Decimal) *TemplateDailyStatsUpdate {
+	if v != nil {
+		_u.SetRefundedDiscount(*v)
+	}
+	return _u
+}
+
+// SetSealed sets the "sealed" field.
+func (_u *TemplateDailyStatsUpdate) SetSealed(v bool) *TemplateDailyStatsUpdate {
+	_u.mutation.SetSealed(v)
+	return _u
+}
+
+// SetNillableSealed sets the "sealed" field if the given value is not nil.
+func (_u *TemplateDailyStatsUpdate) SetNillableSealed(v *bool) *TemplateDailyStatsUpdate {
+	if v != nil {
+		_u.SetSealed(*v)
+	}
+	return _u
+}
+
 // Mutation returns the TemplateDailyStatsMutation object of the builder.
 func (_u *TemplateDailyStatsUpdate) Mutation() *TemplateDailyStatsMutation {
 	return _u.mutation
@@ -192,6 +262,24 @@ func (_u *TemplateDailyStatsUpdate) sqlSave(ctx context.Context) (_node int, err
 	}
 	if value, ok := _u.mutation.DiscountTotal(); ok {
 		_spec.SetField(templatedailystats.FieldDiscountTotal, field.TypeOther, value)
+	}
+	if value, ok := _u.mutation.IssuedDistribution(); ok {
+		_spec.SetField(templatedailystats.FieldIssuedDistribution, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedIssuedDistribution(); ok {
+		_spec.AddField(templatedailystats.FieldIssuedDistribution, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Refunded(); ok {
+		_spec.SetField(templatedailystats.FieldRefunded, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedRefunded(); ok {
+		_spec.AddField(templatedailystats.FieldRefunded, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.RefundedDiscount(); ok {
+		_spec.SetField(templatedailystats.FieldRefundedDiscount, field.TypeOther, value)
+	}
+	if value, ok := _u.mutation.Sealed(); ok {
+		_spec.SetField(templatedailystats.FieldSealed, field.TypeBool, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -294,6 +382,76 @@ func (_u *TemplateDailyStatsUpdateOne) SetDiscountTotal(v decimal.Decimal) *Temp
 func (_u *TemplateDailyStatsUpdateOne) SetNillableDiscountTotal(v *decimal.Decimal) *TemplateDailyStatsUpdateOne {
 	if v != nil {
 		_u.SetDiscountTotal(*v)
+	}
+	return _u
+}
+
+// SetIssuedDistribution sets the "issued_distribution" field.
+func (_u *TemplateDailyStatsUpdateOne) SetIssuedDistribution(v int) *TemplateDailyStatsUpdateOne {
+	_u.mutation.ResetIssuedDistribution()
+	_u.mutation.SetIssuedDistribution(v)
+	return _u
+}
+
+// SetNillableIssuedDistribution sets the "issued_distribution" field if the given value is not nil.
+func (_u *TemplateDailyStatsUpdateOne) SetNillableIssuedDistribution(v *int) *TemplateDailyStatsUpdateOne {
+	if v != nil {
+		_u.SetIssuedDistribution(*v)
+	}
+	return _u
+}
+
+// AddIssuedDistribution adds value to the "issued_distribution" field.
+func (_u *TemplateDailyStatsUpdateOne) AddIssuedDistribution(v int) *TemplateDailyStatsUpdateOne {
+	_u.mutation.AddIssuedDistribution(v)
+	return _u
+}
+
+// SetRefunded sets the "refunded" field.
+func (_u *TemplateDailyStatsUpdateOne) SetRefunded(v int) *TemplateDailyStatsUpdateOne {
+	_u.mutation.ResetRefunded()
+	_u.mutation.SetRefunded(v)
+	return _u
+}
+
+// SetNillableRefunded sets the "refunded" field if the given value is not nil.
+func (_u *TemplateDailyStatsUpdateOne) SetNillableRefunded(v *int) *TemplateDailyStatsUpdateOne {
+	if v != nil {
+		_u.SetRefunded(*v)
+	}
+	return _u
+}
+
+// AddRefunded adds value to the "refunded" field.
+func (_u *TemplateDailyStatsUpdateOne) AddRefunded(v int) *TemplateDailyStatsUpdateOne {
+	_u.mutation.AddRefunded(v)
+	return _u
+}
+
+// SetRefundedDiscount sets the "refunded_discount" field.
+func (_u *TemplateDailyStatsUpdateOne) SetRefundedDiscount(v decimal.Decimal) *TemplateDailyStatsUpdateOne {
+	_u.mutation.SetRefundedDiscount(v)
+	return _u
+}
+
+// SetNillableRefundedDiscount sets the "refunded_discount" field if the given value is not nil.
+func (_u *TemplateDailyStatsUpdateOne) SetNillableRefundedDiscount(v *decimal.Decimal) *TemplateDailyStatsUpdateOne {
+	if v != nil {
+		_u.SetRefundedDiscount(*v)
+	}
+	return _u
+}
+
+// SetSealed sets the "sealed" field.
+func (_u *TemplateDailyStatsUpdateOne) SetSealed(v bool) *TemplateDailyStatsUpdateOne {
+	_u.mutation.SetSealed(v)
+	return _u
+}
+
+// SetNillableSealed sets the "sealed" field if the given value is not nil.
+func (_u *TemplateDailyStatsUpdateOne) SetNillableSealed(v *bool) *TemplateDailyStatsUpdateOne {
+	if v != nil {
+		_u.SetSealed(*v)
 	}
 	return _u
 }
@@ -407,6 +565,24 @@ func (_u *TemplateDailyStatsUpdateOne) sqlSave(ctx context.Context) (_node *Temp
 	}
 	if value, ok := _u.mutation.DiscountTotal(); ok {
 		_spec.SetField(templatedailystats.FieldDiscountTotal, field.TypeOther, value)
+	}
+	if value, ok := _u.mutation.IssuedDistribution(); ok {
+		_spec.SetField(templatedailystats.FieldIssuedDistribution, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedIssuedDistribution(); ok {
+		_spec.AddField(templatedailystats.FieldIssuedDistribution, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Refunded(); ok {
+		_spec.SetField(templatedailystats.FieldRefunded, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedRefunded(); ok {
+		_spec.AddField(templatedailystats.FieldRefunded, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.RefundedDiscount(); ok {
+		_spec.SetField(templatedailystats.FieldRefundedDiscount, field.TypeOther, value)
+	}
+	if value, ok := _u.mutation.Sealed(); ok {
+		_spec.SetField(templatedailystats.FieldSealed, field.TypeBool, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &TemplateDailyStats{config: _u.config}

@@ -54,11 +54,14 @@ func isBusiness(code coupon.Code) bool {
 	return true
 }
 
-// topLevelCode maps a typed error's code to the extensions.code of a top-level GraphQL error.
+// topLevelCode maps a typed error's code to the extensions.code of a top-level GraphQL error
+// (NOT_OWNER, another shop's data asked for by a query, is FORBIDDEN).
 func topLevelCode(code coupon.Code) coupon.Code {
 	switch code {
 	case CodeUnauthenticated, CodeForbidden, coupon.CodeNotFound, coupon.CodeRateLimited, CodeInternal:
 		return code
+	case coupon.CodeNotOwner:
+		return CodeForbidden
 	}
 	return CodeBadUserInput
 }

@@ -5,6 +5,7 @@ import (
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/reminder"
+	"coupond/coupon/stats"
 	"coupond/coupon/template"
 	"coupond/coupon/wallet"
 )
@@ -18,4 +19,5 @@ type Resolver struct {
 	Distribution *distribution.Service
 	Checkout     *checkout.Service
 	Reminders    *reminder.Service
+	Stats        *stats.Service
 }

@@ -18,6 +18,7 @@ import (
 	"coupond/graph/scalar"
 	"errors"
 	"strconv"
+	"time"
 )
 
 func (r *couponTaskResolver) Template(ctx context.Context, obj *distribution.Task) (*coupon.Template, error) {
@@ -249,6 +250,22 @@ func (r *queryResolver) MyReminders(ctx context.Context, first *int, after *stri
 		return nil, err
 	}
 	return reminderConnection(p, req), nil
+}
+
+func (r *queryResolver) TemplateStats(ctx context.Context, templateID string, from *time.Time, to *time.Time) (*model.TemplateStats, error) {
+	id, err := scalar.ParseID(templateID)
+	if err != nil {
+		return nil, err
+	}
+	return templateStats(r.Stats.TemplateStats(ctx, actorOf(ctx), id, from, to))
+}
+
+func (r *queryResolver) ShopStats(ctx context.Context, shopNumber *string, from *time.Time, to *time.Time) (*model.ShopStats, error) {
+	shop, err := shopArg(shopNumber)
+	if err != nil {
+		return nil, err
+	}
+	return shopStats(r.Stats.ShopStats(ctx, actorOf(ctx), shop, from, to))
 }
 
 func (r *settlementResolver) Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error) {

@@ -136,7 +136,7 @@ func TestExpireBucketTaskEndToEnd(t *testing.T) {
 	}
 
 	// Counted on the day the tasks run (UTC); a run across midnight counts on both days.
-	days := []string{time.Now().UTC().Format(time.DateOnly)}
+	days := []string{keys.StatsDay(time.Now())}
 	first := expCoupon(t, db, rdb, 1, tpl, end)
 	persist(first)
 	waitExpired(first)
@@ -147,7 +147,7 @@ func TestExpireBucketTaskEndToEnd(t *testing.T) {
 	persist(second)
 	waitExpired(second)
 
-	if today := time.Now().UTC().Format(time.DateOnly); today != days[0] {
+	if today := keys.StatsDay(time.Now()); today != days[0] {
 		days = append(days, today)
 	}
 	deadline := time.Now().Add(5 * time.Second)

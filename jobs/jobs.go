@@ -17,6 +17,7 @@ import (
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
 	"coupond/coupon/reminder"
+	"coupond/coupon/stats"
 
 	"github.com/hibiken/asynq"
 )
@@ -52,6 +53,11 @@ type ReminderHandlers struct {
 	Reminders *reminder.Service
 }
 
+// StatsHandlers run the stats' roll-up and rebuild.
+type StatsHandlers struct {
+	Stats *stats.Service
+}
+
 // Handlers are every capability's task handlers.
 type Handlers struct {
 	Claim        ClaimHandlers
@@ -60,6 +66,7 @@ type Handlers struct {
 	Checkout     CheckoutHandlers
 	Archive      ArchiveHandlers
 	Reminder     ReminderHandlers
+	Stats        StatsHandlers
 }
 
 // NewMux returns the worker's mux with every task type's handler.
@@ -78,6 +85,8 @@ func NewMux(h Handlers) *asynq.ServeMux {
 	mux.HandleFunc(TypeArchive, h.Archive.handleArchive)
 	mux.HandleFunc(TypeRemindBucket, h.Reminder.handleRemindBucket)
 	mux.HandleFunc(TypeReminderSweep, h.Reminder.handleReminderSweep)
+	mux.HandleFunc(TypeRollUpStats, h.Stats.handleRollUpStats)
+	mux.HandleFunc(TypeRebuildStats, h.Stats.handleRebuildStats)
 	return mux
 }
 

@@ -19,6 +19,7 @@ type Periods struct {
 	Checkout time.Duration // checkout sweep (journal replays, expired locks); 0: one minute
 	Archive  time.Duration // archive run (old coupons to user_coupon_archive)
 	Reminder time.Duration // reminder sweep (overdue reminders no bucket task sent); 0: one minute
+	Stats    time.Duration // stats roll-up; 0: one minute
 }
 
 // RegisterPeriodic registers every periodic task with the scheduler (a zero period: not that one). Every instance may run a
@@ -38,6 +39,7 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 		{cmp.Or(p.Checkout, time.Minute), NewCheckoutSweepTask(), QueueDefault},
 		{p.Archive, NewArchiveTask(), QueueLow},
 		{cmp.Or(p.Reminder, time.Minute), NewReminderSweepTask(), QueueDefault},
+		{cmp.Or(p.Stats, time.Minute), NewRollUpStatsTask(), QueueLow},
 	} {
 		if e.every <= 0 {
 			continue // not scheduled in this process

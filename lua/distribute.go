@@ -158,7 +158,7 @@ func ReadJournal(ctx context.Context, rdb redis.Cmdable, key string) (*Journal, 
 type SettleKeys struct {
 	Template string   // the template cache hash
 	Journal  string   // the task's batch journal
-	Stats    string   // today's stats hash of the template (coupon/keys DailyStats)
+	Stats    string   // the stats hash of the batch's created_at day (coupon/keys DailyStats)
 	Refused  []string // claim hashes of the users the journal accepted and MySQL refused
 	Journals string   // the template's set of journals in flight
 }
@@ -167,7 +167,7 @@ type SettleKeys struct {
 // it deletes it (and its entry in k.Journals), gives giveBack units back to the cached stock
 // (complete hash only) or, on drift (MySQL refused rows for want of stock Redis had shown),
 // deletes the template hash for an exact rebuild, lowers each refused user's counter by one and
-// adds issued to the day's "issued" counter, atomically, and reports settled=true. A repeat (the
+// adds issued to the day's "issued_distribution" counter, atomically, and reports settled=true. A repeat (the
 // journal gone or holding another batch) changes nothing.
 func DistributeSettle(ctx context.Context, rdb redis.Scripter, k SettleKeys, start, giveBack, issued int, drift bool) (settled bool, err error) {
 	keys := append(append([]string{k.Template, k.Journal, k.Stats}, k.Refused...), k.Journals)

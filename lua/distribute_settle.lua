@@ -3,12 +3,12 @@
 --
 -- KEYS[1]      template hash    {t<id>}:tpl
 -- KEYS[2]      batch journal    {t<id>}:dist:<task>
--- KEYS[3]      today's stats    {t<id>}:stats:<day>   (field issued)
+-- KEYS[3]      the stats hash   {t<id>}:stats:<day> of the coupons' created_at (field issued_distribution)
 -- KEYS[3+i]    user claim hash  {t<id>}:u:<user> of a row the journal accepted and MySQL refused
 -- KEYS[#KEYS]  the template's set of journals in flight {t<id>}:dists
 -- ARGV[1]      the batch's start, as given to distribute.lua
 -- ARGV[2]      stock units to give back (rows MySQL refused for a reason that frees the unit)
--- ARGV[3]      coupons the batch issued (added to the stats' "issued")
+-- ARGV[3]      coupons the batch issued (added to the stats' "issued_distribution")
 -- ARGV[4]      "1" when MySQL refused rows for want of stock Redis had shown (stock drift): the
 --              template hash is deleted instead of given units back, so the next lookup rebuilds
 --              it exactly from MySQL (as the claims' persister does on drift)
@@ -19,7 +19,7 @@
 -- Settling deletes the journal and its entry in the set; on drift deletes the template hash,
 -- otherwise adds ARGV[2] to "stock" only when the complete hash exists (never a partial hash,
 -- D-09); lowers "n" of each KEYS[3+i] by one when the hash exists and n > 0 ("seq"
--- is kept, so no receive_count is reused); adds ARGV[3] to "issued" of KEYS[3].
+-- is kept, so no receive_count is reused); adds ARGV[3] to "issued_distribution" of KEYS[3].
 local journal = redis.call('GET', KEYS[2])
 if not journal or tostring(cjson.decode(journal).start) ~= ARGV[1] then
   return 0
@@ -40,6 +40,6 @@ for i = 4, #KEYS - 1 do
 end
 local issued = tonumber(ARGV[3])
 if issued > 0 then
-  redis.call('HINCRBY', KEYS[3], 'issued', issued)
+  redis.call('HINCRBY', KEYS[3], 'issued_distribution', issued)
 end
 return 1

@@ -68,7 +68,7 @@ func TestDistributeDeductReplaySettle(t *testing.T) {
 			t.Fatalf("settle %d: %v %v", i, settled, err)
 		}
 	}
-	if s, n, issued := hgetInt(t, rdb, k.Template, "stock"), hgetInt(t, rdb, k.Claims(12), "n"), hgetInt(t, rdb, sk.Stats, "issued"); s != 1 || n != 0 || issued != 1 {
+	if s, n, issued := hgetInt(t, rdb, k.Template, "stock"), hgetInt(t, rdb, k.Claims(12), "n"), hgetInt(t, rdb, sk.Stats, "issued_distribution"); s != 1 || n != 0 || issued != 1 {
 		t.Fatalf("after settle: stock %d, n %d, issued %d; want 1 0 1", s, n, issued)
 	}
 	if seq := hgetInt(t, rdb, k.Claims(12), "seq"); seq != 1 {

@@ -10,6 +10,7 @@ import (
 	"coupond/coupon/expiry"
 	"coupond/coupon/issue"
 	"coupond/coupon/reminder"
+	"coupond/coupon/stats"
 	"coupond/coupon/template"
 	"coupond/coupon/wallet"
 	"coupond/ent"
@@ -32,6 +33,7 @@ type Config struct {
 	Reminder     reminder.Config
 	// ReminderSender delivers reminders (nil: a reminder.LogSender only).
 	ReminderSender reminder.Sender
+	Stats          stats.Config
 }
 
 // Services are the domain services of one process.
@@ -46,6 +48,7 @@ type Services struct {
 	Checkout  *checkout.Service
 	Archiver  *archive.Archiver
 	Reminders *reminder.Service
+	Stats     *stats.Service
 	Queue     *jobs.Queue
 
 	Distribution *distribution.Service
@@ -69,6 +72,7 @@ func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Confi
 		sender = reminder.LogSender{}
 	}
 	s.Reminders = reminder.New(db, rdb, s.Cache, queue, sender, cfg.Reminder)
+	s.Stats = stats.New(db, rdb, s.Templates, cfg.Stats)
 	return s
 }
 
@@ -81,5 +85,6 @@ func (s *Services) Mux() *asynq.ServeMux {
 		Checkout:     jobs.CheckoutHandlers{Checkout: s.Checkout},
 		Archive:      jobs.ArchiveHandlers{Archiver: s.Archiver},
 		Reminder:     jobs.ReminderHandlers{Reminders: s.Reminders},
+		Stats:        jobs.StatsHandlers{Stats: s.Stats},
 	})
 }

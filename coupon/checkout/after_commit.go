@@ -70,7 +70,7 @@ func (s *Service) writeBag(ctx context.Context, uc *ent.UserCoupon) error {
 
 // settle does the Redis side of a committed settlement row that follows the commit, then drops
 // the journal member: the payment, refund and expiry the row records are counted
-// once each in their day's stats; a LOCKED settlement's release is scheduled. It runs on a
+// once each in their day's stats, the lock in the template's locked counter; a LOCKED settlement's release is scheduled. It runs on a
 // context the client cannot cancel; a failure is logged and leaves the member for the sweep,
 // which does it again (replay).
 func (s *Service) settle(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon, member string) {
@@ -87,6 +87,9 @@ func (s *Service) settle(ctx context.Context, row *ent.CouponSettlement, uc *ent
 
 // afterCommit is settle's work for row and its coupon uc as committed.
 func (s *Service) afterCommit(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon) error {
+	if err := CountLock(ctx, s.rdb, row); err != nil {
+		return err
+	}
 	if row.PaidAt != nil {
 		if err := s.count(ctx, row, "paid", *row.PaidAt, keys.StatUsed, keys.StatDiscountCents); err != nil {
 			return err
@@ -114,14 +117,44 @@ func (s *Service) afterCommit(ctx context.Context, row *ent.CouponSettlement, uc
 	return nil
 }
 
+// CountLock keeps the template's locked counter (keys.StatsLive) for the settlement as row shows
+// it. Each lock of a settlement (it may be locked again after a release) is one event named by the
+// settlement and its lock expiry: +1 once while or after it is held, and −1 once after it ended
+// (PAID, CANCELED or REFUNDED), always after its +1. So the counter is the locks held now, whatever
+// replays or races: a lock whose after-commit never ran and that ended since is counted neither
+// way. A lock again after a release first counts the release (relock), so a release whose own
+// after-commit never ran cannot leave its lock counted. After a Redis flush (markers and counter gone together) counting the settlements LOCKED in
+// MySQL again restores it exactly (coupon/stats), racing after-commits included.
+func CountLock(ctx context.Context, rdb redis.UniversalClient, row *ent.CouponSettlement) error {
+	if row.LockExpiresAt == nil {
+		return nil
+	}
+	lock := strconv.FormatInt(row.ID, 10) + ":" + strconv.FormatInt(row.LockExpiresAt.UnixMilli(), 10)
+	live := keys.StatsLive(row.TemplateID)
+	if _, err := lua.CountOnce(ctx, rdb, live, keys.Counted(row.TemplateID, "lock:"+lock), countedTTL, lua.Increment{Field: keys.StatLocked, By: 1}); err != nil {
+		return fmt.Errorf("count lock: %w", err)
+	}
+	if row.Status == couponsettlement.StatusLOCKED {
+		return nil
+	}
+	if _, err := lua.CountOnce(ctx, rdb, live, keys.Counted(row.TemplateID, "unlock:"+lock), countedTTL, lua.Increment{Field: keys.StatLocked, By: -1}); err != nil {
+		return fmt.Errorf("count lock end: %w", err)
+	}
+	return nil
+}
+
 // count adds one event of the settlement (and its discount in cents, when centsField is set) to
-// the template's stats of at's UTC day, once however often it is replayed.
+// the template's stats of at's stats day, once however often it is replayed.
 func (s *Service) count(ctx context.Context, row *ent.CouponSettlement, event string, at time.Time, countField, centsField string) error {
 	incs := []lua.Increment{{Field: countField, By: 1}}
 	if centsField != "" {
 		incs = append(incs, lua.Increment{Field: centsField, By: cents(row.DiscountAmount)})
 	}
-	stats := keys.DailyStats(row.TemplateID, at.UTC().Format(time.DateOnly))
+	day := keys.StatsDay(at)
+	if err := s.rdb.SAdd(ctx, keys.StatsTouched(day), row.TemplateID).Err(); err != nil {
+		return fmt.Errorf("count %s: touch %s: %w", event, day, err)
+	}
+	stats := keys.DailyStats(row.TemplateID, day)
 	marker := keys.Counted(row.TemplateID, strconv.FormatInt(row.ID, 10)+":"+event)
 	if _, err := lua.CountOnce(ctx, s.rdb, stats, marker, countedTTL, incs...); err != nil {
 		return fmt.Errorf("count %s: %w", event, err)

@@ -120,7 +120,7 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 			SetCreatedAt(now).SetUpdatedAt(now).
 			Save(ctx)
 		if ent.IsConstraintError(err) && !slotTaken(err) { // released before: the same order locks again
-			row, err = relock(ctx, tx, userID, o, couponID, d, payable, expires, slot, now)
+			row, err = s.relock(ctx, tx, userID, o, couponID, d, payable, expires, slot, now)
 		}
 		switch {
 		case slotTaken(err):
@@ -148,9 +148,21 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 }
 
 // relock turns the CANCELED settlement of (order, coupon) LOCKED again, in tx, with the new
-// amounts and expiry; errLost when it is not CANCELED any more.
-func relock(ctx context.Context, tx *ent.Tx, userID int64, o *Order, couponID int64, d, payable decimal.Decimal, expires time.Time, slot string, now time.Time) (*ent.CouponSettlement, error) {
+// amounts and expiry; errLost when it is not CANCELED any more. Under the row's lock it first
+// counts the previous lock's end in the locked counter (CountLock), which that release's own
+// after-commit may not have done yet: once the row shows the new lock, nothing names the old one.
+func (s *Service) relock(ctx context.Context, tx *ent.Tx, userID int64, o *Order, couponID int64, d, payable decimal.Decimal, expires time.Time, slot string, now time.Time) (*ent.CouponSettlement, error) {
 	where := []predicate.CouponSettlement{couponsettlement.UserID(userID), couponsettlement.OrderID(o.ID), couponsettlement.CouponID(couponID)}
+	prev, err := tx.CouponSettlement.Query().Where(append(where, couponsettlement.StatusEQ(couponsettlement.StatusCANCELED))...).ForUpdate().Only(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		return nil, errLost
+	case err != nil:
+		return nil, err
+	}
+	if err := CountLock(ctx, s.rdb, prev); err != nil {
+		return nil, err
+	}
 	n, err := tx.CouponSettlement.Update().
 		Where(append(where, couponsettlement.StatusEQ(couponsettlement.StatusCANCELED))...).
 		SetStatus(couponsettlement.StatusLOCKED).SetOrderAmount(o.Amount).SetDiscountAmount(d).SetPayableAmount(payable).

@@ -111,7 +111,7 @@ func TestRepeatsRace(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("%d settlements, want 1", n)
 	}
-	day := time.Now().UTC().Format(time.DateOnly)
+	day := keys.StatsDay(time.Now())
 	stats, _ := st.Redis.HGetAll(st.Ctx, keys.DailyStats(tpl.ID, day)).Result()
 	if stats[keys.StatUsed] != "1" || stats[keys.StatDiscountCents] != "500" || stats[keys.StatRefunded] != "1" || stats[keys.StatRefundedDiscountCents] != "500" {
 		t.Fatalf("stats %v: want used 1, 500 cents, refunded 1, 500 cents", stats)
@@ -258,7 +258,7 @@ func TestRefundAfterEnd(t *testing.T) {
 		if cur.Status != tc.want {
 			t.Fatalf("coupon %s after a refund past its end, want %s", cur.Status, tc.want)
 		}
-		stats := st.Redis.HGetAll(st.Ctx, keys.DailyStats(tpl.ID, clock.UTC().Format(time.DateOnly))).Val()
+		stats := st.Redis.HGetAll(st.Ctx, keys.DailyStats(tpl.ID, keys.StatsDay(clock))).Val()
 		if wantExpired := map[bool]string{true: "1", false: ""}[tc.policy == nil]; stats[keys.StatExpired] != wantExpired || stats[keys.StatRefunded] != "1" {
 			t.Fatalf("stats after the refund %v: want expired %q, refunded 1", stats, wantExpired)
 		}
@@ -286,7 +286,7 @@ func TestReleaseAfterEnd(t *testing.T) {
 	if cur := checkBooks(t, st, uc, false); cur.Status != usercoupon.StatusEXPIRED {
 		t.Fatalf("coupon %s after a release past its end", cur.Status)
 	}
-	if got := st.Redis.HGet(st.Ctx, keys.DailyStats(tpl.ID, clock.UTC().Format(time.DateOnly)), keys.StatExpired).Val(); got != "1" {
+	if got := st.Redis.HGet(st.Ctx, keys.DailyStats(tpl.ID, keys.StatsDay(clock)), keys.StatExpired).Val(); got != "1" {
 		t.Fatalf("expired counted %q times", got)
 	}
 }
@@ -314,7 +314,7 @@ func TestSweepReplays(t *testing.T) {
 		t.Fatalf("sweep %+v, %v", res, err)
 	}
 	checkBooks(t, st, uc, false)
-	stats, _ := st.Redis.HGetAll(ctx, keys.DailyStats(tpl.ID, time.Now().UTC().Format(time.DateOnly))).Result()
+	stats, _ := st.Redis.HGetAll(ctx, keys.DailyStats(tpl.ID, keys.StatsDay(time.Now()))).Result()
 	if stats[keys.StatUsed] != "1" || stats[keys.StatDiscountCents] != "500" {
 		t.Fatalf("stats after a replay %v, want used 1 and 500 cents", stats)
 	}

@@ -252,7 +252,7 @@ func TestCrashAtEveryStepResumesExactly(t *testing.T) {
 					t.Fatalf("failures %v: want 5 duplicates, 5 out of stock", f)
 				}
 				books(t, s, tpl)
-				if st, _ := s.Redis.HGet(s.Ctx, keys.DailyStats(tpl.ID, time.Now().UTC().Format(time.DateOnly)), "issued").Int(); st != 40 {
+				if st, _ := s.Redis.HGet(s.Ctx, keys.DailyStats(tpl.ID, keys.StatsDay(time.Now())), keys.StatIssuedDistribution).Int(); st != 40 {
 					t.Fatalf("stats issued %d, want 40", st)
 				}
 			})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
@@ -17,11 +16,18 @@ import (
 // settle does the Redis side of a committed batch: the issued coupons' card bags and expiry
 // buckets (issue.Issuer, idempotent), then in one script, exactly once (it deletes the batch's
 // journal): the give-back of what MySQL refused (the stock unit of a row refused for want of a
-// slot; the counter of every refused row the script had counted, D-06) and the day's "issued"
-// counter. A crash anywhere in between is healed by settling again (settleFromDB).
+// slot; the counter of every refused row the script had counted, D-06) and the "issued_distribution"
+// counter of the coupons' stats day. A crash anywhere in between is healed by settling again (settleFromDB).
 func (s *Service) settle(ctx context.Context, t *ent.CouponTask, start int, plan settlePlan) error {
 	if err := s.issuer.AfterCommit(ctx, t.TemplateID, plan.issued, 0); err != nil {
 		return err
+	}
+	day := keys.StatsDay(s.now())
+	if len(plan.issued) > 0 {
+		day = keys.StatsDay(plan.issued[0].CreatedAt) // one batch: one created_at
+	}
+	if err := s.rdb.SAdd(ctx, keys.StatsTouched(day), t.TemplateID).Err(); err != nil {
+		return fmt.Errorf("stats: touch %s: %w", day, err)
 	}
 	refused := make([]string, len(plan.refused))
 	for i, u := range plan.refused {
@@ -30,7 +36,7 @@ func (s *Service) settle(ctx context.Context, t *ent.CouponTask, start int, plan
 	_, err := lua.DistributeSettle(ctx, s.rdb, lua.SettleKeys{
 		Template: keys.Template(t.TemplateID),
 		Journal:  keys.DistributionJournal(t.TemplateID, t.ID),
-		Stats:    keys.DailyStats(t.TemplateID, s.now().UTC().Format(time.DateOnly)),
+		Stats:    keys.DailyStats(t.TemplateID, day),
 		Refused:  refused,
 		Journals: keys.DistributionJournals(t.TemplateID),
 	}, start, plan.giveBack, len(plan.issued), plan.drift)

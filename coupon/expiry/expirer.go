@@ -24,8 +24,8 @@ import (
 //
 // Both paths move UNUSED → EXPIRED with a conditional UPDATE keyed by (user_id, id) — every
 // user_coupon query carries user_id, the sharding rule — then remove the coupons' card-bag entries
-// and count them in the template's realtime stats of the current UTC day (field "expired"), as the
-// persister counts "issued". The count is the UPDATE's affected rows, so two workers expiring the
+// and count them in the template's realtime stats of their updated_at's stats day (field
+// "expired"). The count is the UPDATE's affected rows, so two workers expiring the
 // same coupons count each coupon once. Redis is written only after the UPDATE committed, and a
 // bucket member is removed only after that, so a crash anywhere leaves the member for the next run
 // (which finds the coupon EXPIRED, removes the card-bag entry again and counts nothing). The one
@@ -133,8 +133,7 @@ func (e *Expirer) expireMembers(ctx context.Context, key string, templateID int6
 		refs = append(refs, ref)
 		memberOf[ref] = m
 	}
-	now := e.now().UTC()
-	n, statuses, err := e.expire(ctx, templateID, refs, now)
+	n, statuses, at, err := e.expire(ctx, templateID, refs, e.now().UTC())
 	if err != nil {
 		return 0, err
 	}
@@ -149,7 +148,7 @@ func (e *Expirer) expireMembers(ctx context.Context, key string, templateID int6
 		}
 		drop = append(drop, memberOf[r])
 	}
-	countExpired(ctx, pipe, templateID, now, n)
+	countExpired(ctx, pipe, templateID, at, n)
 	if len(drop) > 0 {
 		pipe.SRem(ctx, key, drop...) // last, so a failed clean-up leaves the members for a re-run
 	}
@@ -161,18 +160,21 @@ func (e *Expirer) expireMembers(ctx context.Context, key string, templateID int6
 	return n, nil
 }
 
-// countExpired queues the increment of the template's "expired" counter of now's UTC day.
-func countExpired(ctx context.Context, pipe redis.Pipeliner, templateID int64, now time.Time, n int) {
+// countExpired queues the increment of the template's "expired" counter of the stats day of at
+// (the expired coupons' updated_at), after marking the template touched on that day.
+func countExpired(ctx context.Context, pipe redis.Pipeliner, templateID int64, at time.Time, n int) {
 	if n > 0 {
-		pipe.HIncrBy(ctx, keys.DailyStats(templateID, now.UTC().Format(time.DateOnly)), "expired", int64(n))
+		day := keys.StatsDay(at)
+		pipe.SAdd(ctx, keys.StatsTouched(day), templateID)
+		pipe.HIncrBy(ctx, keys.DailyStats(templateID, day), keys.StatExpired, int64(n))
 	}
 }
 
 // expire moves the named coupons of the template that are UNUSED and ended at or before cutoff to
 // EXPIRED (updated_at = now), in UPDATEs of at most expiryChunk coupons keyed by (user_id, id), and
-// returns how many rows those UPDATEs changed and the status of every named coupon found
-// afterwards (by (user_id, id) too).
-func (e *Expirer) expire(ctx context.Context, templateID int64, refs []couponRef, cutoff time.Time) (int, map[couponRef]usercoupon.Status, error) {
+// returns how many rows those UPDATEs changed, the status of every named coupon found
+// afterwards (by (user_id, id) too), and the updated_at it gave them (the day they are counted on).
+func (e *Expirer) expire(ctx context.Context, templateID int64, refs []couponRef, cutoff time.Time) (int, map[couponRef]usercoupon.Status, time.Time, error) {
 	now := e.now().UTC()
 	statuses := make(map[couponRef]usercoupon.Status, len(refs))
 	// Ascending ids: concurrent UPDATEs of overlapping chunks lock rows in the same order.
@@ -186,19 +188,19 @@ func (e *Expirer) expire(ctx context.Context, templateID int64, refs []couponRef
 			SetStatus(usercoupon.StatusEXPIRED).SetUpdatedAt(now).
 			Save(ctx)
 		if err != nil {
-			return total, nil, fmt.Errorf("expire coupons of template %d: %w", templateID, err)
+			return total, nil, now, fmt.Errorf("expire coupons of template %d: %w", templateID, err)
 		}
 		total += n
 		rows, err := e.db.UserCoupon.Query().Where(userCouponRefs(chunk)).
 			Select(usercoupon.FieldID, usercoupon.FieldUserID, usercoupon.FieldStatus).All(ctx)
 		if err != nil {
-			return total, nil, fmt.Errorf("read status of expired coupons of template %d: %w", templateID, err)
+			return total, nil, now, fmt.Errorf("read status of expired coupons of template %d: %w", templateID, err)
 		}
 		for _, r := range rows {
 			statuses[couponRef{userID: r.UserID, id: r.ID}] = r.Status
 		}
 	}
-	return total, statuses, nil
+	return total, statuses, now, nil
 }
 
 // userCouponRefs matches exactly the named coupons: (user_id, id) IN ((u1, c1), …), plus

@@ -88,7 +88,7 @@ func (x *expEnv) inBag(t *testing.T, c *ent.UserCoupon) bool {
 
 func (x *expEnv) expiredStat(t *testing.T, templateID int64, day time.Time) int {
 	t.Helper()
-	v, err := x.rdb.HGet(context.Background(), keys.DailyStats(templateID, day.UTC().Format(time.DateOnly)), "expired").Result()
+	v, err := x.rdb.HGet(context.Background(), keys.DailyStats(templateID, keys.StatsDay(day)), "expired").Result()
 	if err == redis.Nil {
 		return 0
 	}

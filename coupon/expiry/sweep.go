@@ -61,7 +61,7 @@ func (e *Expirer) sweepTemplate(ctx context.Context, templateID int64, coupons [
 	for i, c := range coupons {
 		refs[i] = couponRef{userID: c.UserID, id: c.ID}
 	}
-	n, statuses, err := e.expire(ctx, templateID, refs, cutoff)
+	n, statuses, at, err := e.expire(ctx, templateID, refs, cutoff)
 	if err != nil {
 		return n, fmt.Errorf("sweep: %w", err)
 	}
@@ -72,7 +72,7 @@ func (e *Expirer) sweepTemplate(ctx context.Context, templateID int64, coupons [
 			pipe.SRem(ctx, keys.ExpiryBucket(templateID, BucketMinute(c.ValidEndTime).Unix()), keys.BucketMember(c.UserID, c.ID))
 		}
 	}
-	countExpired(ctx, pipe, templateID, e.now(), n)
+	countExpired(ctx, pipe, templateID, at, n)
 	if pipe.Len() > 0 {
 		if _, err := pipe.Exec(ctx); err != nil {
 			return n, fmt.Errorf("sweep: clean up after expiring %d coupons of template %d: %w", n, templateID, err)

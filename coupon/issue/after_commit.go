@@ -9,6 +9,7 @@ import (
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/usercoupon"
+	"coupond/lua"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -28,9 +29,9 @@ func NewIssuer(rdb redis.UniversalClient, s expiry.Scheduler) *Issuer {
 
 // AfterCommit puts the committed coupons of one template into their users' card bags (keyed by
 // the coupon's user, never a request's, D-01; only those still UNUSED as read, so a replayed batch
-// does not bring back a coupon locked or spent since) and their expiry buckets in one pipeline, adds fresh
-// (how many of them are new, not replays) to today's "issued" counter, and then schedules each
-// bucket's expiry task.
+// does not bring back a coupon locked or spent since) and their expiry buckets in one pipeline,
+// counts the last fresh of coupons (inserted by this commit, not replays) in the issued counters
+// of their created_at's stats day (CountIssued), and then schedules each bucket's expiry task.
 func (is *Issuer) AfterCommit(ctx context.Context, templateID int64, coupons []*ent.UserCoupon, fresh int) error {
 	if len(coupons) == 0 {
 		return nil
@@ -43,15 +44,58 @@ func (is *Issuer) AfterCommit(ctx context.Context, templateID int64, coupons []*
 		}
 	}
 	minutes := expiry.AddToBuckets(ctx, pipe, templateID, coupons, now)
-	if fresh > 0 {
-		pipe.HIncrBy(ctx, keys.DailyStats(templateID, now.UTC().Format(time.DateOnly)), "issued", int64(fresh))
-	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("card bags and expiry buckets: %w", err)
+	}
+	if err := CountIssued(ctx, is.rdb, templateID, coupons[len(coupons)-fresh:]); err != nil {
+		return err
 	}
 	for _, m := range minutes {
 		if err := is.buckets.Schedule(ctx, templateID, m); err != nil {
 			return fmt.Errorf("schedule expiry: %w", err)
+		}
+	}
+	return nil
+}
+
+// countedTTL is how long an issue event's marker lives: far longer than any in-process retry of a
+// batch's follow-up.
+const countedTTL = 8 * 24 * time.Hour
+
+// CountIssued adds coupons, all inserted by one commit, to the issued counters (by origin) of
+// their created_at's stats day, once: the event is named by the smallest coupon id of each day's
+// group (a fresh snowflake of that commit), so a follow-up retried after Redis ran it but the
+// answer was lost adds nothing. A crash between the commit and this count loses it (a replay
+// inserts nothing and so counts nothing); the day's seal, or a rebuild, recomputes it from MySQL.
+func CountIssued(ctx context.Context, rdb redis.UniversalClient, templateID int64, coupons []*ent.UserCoupon) error {
+	type group struct {
+		minID          int64
+		claim, distrib int64
+	}
+	days := map[string]*group{}
+	for _, uc := range coupons {
+		d := keys.StatsDay(uc.CreatedAt)
+		g := days[d]
+		if g == nil {
+			g = &group{minID: uc.ID}
+			days[d] = g
+		}
+		g.minID = min(g.minID, uc.ID)
+		if uc.Source == usercoupon.SourceDISTRIBUTION {
+			g.distrib++
+		} else {
+			g.claim++
+		}
+	}
+	for d, g := range days {
+		if err := rdb.SAdd(ctx, keys.StatsTouched(d), templateID).Err(); err != nil {
+			return fmt.Errorf("stats: touch %s: %w", d, err)
+		}
+		event := fmt.Sprintf("issued:%d:%s", g.minID, d)
+		_, err := lua.CountOnce(ctx, rdb, keys.DailyStats(templateID, d), keys.Counted(templateID, event), countedTTL,
+			lua.Increment{Field: keys.StatIssuedClaim, By: g.claim}, lua.Increment{Field: keys.StatIssuedDistribution, By: g.distrib})
+		if err != nil {
+			return fmt.Errorf("stats: count issued: %w", err)
 		}
 	}
 	return nil

@@ -14,9 +14,29 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
-var namespace atomic.Pointer[string]
+var (
+	namespace atomic.Pointer[string]
+	statsZone atomic.Pointer[time.Location]
+)
+
+// SetStatsZone makes StatsDay name days of loc (UTC by default). Call it once, at start-up,
+// before any counter is written: every stats day key and every stats query follows this zone.
+func SetStatsZone(loc *time.Location) { statsZone.Store(loc) }
+
+// StatsZone is the time zone of stats days (UTC unless SetStatsZone was called).
+func StatsZone() *time.Location {
+	if l := statsZone.Load(); l != nil {
+		return l
+	}
+	return time.UTC
+}
+
+// StatsDay is the stats day (YYYY-MM-DD in StatsZone) t falls in: the day part of every
+// DailyStats key. Every writer of a daily counter names its day with it.
+func StatsDay(t time.Time) string { return t.In(StatsZone()).Format(time.DateOnly) }
 
 // SetNamespace makes every key built afterwards start with ns (e.g. "test_claim:"). Call it once,
 // before any key is built: keys built earlier keep the old namespace.
@@ -78,14 +98,31 @@ func ExpiryBucket(templateID, minuteUnix int64) string {
 	return tagged(templateID, ":exp:"+id(minuteUnix))
 }
 
-// DailyStats is the template's realtime counters of one UTC day: fields issued, expired, and the
-// checkout's (Stat* below).
+// DailyStats is the template's realtime counters of one stats day (StatsDay): the Stat* fields
+// below. Each event is counted on the day of the timestamp the database gives it (a coupon's
+// created_at, a payment's paid_at, a refund's refunded_at, an expiry's updated_at).
 func DailyStats(templateID int64, day string) string { return tagged(templateID, ":stats:"+day) }
 
-// Checkout fields of DailyStats, each counting events of its day: payments confirmed with a
-// coupon and their discount in cents, refunds of such payments and their discount in cents.
-// Refunds are not subtracted from the day of their payment: net use is used − refunded.
+// StatsLive is the template's current counters that are not per day: field StatLocked, the
+// coupons LOCKED now (lock events counted once each, minus their ends counted once each).
+func StatsLive(templateID int64) string { return tagged(templateID, ":stats:live") }
+
+// StatsTouched is the set of template ids whose DailyStats of day may have moved; the roll-up
+// reads it instead of scanning the keyspace. Writers add the template before they count.
+func StatsTouched(day string) string { return Namespace() + "coupond:stats:touched:" + day }
+
+// StatsSentinel is set by every roll-up and never expires: when it is missing while the database
+// holds open days, Redis lost its data (a flush or a restart without AOF) and the roll-up rebuilds.
+func StatsSentinel() string { return Namespace() + "coupond:stats:sentinel" }
+
+// Fields of DailyStats, each counting events of its day: coupons issued by claims and by
+// distribution; payments confirmed with a coupon and their discount in cents, refunds of such
+// payments and their discount in cents (refunds are not subtracted from the day of their payment:
+// net use is used − refunded); coupons expired. StatLocked is StatsLive's field.
 const (
+	StatIssuedClaim           = "issued_claim"
+	StatIssuedDistribution    = "issued_distribution"
+	StatLocked                = "locked"
 	StatUsed                  = "used"
 	StatDiscountCents         = "discount_cents"
 	StatRefunded              = "refunded"

@@ -3,6 +3,7 @@ package keys
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every per-template key carries the template's hash tag once, after the namespace, so a script's
@@ -25,6 +26,7 @@ func TestPerTemplateKeysCarryTheTag(t *testing.T) {
 		"DailyStats":    func(t int64) string { return DailyStats(t, "2026-12-01") },
 		"Counted":       func(t int64) string { return Counted(t, "99:paid") },
 		"ReminderLease": func(t int64) string { return ReminderLease(t, 1_700_000_000) },
+		"StatsLive":     StatsLive,
 	}
 	seen := map[string]string{}
 	for name, f := range build {
@@ -40,7 +42,8 @@ func TestPerTemplateKeysCarryTheTag(t *testing.T) {
 		}
 		seen[k] = name
 	}
-	for name, k := range map[string]string{"CardBag": CardBag(7), "Bloom": Bloom(), "OutboxIndex": OutboxIndex(), "CheckoutPending": CheckoutPending()} {
+	for name, k := range map[string]string{"CardBag": CardBag(7), "Bloom": Bloom(), "OutboxIndex": OutboxIndex(), "CheckoutPending": CheckoutPending(),
+		"StatsTouched": StatsTouched("2026-12-01"), "StatsSentinel": StatsSentinel()} {
 		if !strings.HasPrefix(k, "ns:") || strings.Contains(k, "{") {
 			t.Errorf("%s = %q: want the namespace and no hash tag", name, k)
 		}
@@ -74,5 +77,18 @@ func TestPendingMemberRoundTrip(t *testing.T) {
 		if _, _, _, ok := ParsePendingMember(bad); ok {
 			t.Errorf("pending member %q parsed", bad)
 		}
+	}
+}
+
+// A stats day follows the configured zone: 16:30 UTC is already the next day in Shanghai.
+func TestStatsDayFollowsTheZone(t *testing.T) {
+	defer SetStatsZone(time.UTC)
+	at := time.Date(2026, 12, 1, 16, 30, 0, 0, time.UTC)
+	if d := StatsDay(at); d != "2026-12-01" {
+		t.Errorf("UTC: %s", d)
+	}
+	SetStatsZone(time.FixedZone("UTC+8", 8*3600))
+	if d := StatsDay(at); d != "2026-12-02" {
+		t.Errorf("UTC+8: %s", d)
 	}
 }

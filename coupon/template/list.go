@@ -66,15 +66,15 @@ func (a *Admin) List(ctx context.Context, actor coupon.Actor, f Filter, k coupon
 		return coupon.Page[*coupon.Template]{}, fmt.Errorf("list templates: %w", err)
 	}
 	page := coupon.NewPage(rows, k, total, coupon.TemplateFromRow)
-	if err := a.liveStocks(ctx, page.Items); err != nil {
+	if err := a.LiveStocks(ctx, page.Items); err != nil {
 		return coupon.Page[*coupon.Template]{}, err
 	}
 	return page, nil
 }
 
-// liveStocks replaces the database stock of each cached template by the live cached figure,
+// LiveStocks replaces the database stock of each cached template by the live cached figure,
 // in one pipelined round trip.
-func (a *Admin) liveStocks(ctx context.Context, ts []*coupon.Template) error {
+func (a *Admin) LiveStocks(ctx context.Context, ts []*coupon.Template) error {
 	if len(ts) == 0 {
 		return nil
 	}

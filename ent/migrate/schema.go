@@ -104,6 +104,16 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{CouponSettlementColumns[2]},
 			},
+			{
+				Name:    "couponsettlement_template_id_paid_at",
+				Unique:  false,
+				Columns: []*schema.Column{CouponSettlementColumns[6], CouponSettlementColumns[14]},
+			},
+			{
+				Name:    "couponsettlement_template_id_refunded_at",
+				Unique:  false,
+				Columns: []*schema.Column{CouponSettlementColumns[6], CouponSettlementColumns[15]},
+			},
 		},
 	}
 	// CouponTaskColumns holds the columns for the "coupon_task" table.
@@ -272,6 +282,10 @@ var (
 		{Name: "used", Type: field.TypeInt, Default: 0},
 		{Name: "expired", Type: field.TypeInt, Default: 0},
 		{Name: "discount_total", Type: field.TypeOther, SchemaType: map[string]string{"mysql": "decimal(12,2)"}},
+		{Name: "issued_distribution", Type: field.TypeInt, Default: 0},
+		{Name: "refunded", Type: field.TypeInt, Default: 0},
+		{Name: "refunded_discount", Type: field.TypeOther, SchemaType: map[string]string{"mysql": "decimal(12,2)"}},
+		{Name: "sealed", Type: field.TypeBool, Default: false},
 	}
 	// TemplateDailyStatsTable holds the schema information for the "template_daily_stats" table.
 	TemplateDailyStatsTable = &schema.Table{
@@ -283,6 +297,11 @@ var (
 				Name:    "templatedailystats_template_id_day",
 				Unique:  true,
 				Columns: []*schema.Column{TemplateDailyStatsColumns[3], TemplateDailyStatsColumns[5]},
+			},
+			{
+				Name:    "templatedailystats_sealed_day",
+				Unique:  false,
+				Columns: []*schema.Column{TemplateDailyStatsColumns[13], TemplateDailyStatsColumns[5]},
 			},
 		},
 	}
@@ -341,6 +360,16 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponColumns[9], UserCouponColumns[2]},
 			},
+			{
+				Name:    "usercoupon_template_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[1]},
+			},
+			{
+				Name:    "usercoupon_template_id_status_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[9], UserCouponColumns[2]},
+			},
 		},
 	}
 	// UserCouponArchiveColumns holds the columns for the "user_coupon_archive" table.
@@ -378,6 +407,16 @@ var (
 				Name:    "usercouponarchive_user_id",
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponArchiveColumns[3]},
+			},
+			{
+				Name:    "usercouponarchive_template_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponArchiveColumns[4], UserCouponArchiveColumns[1]},
+			},
+			{
+				Name:    "usercouponarchive_template_id_status_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponArchiveColumns[4], UserCouponArchiveColumns[9], UserCouponArchiveColumns[2]},
 			},
 		},
 	}

@@ -54,5 +54,8 @@ func (CouponSettlement) Indexes() []ent.Index {
 		index.Fields("user_id", "order_id", "live_slot").Unique(),
 		index.Fields("status", "lock_expires_at"),
 		index.Fields("updated_at"),
+		// coupon/stats: a template's days rebuilt from MySQL
+		index.Fields("template_id", "paid_at"),
+		index.Fields("template_id", "refunded_at"),
 	}
 }

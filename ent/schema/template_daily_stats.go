@@ -9,7 +9,12 @@ import (
 	"entgo.io/ent/schema/index"
 )
 
-// TemplateDailyStats is the durable per-day funnel of one template.
+// TemplateDailyStats is the durable per-day funnel of one template (coupon/stats): day is the
+// stats day in COUPON_STATS_TIMEZONE. issued counts every coupon issued, issued_distribution those
+// of bulk distribution (claims are the rest); used and discount_total count payments confirmed
+// with a coupon that day, refunded and refunded_discount the refunds of such payments that day;
+// expired the coupons that expired that day. sealed: recomputed from MySQL after the day closed
+// (final); until then the roll-up copies Redis's realtime counters here.
 type TemplateDailyStats struct{ ent.Schema }
 
 // Annotations of TemplateDailyStats.
@@ -31,6 +36,10 @@ func (TemplateDailyStats) Fields() []ent.Field {
 		field.Int("used").Default(0),
 		field.Int("expired").Default(0),
 		money("discount_total"),
+		field.Int("issued_distribution").Default(0),
+		field.Int("refunded").Default(0),
+		money("refunded_discount"),
+		field.Bool("sealed").Default(false),
 	}
 }
 
@@ -38,5 +47,6 @@ func (TemplateDailyStats) Fields() []ent.Field {
 func (TemplateDailyStats) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("template_id", "day").Unique(),
+		index.Fields("sealed", "day"),
 	}
 }

@@ -55,6 +55,9 @@ func (UserCoupon) Indexes() []ent.Index {
 		index.Fields("user_id", "status", "valid_end_time"),
 		// The archive's walk: (status, updated_at, id) in index order, one bounded range per batch.
 		index.Fields("status", "updated_at"),
+		// coupon/stats' rebuild of a template's days (a job, not a query of the API)
+		index.Fields("template_id", "created_at"),
+		index.Fields("template_id", "status", "updated_at"),
 	}
 }
 
@@ -81,5 +84,7 @@ func (UserCouponArchive) Indexes() []ent.Index {
 		index.Fields("user_id", "template_id"),
 		// myCoupons with archived ones: (user_id, id) in index order.
 		index.Fields("user_id"),
+		index.Fields("template_id", "created_at"),
+		index.Fields("template_id", "status", "updated_at"),
 	}
 }

@@ -32,6 +32,14 @@ const (
 	FieldExpired = "expired"
 	// FieldDiscountTotal holds the string denoting the discount_total field in the database.
 	FieldDiscountTotal = "discount_total"
+	// FieldIssuedDistribution holds the string denoting the issued_distribution field in the database.
+	FieldIssuedDistribution = "issued_distribution"
+	// FieldRefunded holds the string denoting the refunded field in the database.
+	FieldRefunded = "refunded"
+	// FieldRefundedDiscount holds the string denoting the refunded_discount field in the database.
+	FieldRefundedDiscount = "refunded_discount"
+	// FieldSealed holds the string denoting the sealed field in the database.
+	FieldSealed = "sealed"
 	// Table holds the table name of the templatedailystats in the database.
 	Table = "template_daily_stats"
 )
@@ -48,6 +56,10 @@ var Columns = []string{
 	FieldUsed,
 	FieldExpired,
 	FieldDiscountTotal,
+	FieldIssuedDistribution,
+	FieldRefunded,
+	FieldRefundedDiscount,
+	FieldSealed,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -75,6 +87,14 @@ var (
 	DefaultExpired int
 	// DefaultDiscountTotal holds the default value on creation for the "discount_total" field.
 	DefaultDiscountTotal decimal.Decimal
+	// DefaultIssuedDistribution holds the default value on creation for the "issued_distribution" field.
+	DefaultIssuedDistribution int
+	// DefaultRefunded holds the default value on creation for the "refunded" field.
+	DefaultRefunded int
+	// DefaultRefundedDiscount holds the default value on creation for the "refunded_discount" field.
+	DefaultRefundedDiscount decimal.Decimal
+	// DefaultSealed holds the default value on creation for the "sealed" field.
+	DefaultSealed bool
 )
 
 // OrderOption defines the ordering options for the TemplateDailyStats queries.
@@ -128,4 +148,24 @@ func ByExpired(opts ...sql.OrderTermOption) OrderOption {
 // ByDiscountTotal orders the results by the discount_total field.
 func ByDiscountTotal(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDiscountTotal, opts...).ToFunc()
+}
+
+// ByIssuedDistribution orders the results by the issued_distribution field.
+func ByIssuedDistribution(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIssuedDistribution, opts...).ToFunc()
+}
+
+// ByRefunded orders the results by the refunded field.
+func ByRefunded(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRefunded, opts...).ToFunc()
+}
+
+// ByRefundedDiscount orders the results by the refunded_discount field.
+func ByRefundedDiscount(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRefundedDiscount, opts...).ToFunc()
+}
+
+// BySealed orders the results by the sealed field.
+func BySealed(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSealed, opts...).ToFunc()
 }

@@ -100,6 +100,26 @@ func DiscountTotal(v decimal.Decimal) predicate.TemplateDailyStats {
 	return predicate.TemplateDailyStats(sql.FieldEQ(FieldDiscountTotal, v))
 }
 
+// IssuedDistribution applies equality check predicate on the "issued_distribution" field. It's identical to IssuedDistributionEQ.
+func IssuedDistribution(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldEQ(FieldIssuedDistribution, v))
+}
+
+// Refunded applies equality check predicate on the "refunded" field. It's identical to RefundedEQ.
+func Refunded(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldEQ(FieldRefunded, v))
+}
+
+// RefundedDiscount applies equality check predicate on the "refunded_discount" field. It's identical to RefundedDiscountEQ.
+func RefundedDiscount(v decimal.Decimal) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldEQ(FieldRefundedDiscount, v))
+}
+
+// Sealed applies equality check predicate on the "sealed" field. It's identical to SealedEQ.
+func Sealed(v bool) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldEQ(FieldSealed, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.TemplateDailyStats {
 	return predicate.TemplateDailyStats(sql.FieldEQ(FieldCreatedAt, v))
@@ -458,6 +478,136 @@ func DiscountTotalLT(v decimal.Decimal) predicate.TemplateDailyStats {
 // DiscountTotalLTE applies the LTE predicate on the "discount_total" field.
 func DiscountTotalLTE(v decimal.Decimal) predicate.TemplateDailyStats {
 	return predicate.TemplateDailyStats(sql.FieldLTE(FieldDiscountTotal, v))
+}
+
+// IssuedDistributionEQ applies the EQ predicate on the "issued_distribution" field.
+func IssuedDistributionEQ(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldEQ(FieldIssuedDistribution, v))
+}
+
+// IssuedDistributionNEQ applies the NEQ predicate on the "issued_distribution" field.
+func IssuedDistributionNEQ(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldNEQ(FieldIssuedDistribution, v))
+}
+
+// IssuedDistributionIn applies the In predicate on the "issued_distribution" field.
+func IssuedDistributionIn(vs ...int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldIn(FieldIssuedDistribution, vs...))
+}
+
+// IssuedDistributionNotIn applies the NotIn predicate on the "issued_distribution" field.
+func IssuedDistributionNotIn(vs ...int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldNotIn(FieldIssuedDistribution, vs...))
+}
+
+// IssuedDistributionGT applies the GT predicate on the "issued_distribution" field.
+func IssuedDistributionGT(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldGT(FieldIssuedDistribution, v))
+}
+
+// IssuedDistributionGTE applies the GTE predicate on the "issued_distribution" field.
+func IssuedDistributionGTE(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldGTE(FieldIssuedDistribution, v))
+}
+
+// IssuedDistributionLT applies the LT predicate on the "issued_distribution" field.
+func IssuedDistributionLT(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldLT(FieldIssuedDistribution, v))
+}
+
+// IssuedDistributionLTE applies the LTE predicate on the "issued_distribution" field.
+func IssuedDistributionLTE(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldLTE(FieldIssuedDistribution, v))
+}
+
+// RefundedEQ applies the EQ predicate on the "refunded" field.
+func RefundedEQ(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldEQ(FieldRefunded, v))
+}
+
+// RefundedNEQ applies the NEQ predicate on the "refunded" field.
+func RefundedNEQ(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldNEQ(FieldRefunded, v))
+}
+
+// RefundedIn applies the In predicate on the "refunded" field.
+func RefundedIn(vs ...int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldIn(FieldRefunded, vs...))
+}
+
+// RefundedNotIn applies the NotIn predicate on the "refunded" field.
+func RefundedNotIn(vs ...int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldNotIn(FieldRefunded, vs...))
+}
+
+// RefundedGT applies the GT predicate on the "refunded" field.
+func RefundedGT(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldGT(FieldRefunded, v))
+}
+
+// RefundedGTE applies the GTE predicate on the "refunded" field.
+func RefundedGTE(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldGTE(FieldRefunded, v))
+}
+
+// RefundedLT applies the LT predicate on the "refunded" field.
+func RefundedLT(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldLT(FieldRefunded, v))
+}
+
+// RefundedLTE applies the LTE predicate on the "refunded" field.
+func RefundedLTE(v int) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldLTE(FieldRefunded, v))
+}
+
+// RefundedDiscountEQ applies the EQ predicate on the "refunded_discount" field.
+func RefundedDiscountEQ(v decimal.Decimal) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldEQ(FieldRefundedDiscount, v))
+}
+
+// RefundedDiscountNEQ applies the NEQ predicate on the "refunded_discount" field.
+func RefundedDiscountNEQ(v decimal.Decimal) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldNEQ(FieldRefundedDiscount, v))
+}
+
+// RefundedDiscountIn applies the In predicate on the "refunded_discount" field.
+func RefundedDiscountIn(vs ...decimal.Decimal) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldIn(FieldRefundedDiscount, vs...))
+}
+
+// RefundedDiscountNotIn applies the NotIn predicate on the "refunded_discount" field.
+func RefundedDiscountNotIn(vs ...decimal.Decimal) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldNotIn(FieldRefundedDiscount, vs...))
+}
+
+// RefundedDiscountGT applies the GT predicate on the "refunded_discount" field.
+func RefundedDiscountGT(v decimal.Decimal) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldGT(FieldRefundedDiscount, v))
+}
+
+// RefundedDiscountGTE applies the GTE predicate on the "refunded_discount" field.
+func RefundedDiscountGTE(v decimal.Decimal) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldGTE(FieldRefundedDiscount, v))
+}
+
+// RefundedDiscountLT applies the LT predicate on the "refunded_discount" field.
+func RefundedDiscountLT(v decimal.Decimal) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldLT(FieldRefundedDiscount, v))
+}
+
+// RefundedDiscountLTE applies the LTE predicate on the "refunded_discount" field.
+func RefundedDiscountLTE(v decimal.Decimal) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldLTE(FieldRefundedDiscount, v))
+}
+
+// SealedEQ applies the EQ predicate on the "sealed" field.
+func SealedEQ(v bool) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldEQ(FieldSealed, v))
+}
+
+// SealedNEQ applies the NEQ predicate on the "sealed" field.
+func SealedNEQ(v bool) predicate.TemplateDailyStats {
+	return predicate.TemplateDailyStats(sql.FieldNEQ(FieldSealed, v))
 }
 
 // And groups predicates with the AND operator between them.

@@ -163,6 +163,20 @@ type ComplexityRoot struct {
 		UserErrors func(childComplexity int) int
 	}
 
+	DailyStat struct {
+		Date     func(childComplexity int) int
+		Discount func(childComplexity int) int
+		Expired  func(childComplexity int) int
+		Issued   func(childComplexity int) int
+		Refunded func(childComplexity int) int
+		Used     func(childComplexity int) int
+	}
+
+	IssuedByOrigin struct {
+		Claim        func(childComplexity int) int
+		Distribution func(childComplexity int) int
+	}
+
 	Mutation struct {
 		CancelCouponTask            func(childComplexity int, input model.CancelCouponTaskInput) int
 		CancelReminder              func(childComplexity int, input model.CancelReminderInput) int
@@ -196,6 +210,8 @@ type ComplexityRoot struct {
 		MyReminders           func(childComplexity int, first *int, after *string) int
 		Node                  func(childComplexity int, id string) int
 		Redemption            func(childComplexity int, id string) int
+		ShopStats             func(childComplexity int, shopNumber *string, from *time.Time, to *time.Time) int
+		TemplateStats         func(childComplexity int, templateID string, from *time.Time, to *time.Time) int
 	}
 
 	RedeemCouponPayload struct {
@@ -254,8 +270,34 @@ type ComplexityRoot struct {
 		UserErrors func(childComplexity int) int
 	}
 
+	ShopStats struct {
+		DiscountTotal func(childComplexity int) int
+		IssuedCount   func(childComplexity int) int
+		ShopNumber    func(childComplexity int) int
+		Templates     func(childComplexity int) int
+		TopByIssued   func(childComplexity int) int
+		TopByUsed     func(childComplexity int) int
+		UsedCount     func(childComplexity int) int
+	}
+
 	Subscription struct {
 		CouponTaskProgress func(childComplexity int, id string) int
+	}
+
+	TemplateStats struct {
+		Daily          func(childComplexity int) int
+		DiscountTotal  func(childComplexity int) int
+		ExpiredCount   func(childComplexity int) int
+		IssuedByOrigin func(childComplexity int) int
+		IssuedCount    func(childComplexity int) int
+		LockedCount    func(childComplexity int) int
+		RedeemRate     func(childComplexity int) int
+		RefundedCount  func(childComplexity int) int
+		RemainingStock func(childComplexity int) int
+		TemplateID     func(childComplexity int) int
+		TemplateName   func(childComplexity int) int
+		TotalStock     func(childComplexity int) int
+		UsedCount      func(childComplexity int) int
 	}
 
 	UserCoupon struct {
@@ -329,6 +371,8 @@ type QueryResolver interface {
 	ApplicableCoupons(ctx context.Context, order model.OrderInput) ([]*model.CouponQuote, error)
 	BestCouponCombination(ctx context.Context, order model.OrderInput) (*model.CouponCombination, error)
 	MyReminders(ctx context.Context, first *int, after *string) (*model.ReminderConnection, error)
+	TemplateStats(ctx context.Context, templateID string, from *time.Time, to *time.Time) (*model.TemplateStats, error)
+	ShopStats(ctx context.Context, shopNumber *string, from *time.Time, to *time.Time) (*model.ShopStats, error)
 }
 type SettlementResolver interface {
 	Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error)
@@ -784,6 +828,56 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CouponTemplatePayload.UserErrors(childComplexity), true
 
+	case "DailyStat.date":
+		if e.ComplexityRoot.DailyStat.Date == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DailyStat.Date(childComplexity), true
+	case "DailyStat.discount":
+		if e.ComplexityRoot.DailyStat.Discount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DailyStat.Discount(childComplexity), true
+	case "DailyStat.expired":
+		if e.ComplexityRoot.DailyStat.Expired == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DailyStat.Expired(childComplexity), true
+	case "DailyStat.issued":
+		if e.ComplexityRoot.DailyStat.Issued == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DailyStat.Issued(childComplexity), true
+	case "DailyStat.refunded":
+		if e.ComplexityRoot.DailyStat.Refunded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DailyStat.Refunded(childComplexity), true
+	case "DailyStat.used":
+		if e.ComplexityRoot.DailyStat.Used == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DailyStat.Used(childComplexity), true
+
+	case "IssuedByOrigin.claim":
+		if e.ComplexityRoot.IssuedByOrigin.Claim == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IssuedByOrigin.Claim(childComplexity), true
+	case "IssuedByOrigin.distribution":
+		if e.ComplexityRoot.IssuedByOrigin.Distribution == nil {
+			break
+		}
+
+		return e.ComplexityRoot.IssuedByOrigin.Distribution(childComplexity), true
+
 	case "Mutation.cancelCouponTask":
 		if e.ComplexityRoot.Mutation.CancelCouponTask == nil {
 			break
@@ -1053,6 +1147,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Redemption(childComplexity, args["id"].(string)), true
+	case "Query.shopStats":
+		if e.ComplexityRoot.Query.ShopStats == nil {
+			break
+		}
+
+		args, err := ec.field_Query_shopStats_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ShopStats(childComplexity, args["shopNumber"].(*string), args["from"].(*time.Time), args["to"].(*time.Time)), true
+	case "Query.templateStats":
+		if e.ComplexityRoot.Query.TemplateStats == nil {
+			break
+		}
+
+		args, err := ec.field_Query_templateStats_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TemplateStats(childComplexity, args["templateId"].(string), args["from"].(*time.Time), args["to"].(*time.Time)), true
 
 	case "RedeemCouponPayload.redemption":
 		if e.ComplexityRoot.RedeemCouponPayload.Redemption == nil {
@@ -1254,6 +1370,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SettlementPayload.UserErrors(childComplexity), true
 
+	case "ShopStats.discountTotal":
+		if e.ComplexityRoot.ShopStats.DiscountTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShopStats.DiscountTotal(childComplexity), true
+	case "ShopStats.issuedCount":
+		if e.ComplexityRoot.ShopStats.IssuedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShopStats.IssuedCount(childComplexity), true
+	case "ShopStats.shopNumber":
+		if e.ComplexityRoot.ShopStats.ShopNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShopStats.ShopNumber(childComplexity), true
+	case "ShopStats.templates":
+		if e.ComplexityRoot.ShopStats.Templates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShopStats.Templates(childComplexity), true
+	case "ShopStats.topByIssued":
+		if e.ComplexityRoot.ShopStats.TopByIssued == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShopStats.TopByIssued(childComplexity), true
+	case "ShopStats.topByUsed":
+		if e.ComplexityRoot.ShopStats.TopByUsed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShopStats.TopByUsed(childComplexity), true
+	case "ShopStats.usedCount":
+		if e.ComplexityRoot.ShopStats.UsedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShopStats.UsedCount(childComplexity), true
+
 	case "Subscription.couponTaskProgress":
 		if e.ComplexityRoot.Subscription.CouponTaskProgress == nil {
 			break
@@ -1265,6 +1424,85 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.CouponTaskProgress(childComplexity, args["id"].(string)), true
+
+	case "TemplateStats.daily":
+		if e.ComplexityRoot.TemplateStats.Daily == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.Daily(childComplexity), true
+	case "TemplateStats.discountTotal":
+		if e.ComplexityRoot.TemplateStats.DiscountTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.DiscountTotal(childComplexity), true
+	case "TemplateStats.expiredCount":
+		if e.ComplexityRoot.TemplateStats.ExpiredCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.ExpiredCount(childComplexity), true
+	case "TemplateStats.issuedByOrigin":
+		if e.ComplexityRoot.TemplateStats.IssuedByOrigin == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.IssuedByOrigin(childComplexity), true
+	case "TemplateStats.issuedCount":
+		if e.ComplexityRoot.TemplateStats.IssuedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.IssuedCount(childComplexity), true
+	case "TemplateStats.lockedCount":
+		if e.ComplexityRoot.TemplateStats.LockedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.LockedCount(childComplexity), true
+	case "TemplateStats.redeemRate":
+		if e.ComplexityRoot.TemplateStats.RedeemRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.RedeemRate(childComplexity), true
+	case "TemplateStats.refundedCount":
+		if e.ComplexityRoot.TemplateStats.RefundedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.RefundedCount(childComplexity), true
+	case "TemplateStats.remainingStock":
+		if e.ComplexityRoot.TemplateStats.RemainingStock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.RemainingStock(childComplexity), true
+	case "TemplateStats.templateId":
+		if e.ComplexityRoot.TemplateStats.TemplateID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.TemplateID(childComplexity), true
+	case "TemplateStats.templateName":
+		if e.ComplexityRoot.TemplateStats.TemplateName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.TemplateName(childComplexity), true
+	case "TemplateStats.totalStock":
+		if e.ComplexityRoot.TemplateStats.TotalStock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.TotalStock(childComplexity), true
+	case "TemplateStats.usedCount":
+		if e.ComplexityRoot.TemplateStats.UsedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateStats.UsedCount(childComplexity), true
 
 	case "UserCoupon.archivedAt":
 		if e.ComplexityRoot.UserCoupon.ArchivedAt == nil {
@@ -2436,6 +2674,78 @@ enum ReminderStatus {
   "Not sent: the template ended or was terminated first."
   SKIPPED
 }
+
+# ---- Statistics (issue 11): coupon/stats ----
+
+extend type Query {
+  """
+  A template's funnel over the stats days that [from, to) touches (days in the server's
+  COUPON_STATS_TIMEZONE; from defaults to the template's creation, to to the end of today; at most
+  COUPON_STATS_MAX_DAYS days), with its live stock and locks. Served from counters: its cost grows
+  with the days asked for, not with the coupons. A merchant of another shop gets FORBIDDEN.
+  """
+  templateStats(templateId: ID!, from: Time, to: Time): TemplateStats! @hasRole(roles: [MERCHANT, PLATFORM])
+  """
+  Totals over a shop's templates over the days [from, to) touches (as templateStats), and its top 10
+  templates by issued and by used. A merchant may omit shopNumber (its own) and may ask for no
+  other shop (FORBIDDEN); the platform names the shop.
+  """
+  shopStats(shopNumber: String, from: Time, to: Time): ShopStats! @hasRole(roles: [MERCHANT, PLATFORM])
+}
+
+"""
+A template's numbers. Counts are of events over the days asked for: usedCount is payments with a
+coupon less their refunds, discountTotal the discount given less the discount refunded, redeemRate
+usedCount ÷ issuedCount (0 when nothing was issued). totalStock, remainingStock and lockedCount are
+as they are now.
+"""
+type TemplateStats {
+  templateId: ID!
+  templateName: String!
+  totalStock: Int!
+  remainingStock: Int!
+  issuedCount: Int!
+  issuedByOrigin: IssuedByOrigin!
+  "Coupons LOCKED for an unpaid order now."
+  lockedCount: Int!
+  usedCount: Int!
+  expiredCount: Int!
+  refundedCount: Int!
+  discountTotal: Decimal!
+  redeemRate: Float!
+  "One entry per day asked for, oldest first."
+  daily: [DailyStat!]!
+}
+
+"Coupons issued, by how they were issued."
+type IssuedByOrigin {
+  claim: Int!
+  distribution: Int!
+}
+
+"""
+One stats day (date YYYY-MM-DD in COUPON_STATS_TIMEZONE): coupons issued, payments with a coupon
+(used) and their discount, refunds of such payments, coupons expired, each on the day it happened.
+"""
+type DailyStat {
+  date: String!
+  issued: Int!
+  used: Int!
+  discount: Decimal!
+  refunded: Int!
+  expired: Int!
+}
+
+"A shop's totals over the days asked for (as TemplateStats) and its top 10 templates."
+type ShopStats {
+  shopNumber: String!
+  templates: Int!
+  issuedCount: Int!
+  usedCount: Int!
+  discountTotal: Decimal!
+  topByIssued: [TemplateStats!]!
+  topByUsed: [TemplateStats!]!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -2658,6 +2968,34 @@ func (ec *executionContext) childFields_CouponTemplatePayload(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type CouponTemplatePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DailyStat(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "date":
+		return ec.fieldContext_DailyStat_date(ctx, field)
+	case "issued":
+		return ec.fieldContext_DailyStat_issued(ctx, field)
+	case "used":
+		return ec.fieldContext_DailyStat_used(ctx, field)
+	case "discount":
+		return ec.fieldContext_DailyStat_discount(ctx, field)
+	case "refunded":
+		return ec.fieldContext_DailyStat_refunded(ctx, field)
+	case "expired":
+		return ec.fieldContext_DailyStat_expired(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DailyStat", field.Name)
+}
+
+func (ec *executionContext) childFields_IssuedByOrigin(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "claim":
+		return ec.fieldContext_IssuedByOrigin_claim(ctx, field)
+	case "distribution":
+		return ec.fieldContext_IssuedByOrigin_distribution(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type IssuedByOrigin", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -2782,6 +3120,58 @@ func (ec *executionContext) childFields_SettlementPayload(ctx context.Context, f
 		return ec.fieldContext_SettlementPayload_userErrors(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SettlementPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ShopStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "shopNumber":
+		return ec.fieldContext_ShopStats_shopNumber(ctx, field)
+	case "templates":
+		return ec.fieldContext_ShopStats_templates(ctx, field)
+	case "issuedCount":
+		return ec.fieldContext_ShopStats_issuedCount(ctx, field)
+	case "usedCount":
+		return ec.fieldContext_ShopStats_usedCount(ctx, field)
+	case "discountTotal":
+		return ec.fieldContext_ShopStats_discountTotal(ctx, field)
+	case "topByIssued":
+		return ec.fieldContext_ShopStats_topByIssued(ctx, field)
+	case "topByUsed":
+		return ec.fieldContext_ShopStats_topByUsed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ShopStats", field.Name)
+}
+
+func (ec *executionContext) childFields_TemplateStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "templateId":
+		return ec.fieldContext_TemplateStats_templateId(ctx, field)
+	case "templateName":
+		return ec.fieldContext_TemplateStats_templateName(ctx, field)
+	case "totalStock":
+		return ec.fieldContext_TemplateStats_totalStock(ctx, field)
+	case "remainingStock":
+		return ec.fieldContext_TemplateStats_remainingStock(ctx, field)
+	case "issuedCount":
+		return ec.fieldContext_TemplateStats_issuedCount(ctx, field)
+	case "issuedByOrigin":
+		return ec.fieldContext_TemplateStats_issuedByOrigin(ctx, field)
+	case "lockedCount":
+		return ec.fieldContext_TemplateStats_lockedCount(ctx, field)
+	case "usedCount":
+		return ec.fieldContext_TemplateStats_usedCount(ctx, field)
+	case "expiredCount":
+		return ec.fieldContext_TemplateStats_expiredCount(ctx, field)
+	case "refundedCount":
+		return ec.fieldContext_TemplateStats_refundedCount(ctx, field)
+	case "discountTotal":
+		return ec.fieldContext_TemplateStats_discountTotal(ctx, field)
+	case "redeemRate":
+		return ec.fieldContext_TemplateStats_redeemRate(ctx, field)
+	case "daily":
+		return ec.fieldContext_TemplateStats_daily(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TemplateStats", field.Name)
 }
 
 func (ec *executionContext) childFields_UserCoupon(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3431,6 +3821,66 @@ func (ec *executionContext) field_Query_redemption_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_shopStats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "shopNumber",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["shopNumber"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_templateStats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "templateId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["templateId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
 	return args, nil
 }
 
@@ -5251,6 +5701,190 @@ func (ec *executionContext) fieldContext_CouponTemplatePayload_userErrors(_ cont
 	return fc, nil
 }
 
+func (ec *executionContext) _DailyStat_date(ctx context.Context, field graphql.CollectedField, obj *model.DailyStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DailyStat_date(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Date, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DailyStat_date(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DailyStat", field, false, false, "String")
+}
+
+func (ec *executionContext) _DailyStat_issued(ctx context.Context, field graphql.CollectedField, obj *model.DailyStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DailyStat_issued(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Issued, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DailyStat_issued(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DailyStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DailyStat_used(ctx context.Context, field graphql.CollectedField, obj *model.DailyStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DailyStat_used(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Used, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DailyStat_used(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DailyStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DailyStat_discount(ctx context.Context, field graphql.CollectedField, obj *model.DailyStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DailyStat_discount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Discount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DailyStat_discount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DailyStat", field, false, false, "Decimal")
+}
+
+func (ec *executionContext) _DailyStat_refunded(ctx context.Context, field graphql.CollectedField, obj *model.DailyStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DailyStat_refunded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Refunded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DailyStat_refunded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DailyStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _DailyStat_expired(ctx context.Context, field graphql.CollectedField, obj *model.DailyStat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DailyStat_expired(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Expired, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DailyStat_expired(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DailyStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _IssuedByOrigin_claim(ctx context.Context, field graphql.CollectedField, obj *model.IssuedByOrigin) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_IssuedByOrigin_claim(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Claim, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_IssuedByOrigin_claim(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IssuedByOrigin", field, false, false, "Int")
+}
+
+func (ec *executionContext) _IssuedByOrigin_distribution(ctx context.Context, field graphql.CollectedField, obj *model.IssuedByOrigin) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_IssuedByOrigin_distribution(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Distribution, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_IssuedByOrigin_distribution(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("IssuedByOrigin", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Mutation_createCouponTemplate(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6671,6 +7305,130 @@ func (ec *executionContext) fieldContext_Query_myReminders(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_templateStats(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_templateStats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TemplateStats(ctx, fc.Args["templateId"].(string), fc.Args["from"].(*time.Time), fc.Args["to"].(*time.Time))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT", "PLATFORM"})
+				if err != nil {
+					var zeroVal *model.TemplateStats
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.TemplateStats
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TemplateStats) graphql.Marshaler {
+			return ec.marshalNTemplateStats2ᚖcoupondᚋgraphᚋmodelᚐTemplateStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_templateStats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TemplateStats(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_templateStats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_shopStats(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_shopStats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ShopStats(ctx, fc.Args["shopNumber"].(*string), fc.Args["from"].(*time.Time), fc.Args["to"].(*time.Time))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT", "PLATFORM"})
+				if err != nil {
+					var zeroVal *model.ShopStats
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.ShopStats
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ShopStats) graphql.Marshaler {
+			return ec.marshalNShopStats2ᚖcoupondᚋgraphᚋmodelᚐShopStats(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_shopStats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ShopStats(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_shopStats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7582,6 +8340,185 @@ func (ec *executionContext) fieldContext_SettlementPayload_userErrors(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _ShopStats_shopNumber(ctx context.Context, field graphql.CollectedField, obj *model.ShopStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShopStats_shopNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ShopNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShopStats_shopNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShopStats", field, false, false, "String")
+}
+
+func (ec *executionContext) _ShopStats_templates(ctx context.Context, field graphql.CollectedField, obj *model.ShopStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShopStats_templates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Templates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShopStats_templates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShopStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ShopStats_issuedCount(ctx context.Context, field graphql.CollectedField, obj *model.ShopStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShopStats_issuedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IssuedCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShopStats_issuedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShopStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ShopStats_usedCount(ctx context.Context, field graphql.CollectedField, obj *model.ShopStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShopStats_usedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UsedCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShopStats_usedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShopStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ShopStats_discountTotal(ctx context.Context, field graphql.CollectedField, obj *model.ShopStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShopStats_discountTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DiscountTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShopStats_discountTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShopStats", field, false, false, "Decimal")
+}
+
+func (ec *executionContext) _ShopStats_topByIssued(ctx context.Context, field graphql.CollectedField, obj *model.ShopStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShopStats_topByIssued(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TopByIssued, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TemplateStats) graphql.Marshaler {
+			return ec.marshalNTemplateStats2ᚕᚖcoupondᚋgraphᚋmodelᚐTemplateStatsᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShopStats_topByIssued(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShopStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TemplateStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ShopStats_topByUsed(ctx context.Context, field graphql.CollectedField, obj *model.ShopStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShopStats_topByUsed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TopByUsed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TemplateStats) graphql.Marshaler {
+			return ec.marshalNTemplateStats2ᚕᚖcoupondᚋgraphᚋmodelᚐTemplateStatsᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShopStats_topByUsed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShopStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TemplateStats(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Subscription_couponTaskProgress(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
 	return graphql.ResolveFieldStream(
 		ctx,
@@ -7640,6 +8577,323 @@ func (ec *executionContext) fieldContext_Subscription_couponTaskProgress(ctx con
 	if fc.Args, err = ec.field_Subscription_couponTaskProgress_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TemplateStats_templateId(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_templateId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemplateID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_templateId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateStats", field, false, false, "ID")
+}
+
+func (ec *executionContext) _TemplateStats_templateName(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_templateName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemplateName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_templateName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateStats", field, false, false, "String")
+}
+
+func (ec *executionContext) _TemplateStats_totalStock(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_totalStock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalStock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_totalStock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TemplateStats_remainingStock(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_remainingStock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RemainingStock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_remainingStock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TemplateStats_issuedCount(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_issuedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IssuedCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_issuedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TemplateStats_issuedByOrigin(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_issuedByOrigin(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IssuedByOrigin, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.IssuedByOrigin) graphql.Marshaler {
+			return ec.marshalNIssuedByOrigin2ᚖcoupondᚋgraphᚋmodelᚐIssuedByOrigin(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_issuedByOrigin(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TemplateStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_IssuedByOrigin(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TemplateStats_lockedCount(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_lockedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LockedCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_lockedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TemplateStats_usedCount(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_usedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UsedCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_usedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TemplateStats_expiredCount(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_expiredCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiredCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_expiredCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TemplateStats_refundedCount(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_refundedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RefundedCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_refundedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TemplateStats_discountTotal(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_discountTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DiscountTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v decimal.Decimal) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_discountTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateStats", field, false, false, "Decimal")
+}
+
+func (ec *executionContext) _TemplateStats_redeemRate(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_redeemRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RedeemRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_redeemRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateStats", field, false, false, "Float")
+}
+
+func (ec *executionContext) _TemplateStats_daily(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateStats_daily(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Daily, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DailyStat) graphql.Marshaler {
+			return ec.marshalNDailyStat2ᚕᚖcoupondᚋgraphᚋmodelᚐDailyStatᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateStats_daily(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TemplateStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DailyStat(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -10817,6 +12071,102 @@ func (ec *executionContext) _CouponTemplatePayload(ctx context.Context, sel ast.
 	return out
 }
 
+var dailyStatImplementors = []string{"DailyStat"}
+
+func (ec *executionContext) _DailyStat(ctx context.Context, sel ast.SelectionSet, obj *model.DailyStat) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dailyStatImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DailyStat")
+		case "date":
+			out.Values[i] = ec._DailyStat_date(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "issued":
+			out.Values[i] = ec._DailyStat_issued(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "used":
+			out.Values[i] = ec._DailyStat_used(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "discount":
+			out.Values[i] = ec._DailyStat_discount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "refunded":
+			out.Values[i] = ec._DailyStat_refunded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expired":
+			out.Values[i] = ec._DailyStat_expired(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var issuedByOriginImplementors = []string{"IssuedByOrigin"}
+
+func (ec *executionContext) _IssuedByOrigin(ctx context.Context, sel ast.SelectionSet, obj *model.IssuedByOrigin) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, issuedByOriginImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("IssuedByOrigin")
+		case "claim":
+			out.Values[i] = ec._IssuedByOrigin_claim(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "distribution":
+			out.Values[i] = ec._IssuedByOrigin_distribution(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -11063,6 +12413,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_myReminders(ctx, field)
+				})
+		case "templateStats":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_templateStats(ctx, field)
+				})
+		case "shopStats":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_shopStats(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -11480,6 +12842,69 @@ func (ec *executionContext) _SettlementPayload(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var shopStatsImplementors = []string{"ShopStats"}
+
+func (ec *executionContext) _ShopStats(ctx context.Context, sel ast.SelectionSet, obj *model.ShopStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, shopStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ShopStats")
+		case "shopNumber":
+			out.Values[i] = ec._ShopStats_shopNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "templates":
+			out.Values[i] = ec._ShopStats_templates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "issuedCount":
+			out.Values[i] = ec._ShopStats_issuedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "usedCount":
+			out.Values[i] = ec._ShopStats_usedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "discountTotal":
+			out.Values[i] = ec._ShopStats_discountTotal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "topByIssued":
+			out.Values[i] = ec._ShopStats_topByIssued(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "topByUsed":
+			out.Values[i] = ec._ShopStats_topByUsed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var subscriptionImplementors = []string{"Subscription"}
 
 func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
@@ -11498,6 +12923,99 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var templateStatsImplementors = []string{"TemplateStats"}
+
+func (ec *executionContext) _TemplateStats(ctx context.Context, sel ast.SelectionSet, obj *model.TemplateStats) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, templateStatsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TemplateStats")
+		case "templateId":
+			out.Values[i] = ec._TemplateStats_templateId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "templateName":
+			out.Values[i] = ec._TemplateStats_templateName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalStock":
+			out.Values[i] = ec._TemplateStats_totalStock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "remainingStock":
+			out.Values[i] = ec._TemplateStats_remainingStock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "issuedCount":
+			out.Values[i] = ec._TemplateStats_issuedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "issuedByOrigin":
+			out.Values[i] = ec._TemplateStats_issuedByOrigin(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lockedCount":
+			out.Values[i] = ec._TemplateStats_lockedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "usedCount":
+			out.Values[i] = ec._TemplateStats_usedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiredCount":
+			out.Values[i] = ec._TemplateStats_expiredCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "refundedCount":
+			out.Values[i] = ec._TemplateStats_refundedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "discountTotal":
+			out.Values[i] = ec._TemplateStats_discountTotal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "redeemRate":
+			out.Values[i] = ec._TemplateStats_redeemRate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "daily":
+			out.Values[i] = ec._TemplateStats_daily(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
 }
 
 var userCouponImplementors = []string{"UserCoupon", "Node"}
@@ -12312,6 +13830,30 @@ func (ec *executionContext) unmarshalNCreateReminderInput2coupondᚋgraphᚋmode
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNDailyStat2ᚕᚖcoupondᚋgraphᚋmodelᚐDailyStatᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DailyStat) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDailyStat2ᚖcoupondᚋgraphᚋmodelᚐDailyStat(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDailyStat2ᚖcoupondᚋgraphᚋmodelᚐDailyStat(ctx context.Context, sel ast.SelectionSet, v *model.DailyStat) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DailyStat!")
+		return graphql.Null
+	}
+	return ec._DailyStat(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx context.Context, v any) (decimal.Decimal, error) {
 	res, err := scalar.UnmarshalDecimal(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -12371,6 +13913,20 @@ func (ec *executionContext) marshalNErrorCode2coupondᚋcouponᚐCode(ctx contex
 	return res
 }
 
+func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Float!")
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
 func (ec *executionContext) unmarshalNID2int64(ctx context.Context, v any) (int64, error) {
 	res, err := scalar.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -12416,6 +13972,14 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNIssuedByOrigin2ᚖcoupondᚋgraphᚋmodelᚐIssuedByOrigin(ctx context.Context, sel ast.SelectionSet, v *model.IssuedByOrigin) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "IssuedByOrigin!")
+		return graphql.Null
+	}
+	return ec._IssuedByOrigin(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNLockCouponInput2coupondᚋgraphᚋmodelᚐLockCouponInput(ctx context.Context, v any) (model.LockCouponInput, error) {
@@ -12668,6 +14232,14 @@ func (ec *executionContext) marshalNSettlementStatus2coupondᚋentᚋcouponsettl
 	return res
 }
 
+func (ec *executionContext) marshalNShopStats2ᚖcoupondᚋgraphᚋmodelᚐShopStats(ctx context.Context, sel ast.SelectionSet, v *model.ShopStats) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ShopStats!")
+		return graphql.Null
+	}
+	return ec._ShopStats(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -12695,6 +14267,30 @@ func (ec *executionContext) marshalNTaskStatus2coupondᚋentᚋcoupontaskᚐStat
 		graphql.AddInvalidNullFromMarshaler(ctx, "TaskStatus!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNTemplateStats2ᚕᚖcoupondᚋgraphᚋmodelᚐTemplateStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TemplateStats) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTemplateStats2ᚖcoupondᚋgraphᚋmodelᚐTemplateStats(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTemplateStats2ᚖcoupondᚋgraphᚋmodelᚐTemplateStats(ctx context.Context, sel ast.SelectionSet, v *model.TemplateStats) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TemplateStats!")
+		return graphql.Null
+	}
+	return ec._TemplateStats(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNTemplateStatus2coupondᚋcouponᚐTemplateStatus(ctx context.Context, v any) (coupon.TemplateStatus, error) {

@@ -173,12 +173,29 @@ type CreateReminderInput struct {
 	MinutesBefore int `json:"minutesBefore"`
 }
 
+// One stats day (date YYYY-MM-DD in COUPON_STATS_TIMEZONE): coupons issued, payments with a coupon
+// (used) and their discount, refunds of such payments, coupons expired, each on the day it happened.
+type DailyStat struct {
+	Date     string          `json:"date"`
+	Issued   int             `json:"issued"`
+	Used     int             `json:"used"`
+	Discount decimal.Decimal `json:"discount"`
+	Refunded int             `json:"refunded"`
+	Expired  int             `json:"expired"`
+}
+
 // Which template gets more stock.
 type IncreaseStockInput struct {
 	// One of the merchant's templates.
 	TemplateID string `json:"templateId"`
 	// How many coupons to add: at least 1.
 	Amount int `json:"amount"`
+}
+
+// Coupons issued, by how they were issued.
+type IssuedByOrigin struct {
+	Claim        int `json:"claim"`
+	Distribution int `json:"distribution"`
 }
 
 // Which coupon to hold for which order.
@@ -289,8 +306,41 @@ type SettlementRefInput struct {
 	CouponID string `json:"couponId"`
 }
 
+// A shop's totals over the days asked for (as TemplateStats) and its top 10 templates.
+type ShopStats struct {
+	ShopNumber    string           `json:"shopNumber"`
+	Templates     int              `json:"templates"`
+	IssuedCount   int              `json:"issuedCount"`
+	UsedCount     int              `json:"usedCount"`
+	DiscountTotal decimal.Decimal  `json:"discountTotal"`
+	TopByIssued   []*TemplateStats `json:"topByIssued"`
+	TopByUsed     []*TemplateStats `json:"topByUsed"`
+}
+
 // The subscriptions (graphql-transport-ws, the protocol of the graphql-ws client, on /query).
 type Subscription struct {
+}
+
+// A template's numbers. Counts are of events over the days asked for: usedCount is payments with a
+// coupon less their refunds, discountTotal the discount given less the discount refunded, redeemRate
+// usedCount ÷ issuedCount (0 when nothing was issued). totalStock, remainingStock and lockedCount are
+// as they are now.
+type TemplateStats struct {
+	TemplateID     string          `json:"templateId"`
+	TemplateName   string          `json:"templateName"`
+	TotalStock     int             `json:"totalStock"`
+	RemainingStock int             `json:"remainingStock"`
+	IssuedCount    int             `json:"issuedCount"`
+	IssuedByOrigin *IssuedByOrigin `json:"issuedByOrigin"`
+	// Coupons LOCKED for an unpaid order now.
+	LockedCount   int             `json:"lockedCount"`
+	UsedCount     int             `json:"usedCount"`
+	ExpiredCount  int             `json:"expiredCount"`
+	RefundedCount int             `json:"refundedCount"`
+	DiscountTotal decimal.Decimal `json:"discountTotal"`
+	RedeemRate    float64         `json:"redeemRate"`
+	// One entry per day asked for, oldest first.
+	Daily []*DailyStat `json:"daily"`
 }
 
 // Which template to end.

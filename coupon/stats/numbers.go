@@ -1,0 +1,121 @@
+package stats
+
+import (
+	"strconv"
+
+	"coupond/coupon/keys"
+	"coupond/ent"
+
+	"github.com/shopspring/decimal"
+)
+
+// Counts are the counters of one stats day (or their sum over days).
+type Counts struct {
+	IssuedClaim, IssuedDistribution int
+	Used                            int   // payments confirmed with a coupon
+	DiscountCents                   int64 // their discount
+	Refunded                        int   // refunds of such payments
+	RefundedDiscountCents           int64 // their discount
+	Expired                         int
+}
+
+func (c *Counts) add(o Counts) {
+	c.IssuedClaim += o.IssuedClaim
+	c.IssuedDistribution += o.IssuedDistribution
+	c.Used += o.Used
+	c.DiscountCents += o.DiscountCents
+	c.Refunded += o.Refunded
+	c.RefundedDiscountCents += o.RefundedDiscountCents
+	c.Expired += o.Expired
+}
+
+// Issued is every coupon issued, by claim and by distribution.
+func (c Counts) Issued() int { return c.IssuedClaim + c.IssuedDistribution }
+
+// Discount is the payments' discount (money, 2 decimals).
+func (c Counts) Discount() decimal.Decimal { return decimal.New(c.DiscountCents, -2) }
+
+// countsOfHash reads a keys.DailyStats hash.
+func countsOfHash(h map[string]string) Counts {
+	n := func(f string) int64 { v, _ := strconv.ParseInt(h[f], 10, 64); return v }
+	return Counts{
+		IssuedClaim: int(n(keys.StatIssuedClaim)), IssuedDistribution: int(n(keys.StatIssuedDistribution)),
+		Used: int(n(keys.StatUsed)), DiscountCents: n(keys.StatDiscountCents),
+		Refunded: int(n(keys.StatRefunded)), RefundedDiscountCents: n(keys.StatRefundedDiscountCents),
+		Expired: int(n(keys.StatExpired)),
+	}
+}
+
+// hashOfCounts is the keys.DailyStats hash of c (every field, for an absolute HSET).
+func hashOfCounts(c Counts) map[string]any {
+	return map[string]any{
+		keys.StatIssuedClaim: c.IssuedClaim, keys.StatIssuedDistribution: c.IssuedDistribution,
+		keys.StatUsed: c.Used, keys.StatDiscountCents: c.DiscountCents,
+		keys.StatRefunded: c.Refunded, keys.StatRefundedDiscountCents: c.RefundedDiscountCents,
+		keys.StatExpired: c.Expired,
+	}
+}
+
+// countsOfRow reads a template_daily_stats row.
+func countsOfRow(r *ent.TemplateDailyStats) Counts {
+	return Counts{
+		IssuedClaim: r.Issued - r.IssuedDistribution, IssuedDistribution: r.IssuedDistribution,
+		Used: r.Used, DiscountCents: r.DiscountTotal.Shift(2).IntPart(),
+		Refunded: r.Refunded, RefundedDiscountCents: r.RefundedDiscount.Shift(2).IntPart(),
+		Expired: r.Expired,
+	}
+}
+
+// Day is one day of a template's series.
+type Day struct {
+	Date string // YYYY-MM-DD in the stats zone
+	Counts
+}
+
+// TemplateStats is one template's funnel over a span of days, and its live figures.
+type TemplateStats struct {
+	TemplateID     int64
+	TemplateName   string
+	ShopNumber     int64
+	TotalStock     int
+	RemainingStock int // live: the cached stock when the template is cached, else MySQL's
+	LockedCount    int // coupons LOCKED now
+	Total          Counts
+	Daily          []Day
+}
+
+// IssuedCount is the coupons issued over the span.
+func (t *TemplateStats) IssuedCount() int { return t.Total.Issued() }
+
+// UsedCount is the span's payments with a coupon less their refunds.
+func (t *TemplateStats) UsedCount() int { return t.Total.Used - t.Total.Refunded }
+
+// DiscountTotal is the span's discount given less the discount refunded.
+func (t *TemplateStats) DiscountTotal() decimal.Decimal {
+	return decimal.New(t.Total.DiscountCents-t.Total.RefundedDiscountCents, -2)
+}
+
+// RedeemRate is UsedCount ÷ IssuedCount (0 when nothing was issued).
+func (t *TemplateStats) RedeemRate() float64 {
+	if t.IssuedCount() == 0 {
+		return 0
+	}
+	return float64(t.UsedCount()) / float64(t.IssuedCount())
+}
+
+// ShopStats is the totals over a shop's templates over a span, and its top templates.
+type ShopStats struct {
+	ShopNumber  int64
+	Templates   int
+	Total       Counts
+	TopByIssued []*TemplateStats // at most 10, most issued first
+	TopByUsed   []*TemplateStats // at most 10, most used first
+}
+
+// UsedCount is the span's payments with a coupon less their refunds.
+func (s *ShopStats) UsedCount() int { return s.Total.Used - s.Total.Refunded }
+
+// DiscountTotal is the span's discount given less the discount refunded.
+func (s *ShopStats) DiscountTotal() decimal.Decimal {
+	return decimal.New(s.Total.DiscountCents-s.Total.RefundedDiscountCents, -2)
+}

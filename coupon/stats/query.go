@@ -1,0 +1,202 @@
+package stats
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"coupond/coupon"
+	"coupond/coupon/keys"
+	"coupond/ent"
+	"coupond/ent/coupontemplate"
+	"coupond/ent/templatedailystats"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// topN is how many templates shopStats ranks.
+const topN = 10
+
+// errNotOwner answers a merchant asking for another shop's numbers (or a template that does not
+// exist: the answer does not tell them apart).
+var errNotOwner = coupon.Errorf(coupon.CodeNotOwner, "not your shop's statistics")
+
+// TemplateStats is the template's funnel over the stats days [from, to) touches (see span) for a
+// merchant of its shop or the platform; coupon.CodeNotOwner for anyone else.
+func (s *Service) TemplateStats(ctx context.Context, actor coupon.Actor, templateID int64, from, to *time.Time) (*TemplateStats, error) {
+	row, err := s.db.CouponTemplate.Query().Where(coupontemplate.ID(templateID)).Only(ctx)
+	switch {
+	case ent.IsNotFound(err) && actor.Role == coupon.RolePlatform:
+		return nil, coupon.ErrNotFound
+	case ent.IsNotFound(err):
+		return nil, errNotOwner
+	case err != nil:
+		return nil, fmt.Errorf("stats: template %d: %w", templateID, err)
+	}
+	if actor.Role == coupon.RoleUser || !actor.CanSeeShop(row.ShopNumber) {
+		return nil, errNotOwner
+	}
+	days, err := s.span(from, to, row.CreatedAt)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.load(ctx, []*ent.CouponTemplate{row}, days)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// ShopStats is the totals over the shop's templates over the days [from, to) touches, and its top
+// templates by issued and by used. A merchant may omit shop (its own) and may ask for no other;
+// the platform must name one.
+func (s *Service) ShopStats(ctx context.Context, actor coupon.Actor, shop *int64, from, to *time.Time) (*ShopStats, error) {
+	switch {
+	case actor.Role == coupon.RoleMerchant && shop == nil:
+		shop = &actor.Shop
+	case actor.Role == coupon.RolePlatform && shop == nil:
+		return nil, coupon.FieldError("shopNumber", "name the shop")
+	}
+	if actor.Role == coupon.RoleUser || !actor.CanSeeShop(*shop) {
+		return nil, errNotOwner
+	}
+	rows, err := s.db.CouponTemplate.Query().Where(coupontemplate.ShopNumber(*shop)).Order(coupontemplate.ByID()).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stats: templates of shop %d: %w", *shop, err)
+	}
+	since := s.now()
+	for _, r := range rows {
+		since = minTime(since, r.CreatedAt)
+	}
+	days, err := s.span(from, to, since)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.load(ctx, rows, days)
+	if err != nil {
+		return nil, err
+	}
+	out := &ShopStats{ShopNumber: *shop, Templates: len(all)}
+	for _, t := range all {
+		out.Total.add(t.Total)
+	}
+	out.TopByIssued = top(all, func(t *TemplateStats) int { return t.IssuedCount() })
+	out.TopByUsed = top(all, func(t *TemplateStats) int { return t.UsedCount() })
+	return out, nil
+}
+
+// top is the topN of ts by score, highest first (ties: lower id first).
+func top(ts []*TemplateStats, score func(*TemplateStats) int) []*TemplateStats {
+	s := slices.Clone(ts)
+	slices.SortStableFunc(s, func(a, b *TemplateStats) int {
+		return cmp.Or(cmp.Compare(score(b), score(a)), cmp.Compare(a.TemplateID, b.TemplateID))
+	})
+	return s[:min(len(s), topN)]
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// load computes the stats of templates over days in one query of template_daily_stats (rows of
+// these templates and days, by the (template_id, day) key) and one Redis pipeline (each
+// template's live counters, and its realtime hash of each day not sealed that can still move).
+// Its cost grows with templates × days, never with their coupons.
+func (s *Service) load(ctx context.Context, tpls []*ent.CouponTemplate, days []day) ([]*TemplateStats, error) {
+	ids := make([]int64, len(tpls))
+	for i, t := range tpls {
+		ids[i] = t.ID
+	}
+	out := make([]*TemplateStats, len(tpls))
+	if len(tpls) == 0 {
+		return out, nil
+	}
+	rows, err := s.db.TemplateDailyStats.Query().
+		Where(templatedailystats.TemplateIDIn(ids...),
+			templatedailystats.DayGTE(dayDate(days[0])), templatedailystats.DayLTE(dayDate(days[len(days)-1]))).
+		All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stats: daily rows: %w", err)
+	}
+	type cell struct {
+		tpl int64
+		day string
+	}
+	stored := make(map[cell]*ent.TemplateDailyStats, len(rows))
+	for _, r := range rows {
+		stored[cell{r.TemplateID, r.Day.Format(time.DateOnly)}] = r
+	}
+	live := s.liveDays(days)
+	pipe := s.rdb.Pipeline()
+	locked := make([]*redis.StringCmd, len(tpls))
+	hashes := map[cell]*redis.MapStringStringCmd{}
+	for i, t := range tpls {
+		locked[i] = pipe.HGet(ctx, keys.StatsLive(t.ID), keys.StatLocked)
+		for _, d := range live {
+			if r := stored[cell{t.ID, d.key}]; r == nil || !r.Sealed {
+				hashes[cell{t.ID, d.key}] = pipe.HGetAll(ctx, keys.DailyStats(t.ID, d.key))
+			}
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("stats: realtime counters: %w", err)
+	}
+	cts := make([]*coupon.Template, len(tpls))
+	for i, t := range tpls {
+		cts[i] = coupon.TemplateFromRow(t)
+	}
+	if err := s.templates.LiveStocks(ctx, cts); err != nil {
+		return nil, err
+	}
+	for i, t := range tpls {
+		ts := &TemplateStats{TemplateID: t.ID, TemplateName: t.Name, ShopNumber: t.ShopNumber, TotalStock: t.TotalStock,
+			RemainingStock: cts[i].Stock, Daily: make([]Day, len(days))}
+		if n, err := locked[i].Int(); err == nil {
+			ts.LockedCount = max(0, n)
+		}
+		for j, d := range days {
+			var c Counts
+			if h := hashes[cell{t.ID, d.key}]; h != nil && len(h.Val()) > 0 {
+				c = countsOfHash(h.Val())
+			} else if r := stored[cell{t.ID, d.key}]; r != nil {
+				c = countsOfRow(r)
+			}
+			ts.Daily[j] = Day{Date: d.key, Counts: c}
+			ts.Total.add(c)
+		}
+		out[i] = ts
+	}
+	return out, nil
+}
+
+// liveDays is those of days whose realtime counters can still be read: open days (not closed for
+// SealAfter yet) that have begun.
+func (s *Service) liveDays(days []day) []day {
+	now := s.now()
+	var out []day
+	for _, d := range days {
+		if d.start.Before(now) && d.end.Add(s.cfg.SealAfter).After(now) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// dayDate is the DATE column value of d (its calendar date, as the driver writes a time: UTC).
+func dayDate(d day) time.Time {
+	t, _ := time.Parse(time.DateOnly, d.key)
+	return t
+}
+
+// parseID is a decimal id.
+func parseID(s string) (int64, bool) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && n > 0
+}
