@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"coupond/coupon"
+	"coupond/coupon/archive"
 	"coupond/coupon/checkout"
 	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
@@ -185,27 +186,14 @@ func flush(t *testing.T, st *stack.Stack) {
 	}
 }
 
-// archive moves the template's EXPIRED and USED coupons to user_coupon_archive as the archive job
-// does: INSERT…SELECT and DELETE in one transaction.
-func archive(t *testing.T, st *stack.Stack, templateID int64) int64 {
+// archiveDue runs the real archive job (coupon/archive) with an age of 1 ns, so every EXPIRED or
+// USED coupon no live settlement names moves to user_coupon_archive, and returns how many moved.
+func archiveDue(t *testing.T, st *stack.Stack) int {
 	t.Helper()
-	tx, err := st.SQL.Begin()
+	res, err := archive.New(st.DB, st.Redis, archive.Config{After: time.Nanosecond}).Run(st.Ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback()
-	cols := "id, user_id, template_id, redemption_id, code, receive_count, source, status, valid_start_time, valid_end_time, order_id, used_at, discount_amount, request_id, created_at, updated_at"
-	res, err := tx.Exec(`INSERT INTO user_coupon_archive (`+cols+`, archived_at) SELECT `+cols+`, NOW(3) FROM user_coupon
-		WHERE template_id = ? AND status IN ('EXPIRED', 'USED')`, templateID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	moved, _ := res.RowsAffected()
-	if _, err := tx.Exec(`DELETE FROM user_coupon WHERE template_id = ? AND status IN ('EXPIRED', 'USED')`, templateID); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	return moved
+	t.Logf("archive: moved %d, kept %d", res.Moved, res.Kept)
+	return res.Moved
 }
