@@ -71,6 +71,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		Distribution: distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes},
 		Files:        a.files,
 		Checkout:     checkout.Config{LockTTL: cfg.LockTTL},
+		Reconcile:    cfg.Reconcile,
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()

@@ -31,7 +31,7 @@ func (a *app) startWorker() (*worker, error) {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
 	if err := jobs.RegisterPeriodic(w.sched, jobs.Periods{Drain: a.cfg.DrainEvery, Sweep: a.cfg.SweepEvery, Reap: a.cfg.ReapEvery, Retain: a.cfg.UploadRetention,
-		Checkout: a.cfg.CheckoutSweep}); err != nil {
+		Checkout: a.cfg.CheckoutSweep, Reconcile: a.cfg.ReconcileEvery}); err != nil {
 		w.srv.Shutdown()
 		return nil, err
 	}

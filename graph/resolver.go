@@ -4,6 +4,7 @@ import (
 	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
+	"coupond/coupon/reconcile"
 	"coupond/coupon/template"
 	"coupond/coupon/wallet"
 )
@@ -16,4 +17,5 @@ type Resolver struct {
 
 	Distribution *distribution.Service
 	Checkout     *checkout.Service
+	Reconciler   *reconcile.Reconciler
 }

@@ -15,6 +15,7 @@ import (
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
+	"coupond/coupon/reconcile"
 
 	"github.com/hibiken/asynq"
 )
@@ -40,12 +41,18 @@ type CheckoutHandlers struct {
 	Checkout *checkout.Service
 }
 
+// ReconcileHandlers run the reconciliation.
+type ReconcileHandlers struct {
+	Reconciler *reconcile.Reconciler
+}
+
 // Handlers are every capability's task handlers.
 type Handlers struct {
 	Claim        ClaimHandlers
 	Expiry       ExpiryHandlers
 	Distribution DistributionHandlers
 	Checkout     CheckoutHandlers
+	Reconcile    ReconcileHandlers
 }
 
 // NewMux returns the worker's mux with every task type's handler.
@@ -61,6 +68,7 @@ func NewMux(h Handlers) *asynq.ServeMux {
 	mux.HandleFunc(TypeRetainDistributionFiles, h.Distribution.handleRetainDistributionFiles)
 	mux.HandleFunc(TypeReleaseLock, h.Checkout.handleReleaseLock)
 	mux.HandleFunc(TypeCheckoutSweep, h.Checkout.handleCheckoutSweep)
+	mux.HandleFunc(TypeReconcile, h.Reconcile.handleReconcile)
 	return mux
 }
 

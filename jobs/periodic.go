@@ -15,8 +15,9 @@ type Periods struct {
 	Reap  time.Duration // distribution reaper
 	// Retain is how long the upload of an ended distribution task is kept; the retention job runs
 	// hourly.
-	Retain   time.Duration
-	Checkout time.Duration // checkout sweep (journal replays, expired locks); 0: one minute
+	Retain    time.Duration
+	Checkout  time.Duration // checkout sweep (journal replays, expired locks); 0: one minute
+	Reconcile time.Duration // reconciliation of active templates' books
 }
 
 // RegisterPeriodic registers every periodic task with the scheduler (a zero period: not that one). Every instance may run a
@@ -34,6 +35,7 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 		{p.Reap, NewReapDistributionsTask(), QueueDefault},
 		{retainEvery(p.Retain), NewRetainDistributionFilesTask(p.Retain), QueueLow},
 		{cmp.Or(p.Checkout, time.Minute), NewCheckoutSweepTask(), QueueDefault},
+		{p.Reconcile, NewReconcileTask(), QueueLow},
 	} {
 		if e.every <= 0 {
 			continue // not scheduled in this process

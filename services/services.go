@@ -8,6 +8,7 @@ import (
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
 	"coupond/coupon/issue"
+	"coupond/coupon/reconcile"
 	"coupond/coupon/template"
 	"coupond/coupon/wallet"
 	"coupond/ent"
@@ -26,6 +27,7 @@ type Config struct {
 	Distribution distribution.Config
 	Files        *distribution.Files
 	Checkout     checkout.Config
+	Reconcile    reconcile.Config
 }
 
 // Services are the domain services of one process.
@@ -41,6 +43,7 @@ type Services struct {
 	Queue     *jobs.Queue
 
 	Distribution *distribution.Service
+	Reconciler   *reconcile.Reconciler
 }
 
 // New wires the services over the database, the data Redis and the task queue.
@@ -55,6 +58,7 @@ func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Confi
 	s.Wallet = wallet.New(db)
 	s.Distribution = distribution.New(db, rdb, s.Cache, s.Issuer, cfg.Files, queue, cfg.Distribution)
 	s.Checkout = checkout.New(db, rdb, s.Cache, queue, cfg.Checkout)
+	s.Reconciler = reconcile.New(db, rdb, cfg.Reconcile)
 	return s
 }
 
@@ -65,5 +69,6 @@ func (s *Services) Mux() *asynq.ServeMux {
 		Expiry:       jobs.ExpiryHandlers{Expirer: s.Expirer},
 		Distribution: jobs.DistributionHandlers{Service: s.Distribution},
 		Checkout:     jobs.CheckoutHandlers{Checkout: s.Checkout},
+		Reconcile:    jobs.ReconcileHandlers{Reconciler: s.Reconciler},
 	})
 }

@@ -1,8 +1,6 @@
 package distribution
 
 import (
-	"strconv"
-
 	"coupond/ent"
 	"coupond/ent/coupontask"
 )
@@ -30,10 +28,4 @@ type Failure struct {
 	UserID *string // the id as written; nil when the cell was empty
 	Code   string
 	Reason string
-}
-
-// redemptionID is the redemption id of the coupon of row of task: derived from (task, row), so a
-// replayed batch inserts nothing twice.
-func redemptionID(taskID int64, row int) string {
-	return "d" + strconv.FormatInt(taskID, 10) + "-" + strconv.Itoa(row)
 }

@@ -6,6 +6,7 @@ package issue
 import (
 	"crypto/rand"
 	"encoding/base32"
+	"strconv"
 	"time"
 
 	"coupond/ent"
@@ -53,4 +54,10 @@ func NewCode() string {
 	b := make([]byte, 10)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
 	return codeEncoding.EncodeToString(b)
+}
+
+// DistributedRedemptionID is the redemption id of the coupon a distribution task issues for a row
+// of its file: derived from (task, row), so a replayed batch inserts nothing twice.
+func DistributedRedemptionID(taskID int64, row int) string {
+	return "d" + strconv.FormatInt(taskID, 10) + "-" + strconv.Itoa(row)
 }

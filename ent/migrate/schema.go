@@ -216,9 +216,9 @@ var (
 		PrimaryKey: []*schema.Column{CouponTemplateLogColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "coupontemplatelog_shop_number_template_id_created_at",
+				Name:    "coupontemplatelog_shop_number_template_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{CouponTemplateLogColumns[1], CouponTemplateLogColumns[2], CouponTemplateLogColumns[8]},
+				Columns: []*schema.Column{CouponTemplateLogColumns[1], CouponTemplateLogColumns[2], CouponTemplateLogColumns[0]},
 			},
 		},
 	}
@@ -242,6 +242,11 @@ var (
 				Name:    "redemptionfailure_user_id_redemption_id",
 				Unique:  true,
 				Columns: []*schema.Column{RedemptionFailureColumns[1], RedemptionFailureColumns[3]},
+			},
+			{
+				Name:    "redemptionfailure_template_id",
+				Unique:  false,
+				Columns: []*schema.Column{RedemptionFailureColumns[2]},
 			},
 		},
 	}
@@ -321,6 +326,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[9], UserCouponColumns[11]},
 			},
+			{
+				Name:    "usercoupon_template_id_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[3]},
+			},
 		},
 	}
 	// UserCouponArchiveColumns holds the columns for the "user_coupon_archive" table.
@@ -353,6 +363,11 @@ var (
 				Name:    "usercouponarchive_user_id_template_id",
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponArchiveColumns[3], UserCouponArchiveColumns[4]},
+			},
+			{
+				Name:    "usercouponarchive_template_id_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponArchiveColumns[4], UserCouponArchiveColumns[3]},
 			},
 		},
 	}

@@ -53,6 +53,7 @@ func (UserCoupon) Indexes() []ent.Index {
 		index.Fields("redemption_id").Unique(),
 		index.Fields("code").Unique(),
 		index.Fields("user_id", "status", "valid_end_time"),
+		index.Fields("template_id", "user_id"), // the reconciliation's per-template counts and user pages
 	}
 }
 
@@ -76,5 +77,6 @@ func (UserCouponArchive) Fields() []ent.Field {
 func (UserCouponArchive) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("user_id", "template_id"),
+		index.Fields("template_id", "user_id"), // the reconciliation's per-template counts
 	}
 }

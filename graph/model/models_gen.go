@@ -7,6 +7,7 @@ import (
 	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
+	"coupond/coupon/template"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplate"
 	"time"
@@ -245,6 +246,24 @@ type SettlementRefInput struct {
 
 // The subscriptions (graphql-transport-ws, the protocol of the graphql-ws client, on /query).
 type Subscription struct {
+}
+
+// A page of a template's audit trail (Relay connection).
+type TemplateLogConnection struct {
+	// The page's entries, newest first.
+	Edges []*TemplateLogEdge `json:"edges"`
+	// Whether more pages exist, and the cursors to get them.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many entries the trail holds, over all pages.
+	TotalCount int `json:"totalCount"`
+}
+
+// One entry in a page of templateLog.
+type TemplateLogEdge struct {
+	// Where this edge stands, for after.
+	Cursor string `json:"cursor"`
+	// The entry.
+	Node *template.LogEntry `json:"node"`
 }
 
 // Which template to end.
