@@ -103,7 +103,7 @@ var settings = []setting{
 	{"COUPON_DISTRIBUTION_BATCH", "5000", "distribution rows per batch (one Lua call, one transaction)", num(func(c *config) *int { return &c.DistributionBatch })},
 	{"COUPON_REAP_EVERY", "5s", "period of the distribution reaper, which resumes tasks whose worker died", dur(func(c *config) *time.Duration { return &c.ReapEvery })},
 	{"COUPON_UPLOAD_RETENTION", "168h", "how long the upload of an ended distribution task is kept (the failures stay in MySQL)", dur(func(c *config) *time.Duration { return &c.UploadRetention })},
-	{"COUPON_RECONCILE_EVERY", "1m", "period of the reconciliation, which checks every active template's books in Redis and MySQL and records drift (0: off)", dur(func(c *config) *time.Duration { return &c.ReconcileEvery })},
+	{"COUPON_RECONCILE_EVERY", "1m", "period of the reconciliation, which checks every active template's books in Redis and MySQL and records drift", dur(func(c *config) *time.Duration { return &c.ReconcileEvery })},
 	{"COUPON_RECONCILE_TEMPLATES", "100", "active templates one reconciliation run checks (round robin)", num(func(c *config) *int { return &c.Reconcile.Templates })},
 	{"COUPON_RECONCILE_USERS", "200", "users' claim counters one reconciliation run compares per template (round robin over the template's coupon holders)", num(func(c *config) *int { return &c.Reconcile.Users })},
 	{"COUPON_METRICS_TEMPLATES", "20", "templates with their own outbox and stock series on /metrics (the deepest outboxes)", num(func(c *config) *int { return &c.MetricsTopTemplates })},
