@@ -134,13 +134,17 @@ func pendingOf(ctx context.Context, tx *ent.Tx, id int64, snap *lua.Snapshot, ta
 		if err != nil {
 			return p, err
 		}
-		failed, err := tx.RedemptionFailure.Query().Where(redemptionfailure.UserIDIn(users...),
+		failedIDs, err := tx.RedemptionFailure.Query().Where(redemptionfailure.UserIDIn(users...),
 			redemptionfailure.RedemptionIDIn(rids...)).Select(redemptionfailure.FieldRedemptionID).Strings(ctx)
 		if err != nil {
 			return p, fmt.Errorf("failed claims: %w", err)
 		}
+		failed := make(map[string]bool, len(failedIDs))
+		for _, rid := range failedIDs {
+			failed[rid] = true
+		}
 		for _, e := range chunk {
-			if !issued[e.RedemptionID] && (!slices.Contains(failed, e.RedemptionID) || e.Owed) {
+			if !issued[e.RedemptionID] && (!failed[e.RedemptionID] || e.Owed) {
 				p.add(e.UserID)
 			}
 		}

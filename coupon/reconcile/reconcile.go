@@ -22,7 +22,8 @@ import (
 // Config tunes the reconciliation. Zero fields take the defaults in their comments.
 type Config struct {
 	// MaxOutbox: a template whose outbox holds more claims than this (a sale under way) has its
-	// Redis equation skipped for the run instead of reading the whole stream; default 20000.
+	// Redis equation skipped for the read instead of reading the whole stream in one script (which
+	// holds Redis for its duration); default 5000.
 	MaxOutbox int
 	// Users is how many users' claim counters a periodic run compares per template (the next page
 	// of the template's coupon holders in MySQL, plus the claim hashes the run's SCAN page found);
@@ -38,7 +39,7 @@ type Config struct {
 
 func (c Config) withDefaults() Config {
 	if c.MaxOutbox <= 0 {
-		c.MaxOutbox = 20000
+		c.MaxOutbox = 5000
 	}
 	if c.Users <= 0 {
 		c.Users = 200

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -23,7 +24,8 @@ type RunResult struct {
 // holders of its coupons (round robin by user id) and of the SCAN page's users, reads the books
 // (a broken equation read twice, Recheck apart, see Check), updates the drift metrics and writes
 // an audit row for each drift not recorded yet (RECONCILE_DRIFT) and for a recorded drift that
-// cleared (RECONCILE_BALANCED). It never changes stock or counters.
+// cleared (RECONCILE_BALANCED). It never changes stock or counters. A template whose books cannot
+// be read is skipped (its error returned with the others') and the run goes on.
 func (r *Reconciler) Run(ctx context.Context) (RunResult, error) {
 	var res RunResult
 	cur, err := r.rdb.HGetAll(ctx, keys.ReconcileCursors()).Result()
@@ -39,6 +41,7 @@ func (r *Reconciler) Run(ctx context.Context) (RunResult, error) {
 		return res, err
 	}
 	next := map[string]any{"scan": strconv.FormatUint(nextScan, 10), "template": "0"}
+	var errs []error
 	if len(page) == r.cfg.Templates {
 		next["template"] = strconv.FormatInt(page[len(page)-1], 10) // else: walked once, start again
 	}
@@ -55,7 +58,8 @@ func (r *Reconciler) Run(ctx context.Context) (RunResult, error) {
 		}
 		rep, err := r.confirmed(ctx, id, users)
 		if err != nil {
-			return res, err
+			errs = append(errs, err) // one template's failure does not stop the others'
+			continue
 		}
 		res.Checked++
 		if !rep.Balanced {
@@ -63,7 +67,8 @@ func (r *Reconciler) Run(ctx context.Context) (RunResult, error) {
 		}
 		recorded, err := r.record(ctx, rep)
 		if err != nil {
-			return res, err
+			errs = append(errs, err)
+			continue
 		}
 		if recorded {
 			res.Recorded++
@@ -74,7 +79,7 @@ func (r *Reconciler) Run(ctx context.Context) (RunResult, error) {
 		return res, fmt.Errorf("save reconcile cursors: %w", err)
 	}
 	lastRun.SetToCurrentTime()
-	return res, r.forgetEnded(ctx)
+	return res, errors.Join(append(errs, r.forgetEnded(ctx))...)
 }
 
 // activeTemplates returns up to Templates active templates with ids above after, in id order
