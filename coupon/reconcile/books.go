@@ -19,7 +19,8 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
-// read reads template id's books once, with the claim counters of users. In one transaction it
+// read reads template id's books once, with the claim counters of users (none once the template
+// can take no more claims). In one transaction it
 // holds the template row with a shared lock (LOCK IN SHARE MODE): every writer of the template's
 // stock or coupons (a persister batch, a distribution batch, a stock increase, a termination, the
 // archive's moves aside) locks the row FOR UPDATE first, so MySQL's side stands still until the
@@ -43,6 +44,9 @@ func (r *Reconciler) read(ctx context.Context, id int64, users []int64) (*Report
 				coupontask.And(coupontask.StatusEQ(coupontask.StatusCANCELED), coupontask.CompletedAtIsNil()))).IDs(ctx)
 		if err != nil {
 			return fmt.Errorf("running tasks: %w", err)
+		}
+		if row.Status != coupontemplate.StatusACTIVE || !r.now().Before(row.ValidEndTime) {
+			users = nil // no claim can come any more: the counters expire at the end and mean nothing
 		}
 		k := lua.SnapshotKeys{Template: keys.Template(id), Outbox: keys.Outbox(id), RedemptionPrefix: keys.Redemption(id, "")}
 		for _, t := range tasks {

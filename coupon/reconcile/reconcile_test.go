@@ -466,3 +466,21 @@ func TestCheckIsForTheTemplatesShopOrThePlatform(t *testing.T) {
 		t.Fatalf("unknown id: %v", err)
 	}
 }
+
+// Once a template has ended its counters mean nothing (they expire at its end): only the stock
+// equations are checked.
+func TestEndedTemplateChecksNoCounters(t *testing.T) {
+	e := newEnv(t, "ended", stack.Options{})
+	tpl := e.sold(t)
+	e.persist(t, tpl.ID)
+	if _, err := e.Templates.Terminate(e.Ctx, stack.Merchant, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.Redis.Del(e.Ctx, keys.ClaimCounter(tpl.ID, 1), keys.ClaimCounter(tpl.ID, 2))
+	if rep := e.check(t, tpl.ID); !rep.Balanced || rep.Issued != 7 {
+		t.Fatalf("ended template: %+v", rep)
+	}
+	if res := e.run(t); res.Checked != 0 {
+		t.Fatalf("the periodic run checked an ended template: %+v", res)
+	}
+}
