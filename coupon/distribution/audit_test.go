@@ -39,11 +39,17 @@ func TestTaskChangesAndDistributionDriftAreAudited(t *testing.T) {
 	if err := s.DB.CouponTemplate.UpdateOneID(tpl.ID).SetStock(2).Exec(s.Ctx); err != nil {
 		t.Fatal(err)
 	}
-	run(t, s, create(t, s, tpl.ID, "b.csv", csvOf(1, 2, 3, 4)).ID)
+	second := create(t, s, tpl.ID, "b.csv", csvOf(1, 2, 3, 4))
+	run(t, s, second.ID)
+	run(t, s, second.ID) // a replayed end records nothing again
 	log = logOf(t, s, tpl.ID)
-	last := log[len(log)-1]
-	if last.Action != template.ActionStockDrift || last.ActorRole != template.ActorSystem || last.After["failedRows"] != float64(2) {
-		t.Fatalf("last entry = %+v", last)
+	drift, end := log[len(log)-2], log[len(log)-1]
+	if drift.Action != template.ActionStockDrift || drift.ActorRole != template.ActorSystem || drift.After["failedRows"] != float64(2) {
+		t.Fatalf("drift entry = %+v", drift)
+	}
+	if end.Action != template.ActionTaskEnd || end.ActorRole != template.ActorSystem || end.After["status"] != "SUCCESS" ||
+		end.After["successCount"] != float64(2) || end.After["failCount"] != float64(2) || len(log) != 6 {
+		t.Fatalf("end entry = %+v (%d entries)", end, len(log))
 	}
 }
 

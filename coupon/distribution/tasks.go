@@ -127,14 +127,19 @@ func (s *Service) Cancel(ctx context.Context, actor coupon.Actor, id int64) (*Ta
 	return t, nil
 }
 
-// auditTask records in the task's template's audit trail that the actor created or cancelled the
-// task (action), with what the task is at that moment.
+// auditTask records in the task's template's audit trail that the actor (the zero Actor: the
+// system) created, cancelled or ended the task (action), with what the task is at that moment.
 func auditTask(ctx context.Context, tx *ent.Tx, actor coupon.Actor, t *ent.CouponTask, action string) error {
 	after := map[string]any{"taskId": strconv.FormatInt(t.ID, 10), "name": t.Name, "fileName": t.FileName,
-		"sendType": t.SendType, "status": t.Status, "processedRows": t.ProcessedRows, "successCount": t.SuccessCount}
+		"sendType": t.SendType, "status": t.Status, "processedRows": t.ProcessedRows,
+		"successCount": t.SuccessCount, "failCount": t.FailCount}
 	if t.SendTime != nil {
 		after["sendTime"] = t.SendTime.UTC()
 	}
+	role := string(actor.Role)
+	if role == "" {
+		role = template.ActorSystem
+	}
 	return template.WriteAudit(ctx, tx, template.AuditEntry{Shop: t.ShopNumber, TemplateID: t.TemplateID,
-		ActorID: actor.UserID, ActorRole: string(actor.Role), Action: action, After: after})
+		ActorID: actor.UserID, ActorRole: role, Action: action, After: after})
 }

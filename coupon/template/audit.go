@@ -25,9 +25,11 @@ const (
 	ActionReconcileDrift    = "RECONCILE_DRIFT"
 	ActionReconcileBalanced = "RECONCILE_BALANCED"
 	// ActionTaskCreate, ActionTaskCancel: a distribution task that takes the template's stock was
-	// created or cancelled.
+	// created or cancelled; ActionTaskEnd: it ended (SUCCESS, FAILED, or a cancelled one stopped),
+	// with the coupons it issued (SYSTEM).
 	ActionTaskCreate = "TASK_CREATE"
 	ActionTaskCancel = "TASK_CANCEL"
+	ActionTaskEnd    = "TASK_END"
 )
 
 // ActorSystem is the actor role of the entries coupond writes itself (actor id 0).
