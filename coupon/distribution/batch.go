@@ -276,7 +276,7 @@ func insertCoupons(ctx context.Context, tx *ent.Tx, t *ent.CouponTask, tpl *ent.
 		builders := make([]*ent.UserCouponCreate, len(chunk))
 		for i, c := range chunk {
 			builders[i] = issue.Create(tx, issue.Coupon{
-				UserID: c.row.UserID, TemplateID: tpl.ID, RedemptionID: issue.DistributedRedemptionID(t.ID, c.row.Num),
+				UserID: c.row.UserID, TemplateID: tpl.ID, RedemptionID: issue.DistributionRedemptionID(t.ID, c.row.Num),
 				ReceiveCount: c.rc, Source: usercoupon.SourceDISTRIBUTION, At: now, End: end,
 			})
 		}

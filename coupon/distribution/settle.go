@@ -80,7 +80,7 @@ func (s *Service) planFromDB(ctx context.Context, t *ent.CouponTask, j *lua.Jour
 			code, refused := failed[r.Row]
 			switch {
 			case !refused:
-				users, rids = append(users, r.UserID), append(rids, issue.DistributedRedemptionID(t.ID, r.Row))
+				users, rids = append(users, r.UserID), append(rids, issue.DistributionRedemptionID(t.ID, r.Row))
 			case code == CodeLimitReached:
 				plan.giveBack++
 				plan.refused = append(plan.refused, r.UserID)

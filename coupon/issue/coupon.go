@@ -56,8 +56,9 @@ func NewCode() string {
 	return codeEncoding.EncodeToString(b)
 }
 
-// DistributedRedemptionID is the redemption id of the coupon a distribution task issues for a row
-// of its file: derived from (task, row), so a replayed batch inserts nothing twice.
-func DistributedRedemptionID(taskID int64, row int) string {
+// DistributionRedemptionID is the redemption id of the coupon of row of distribution task taskID:
+// derived from (task, row), so a replayed batch inserts nothing twice and the reconciliation finds
+// the coupons of a batch in flight.
+func DistributionRedemptionID(taskID int64, row int) string {
 	return "d" + strconv.FormatInt(taskID, 10) + "-" + strconv.Itoa(row)
 }

@@ -161,7 +161,7 @@ func pendingOf(ctx context.Context, tx *ent.Tx, id int64, snap *lua.Snapshot, ta
 		var rids []string
 		for _, row := range j.Rows {
 			if row.Code == lua.DistributeOK {
-				users, rids = append(users, row.UserID), append(rids, issue.DistributedRedemptionID(tasks[i], row.Row))
+				users, rids = append(users, row.UserID), append(rids, issue.DistributionRedemptionID(tasks[i], row.Row))
 			}
 		}
 		for start := 0; start < len(rids); start += 500 {
