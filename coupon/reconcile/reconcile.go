@@ -98,10 +98,10 @@ type imbalance struct {
 	line  string
 }
 
-// Signature identifies the drift by its broken equations and their imbalances (not by the
+// signature identifies the drift by its broken equations and their imbalances (not by the
 // figures that move with honest traffic, such as pending): the same drift read twice has the same
 // signature. It is "" when the books balance.
-func (r *Report) Signature() string {
+func (r *Report) signature() string {
 	s := ""
 	for _, b := range r.breaks {
 		s += fmt.Sprintf("%s:%+d;", b.kind, b.delta)

@@ -73,12 +73,12 @@ func needsRecord(last *ent.CouponTemplateLog, rep *Report) bool {
 		return !rep.Balanced // nothing recorded, or recorded balanced: only a drift is news
 	}
 	sig, _ := last.After["signature"].(string)
-	return sig != rep.Signature()
+	return sig != rep.signature()
 }
 
 // books is rep as an audit row's JSON object.
 func books(rep *Report) map[string]any {
-	m := map[string]any{"signature": rep.Signature(), "drift": rep.Drift, "totalStock": rep.TotalStock,
+	m := map[string]any{"signature": rep.signature(), "drift": rep.Drift, "totalStock": rep.TotalStock,
 		"dbStock": rep.DBStock, "issued": rep.Issued, "pending": rep.Pending, "failed": rep.Failed,
 		"checkedAt": rep.CheckedAt.UTC()}
 	if rep.RedisStock != nil {

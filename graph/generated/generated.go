@@ -2345,7 +2345,9 @@ extend type Query {
   Whether the template's books balance now, in Redis and in MySQL: total = remaining + issued +
   pending in each store, and both stores' totals agree. Read-only: a drift is reported, never
   repaired. The periodic reconciliation also compares users' claim counters and records each new
-  drift in the template's log (action RECONCILE_DRIFT). Another shop's template is NOT_FOUND.
+  drift in the template's log (action RECONCILE_DRIFT). While the outbox holds more than 5,000
+  claims (a sale in full swing) the Redis equation is not read: balanced then speaks for MySQL and
+  the totals only. Another shop's template is NOT_FOUND.
   """
   reconciliation(
     "The template's id."
