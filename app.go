@@ -79,6 +79,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		Reminder:       reminder.Config{Retries: cfg.ReminderRetries},
 		ReminderSender: reminderSender(cfg),
 		Stats:          stats.Config{MaxDays: cfg.StatsMaxDays},
+		Reconcile:      cfg.Reconcile,
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()

@@ -10,6 +10,7 @@ import (
 	_ "time/tzdata" // COUPON_STATS_TIMEZONE works on hosts without a zone database
 
 	"coupond/coupon/claim"
+	"coupond/coupon/reconcile"
 	"coupond/graph"
 )
 
@@ -64,6 +65,10 @@ type config struct {
 	StatsZone        *time.Location
 	StatsMaxDays     int
 	StatsRollUpEvery time.Duration
+	// the admin's books
+	ReconcileEvery      time.Duration
+	Reconcile           reconcile.Config
+	MetricsTopTemplates int
 }
 
 const devSecret = "coupond-dev-secret-change-me"
@@ -125,6 +130,10 @@ var settings = []setting{
 	{"COUPON_STATS_TIMEZONE", "UTC", "IANA time zone of the stats' days (daily series and the day of every realtime counter), e.g. Asia/Shanghai", timeZone},
 	{"COUPON_STATS_MAX_DAYS", "366", "most days one templateStats/shopStats query may ask for", positive(func(c *config) *int { return &c.StatsMaxDays })},
 	{"COUPON_STATS_ROLLUP_EVERY", "1m", "period of the stats roll-up (Redis counters into template_daily_stats, seal of closed days, recovery after a Redis loss)", dur(func(c *config) *time.Duration { return &c.StatsRollUpEvery })},
+	{"COUPON_RECONCILE_EVERY", "1m", "period of the reconciliation, which checks every active template's books in Redis and MySQL and records drift", dur(func(c *config) *time.Duration { return &c.ReconcileEvery })},
+	{"COUPON_RECONCILE_TEMPLATES", "100", "active templates one reconciliation run checks (round robin)", num(func(c *config) *int { return &c.Reconcile.Templates })},
+	{"COUPON_RECONCILE_USERS", "200", "users' claim counters one reconciliation run compares per template (round robin over the template's coupon holders)", num(func(c *config) *int { return &c.Reconcile.Users })},
+	{"COUPON_METRICS_TEMPLATES", "20", "templates with their own outbox and stock series on /metrics (the deepest outboxes)", num(func(c *config) *int { return &c.MetricsTopTemplates })},
 	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: a loopback address is required)", str(func(c *config) *string { return &c.PprofAddr })},
 }
 

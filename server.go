@@ -22,7 +22,10 @@ import (
 
 	"coupond/auth"
 	"coupond/coupon"
+	"coupond/coupon/reconcile"
 	"coupond/migrations"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 func main() {
@@ -143,6 +146,7 @@ func serve(cfg config, args []string) error {
 		return err
 	}
 	defer a.close()
+	prometheus.MustRegister(reconcile.NewCollector(a.rdb, cfg.MetricsTopTemplates)) // once: serve runs once per process
 	if *demo {
 		if err := a.seedDemo(ctx); err != nil {
 			return fmt.Errorf("demo data: %w", err)

@@ -32,7 +32,7 @@ func (a *app) startWorker() (*worker, error) {
 	}
 	if err := jobs.RegisterPeriodic(w.sched, jobs.Periods{Drain: a.cfg.DrainEvery, Sweep: a.cfg.SweepEvery, Reap: a.cfg.ReapEvery, Retain: a.cfg.UploadRetention,
 		Checkout: a.cfg.CheckoutSweep, Archive: a.cfg.ArchiveEvery, Reminder: a.cfg.ReminderSweepEvery,
-		Stats: a.cfg.StatsRollUpEvery}); err != nil {
+		Stats: a.cfg.StatsRollUpEvery, Reconcile: a.cfg.ReconcileEvery}); err != nil {
 		w.srv.Shutdown()
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func newEnv(t *testing.T, name string) *env {
 	db, sqlDB := s.DB, s.SQL
 	signer := auth.NewSigner(testSecret)
 	h := NewHandler(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Distribution: s.Distribution,
-		Checkout: s.Checkout, Reminders: s.Reminders, Stats: s.Stats}, HandlerConfig{
+		Checkout: s.Checkout, Reminders: s.Reminders, Stats: s.Stats, Reconciler: s.Reconciler}, HandlerConfig{
 		Signer: signer, Introspection: true, ComplexityLimit: 500, DepthLimit: 15,
 	})
 	handler := signer.Middleware(h)

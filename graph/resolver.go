@@ -4,6 +4,7 @@ import (
 	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
+	"coupond/coupon/reconcile"
 	"coupond/coupon/reminder"
 	"coupond/coupon/stats"
 	"coupond/coupon/template"
@@ -20,4 +21,5 @@ type Resolver struct {
 	Checkout     *checkout.Service
 	Reminders    *reminder.Service
 	Stats        *stats.Service
+	Reconciler   *reconcile.Reconciler
 }

@@ -11,6 +11,7 @@ import (
 	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
+	"coupond/coupon/reconcile"
 	"coupond/coupon/template"
 	"coupond/ent/usercoupon"
 	"coupond/graph/generated"
@@ -266,6 +267,18 @@ func (r *queryResolver) ShopStats(ctx context.Context, shopNumber *string, from 
 		return nil, err
 	}
 	return shopStats(r.Stats.ShopStats(ctx, actorOf(ctx), shop, from, to))
+}
+
+func (r *queryResolver) Reconciliation(ctx context.Context, templateID string) (*reconcile.Report, error) {
+	tid, err := scalar.ParseID(templateID)
+	if err != nil {
+		return nil, err
+	}
+	return r.Reconciler.Check(ctx, actorOf(ctx), tid)
+}
+
+func (r *queryResolver) TemplateLog(ctx context.Context, templateID string, first *int, after *string) (*model.TemplateLogConnection, error) {
+	return r.templateLog(ctx, templateID, first, after)
 }
 
 func (r *settlementResolver) Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error) {

@@ -1,11 +1,13 @@
 package graph
 
 import (
+	"context"
 	"strconv"
 
 	"coupond/coupon"
 	"coupond/coupon/template"
 	"coupond/graph/model"
+	"coupond/graph/scalar"
 )
 
 // templatePayload builds a CouponTemplatePayload from a domain result.
@@ -43,4 +45,25 @@ func templateConnection(p coupon.Page[*coupon.Template], req pageRequest) *model
 			return &model.CouponTemplateEdge{Cursor: cursor, Node: t}
 		})
 	return &model.CouponTemplateConnection{Edges: edges, PageInfo: info, TotalCount: p.Total}
+}
+
+// templateLog reads one page of a template's audit trail, newest first (cursors are entry ids).
+func (r *Resolver) templateLog(ctx context.Context, templateID string, first *int, after *string) (*model.TemplateLogConnection, error) {
+	tid, err := scalar.ParseID(templateID)
+	if err != nil {
+		return nil, err
+	}
+	req, err := pageArgs(first, after, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.Templates.Log(ctx, actorOf(ctx), tid, req.keyset())
+	if err != nil {
+		return nil, err
+	}
+	edges, info := page(p.Items, p.HasMore, req, func(e template.LogEntry) int64 { return e.ID },
+		func(cursor string, e template.LogEntry) *model.TemplateLogEdge {
+			return &model.TemplateLogEdge{Cursor: cursor, Node: &e}
+		})
+	return &model.TemplateLogConnection{Edges: edges, PageInfo: info, TotalCount: p.Total}, nil
 }

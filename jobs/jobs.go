@@ -16,6 +16,7 @@ import (
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
+	"coupond/coupon/reconcile"
 	"coupond/coupon/reminder"
 	"coupond/coupon/stats"
 
@@ -58,6 +59,11 @@ type StatsHandlers struct {
 	Stats *stats.Service
 }
 
+// ReconcileHandlers run the reconciliation.
+type ReconcileHandlers struct {
+	Reconciler *reconcile.Reconciler
+}
+
 // Handlers are every capability's task handlers.
 type Handlers struct {
 	Claim        ClaimHandlers
@@ -67,6 +73,7 @@ type Handlers struct {
 	Archive      ArchiveHandlers
 	Reminder     ReminderHandlers
 	Stats        StatsHandlers
+	Reconcile    ReconcileHandlers
 }
 
 // NewMux returns the worker's mux with every task type's handler.
@@ -87,6 +94,7 @@ func NewMux(h Handlers) *asynq.ServeMux {
 	mux.HandleFunc(TypeReminderSweep, h.Reminder.handleReminderSweep)
 	mux.HandleFunc(TypeRollUpStats, h.Stats.handleRollUpStats)
 	mux.HandleFunc(TypeRebuildStats, h.Stats.handleRebuildStats)
+	mux.HandleFunc(TypeReconcile, h.Reconcile.handleReconcile)
 	return mux
 }
 

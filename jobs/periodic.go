@@ -15,11 +15,12 @@ type Periods struct {
 	Reap  time.Duration // distribution reaper
 	// Retain is how long the upload of an ended distribution task is kept; the retention job runs
 	// hourly.
-	Retain   time.Duration
-	Checkout time.Duration // checkout sweep (journal replays, expired locks); 0: one minute
-	Archive  time.Duration // archive run (old coupons to user_coupon_archive)
-	Reminder time.Duration // reminder sweep (overdue reminders no bucket task sent); 0: one minute
-	Stats    time.Duration // stats roll-up; 0: one minute
+	Retain    time.Duration
+	Checkout  time.Duration // checkout sweep (journal replays, expired locks); 0: one minute
+	Archive   time.Duration // archive run (old coupons to user_coupon_archive)
+	Reminder  time.Duration // reminder sweep (overdue reminders no bucket task sent); 0: one minute
+	Stats     time.Duration // stats roll-up; 0: one minute
+	Reconcile time.Duration // reconciliation of active templates' books
 }
 
 // RegisterPeriodic registers every periodic task with the scheduler (a zero period: not that one). Every instance may run a
@@ -40,6 +41,7 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 		{p.Archive, NewArchiveTask(), QueueLow},
 		{cmp.Or(p.Reminder, time.Minute), NewReminderSweepTask(), QueueDefault},
 		{cmp.Or(p.Stats, time.Minute), NewRollUpStatsTask(), QueueLow},
+		{p.Reconcile, NewReconcileTask(), QueueLow},
 	} {
 		if e.every <= 0 {
 			continue // not scheduled in this process

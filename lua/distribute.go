@@ -128,6 +128,11 @@ func ReadJournal(ctx context.Context, rdb redis.Cmdable, key string) (*Journal, 
 	if err != nil {
 		return nil, err
 	}
+	return ParseJournal(key, raw)
+}
+
+// ParseJournal reads the journal raw that was stored at key (key only names it in errors).
+func ParseJournal(key string, raw []byte) (*Journal, error) {
 	var j struct {
 		Start int               `json:"start"`
 		Rows  []json.RawMessage `json:"rows"`

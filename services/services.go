@@ -9,6 +9,7 @@ import (
 	"coupond/coupon/distribution"
 	"coupond/coupon/expiry"
 	"coupond/coupon/issue"
+	"coupond/coupon/reconcile"
 	"coupond/coupon/reminder"
 	"coupond/coupon/stats"
 	"coupond/coupon/template"
@@ -34,6 +35,7 @@ type Config struct {
 	// ReminderSender delivers reminders (nil: a reminder.LogSender only).
 	ReminderSender reminder.Sender
 	Stats          stats.Config
+	Reconcile      reconcile.Config
 }
 
 // Services are the domain services of one process.
@@ -52,6 +54,7 @@ type Services struct {
 	Queue     *jobs.Queue
 
 	Distribution *distribution.Service
+	Reconciler   *reconcile.Reconciler
 }
 
 // New wires the services over the database, the data Redis and the task queue.
@@ -73,6 +76,7 @@ func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Confi
 	}
 	s.Reminders = reminder.New(db, rdb, s.Cache, queue, sender, cfg.Reminder)
 	s.Stats = stats.New(db, rdb, s.Templates, cfg.Stats)
+	s.Reconciler = reconcile.New(db, rdb, cfg.Reconcile)
 	return s
 }
 
@@ -86,5 +90,6 @@ func (s *Services) Mux() *asynq.ServeMux {
 		Archive:      jobs.ArchiveHandlers{Archiver: s.Archiver},
 		Reminder:     jobs.ReminderHandlers{Reminders: s.Reminders},
 		Stats:        jobs.StatsHandlers{Stats: s.Stats},
+		Reconcile:    jobs.ReconcileHandlers{Reconciler: s.Reconciler},
 	})
 }

@@ -58,7 +58,7 @@ func recordFailures(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate, fa
 		return nil
 	}
 	err := template.WriteAudit(ctx, tx, template.AuditEntry{
-		Shop: tpl.ShopNumber, TemplateID: tpl.ID, ActorRole: "SYSTEM", Action: template.ActionStockDrift,
+		Shop: tpl.ShopNumber, TemplateID: tpl.ID, ActorRole: template.ActorSystem, Action: template.ActionStockDrift,
 		Before: map[string]any{"databaseStock": tpl.Stock}, After: map[string]any{"failedClaims": drift},
 	})
 	if err != nil {

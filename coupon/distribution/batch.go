@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
+	"coupond/coupon/template"
 	"coupond/ent"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplate"
@@ -169,6 +171,14 @@ func (s *Service) commit(ctx context.Context, taskID int64, b batch, out []lua.D
 			res.plan.refused = append(res.plan.refused, c.row.UserID)
 		}
 		res.plan.drift = len(slotted) > k
+		if drift := len(slotted) - k; drift > 0 { // Redis took stock MySQL does not have
+			err := template.WriteAudit(ctx, tx, template.AuditEntry{Shop: tpl.ShopNumber, TemplateID: tpl.ID,
+				ActorRole: template.ActorSystem, Action: template.ActionStockDrift,
+				Before: map[string]any{"databaseStock": tpl.Stock}, After: map[string]any{"failedRows": drift, "taskId": strconv.FormatInt(t.ID, 10)}})
+			if err != nil {
+				return err
+			}
+		}
 		if k > 0 {
 			if err := tx.CouponTemplate.UpdateOneID(tpl.ID).AddStock(-k).Exec(ctx); err != nil {
 				return fmt.Errorf("take stock: %w", err)

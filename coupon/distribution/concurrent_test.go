@@ -12,6 +12,7 @@ import (
 	"coupond/coupon"
 	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
+	"coupond/coupon/reconcile"
 	"coupond/ent/coupontask"
 	"coupond/ent/usercoupon"
 	"coupond/services"
@@ -60,8 +61,9 @@ func codeOf(err error) coupon.Code {
 
 // A flash sale of the same template runs while a distribution (with a worker, batches of 100)
 // hands it out: claims of 4000 users (1500 of them also in the file, limit 2) hammer redeemCoupon
-// the whole time. After both settle, the books are exact: coupons of both paths = stock consumed,
-// Redis stock = DB stock, every user's counter = the coupons MySQL has, nobody over the limit.
+// the whole time, and the reconciliation runs over and over. After both settle, the books are exact:
+// coupons of both paths = stock consumed, Redis stock = DB stock, every user's counter = the
+// coupons MySQL has, nobody over the limit; no reconciliation saw drift meanwhile.
 func TestFlashSaleDuringDistribution(t *testing.T) {
 	s := stack.New(t, "dist", "flash", stack.Options{Worker: true, Kick: true, Config: services.Config{
 		Distribution: distribution.Config{BatchSize: 100},
@@ -78,6 +80,26 @@ func TestFlashSaleDuringDistribution(t *testing.T) {
 	}
 	var accepted, refused atomic.Int64
 	var wg sync.WaitGroup
+	rec := reconcile.New(s.DB, s.Redis, reconcile.Config{})
+	var checks atomic.Int64
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			rep, err := rec.Check(s.Ctx, stack.Merchant, tpl.ID)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if !rep.Balanced {
+				t.Errorf("reconciliation during the sale: %q", rep.Drift)
+			}
+			if res, err := rec.Run(s.Ctx); err != nil || res.Drifting != 0 {
+				t.Errorf("reconciliation run during the sale: %+v, %v", res, err)
+			}
+			checks.Add(1)
+		}
+	}()
 	for w := 0; w < 16; w++ {
 		wg.Add(1)
 		go func() {
@@ -129,7 +151,13 @@ func TestFlashSaleDuringDistribution(t *testing.T) {
 	for _, n := range held {
 		total += n
 	}
-	t.Logf("claims accepted %d (persisted %d), refused %d; distributed %d of 2500 rows; stock left %d", accepted.Load(), claimed, refused.Load(), done.SuccessCount, stock-total)
+	t.Logf("claims accepted %d (persisted %d), refused %d; distributed %d of 2500 rows; stock left %d; %d reconciliations", accepted.Load(), claimed, refused.Load(), done.SuccessCount, stock-total, checks.Load())
+	if rep, err := rec.Check(s.Ctx, stack.Merchant, tpl.ID); err != nil || !rep.Balanced || rep.Pending != 0 || rep.Issued != total {
+		t.Fatalf("reconciliation after the sale: %+v, %v", rep, err)
+	}
+	if checks.Load() < 3 {
+		t.Fatalf("only %d reconciliations ran during the sale", checks.Load())
+	}
 	if claimed+done.SuccessCount != total || done.SuccessCount == 0 || claimed == 0 {
 		t.Fatalf("claims %d + distributed %d != coupons %d (or one path issued nothing)", claimed, done.SuccessCount, total)
 	}

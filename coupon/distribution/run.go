@@ -7,12 +7,15 @@ import (
 	"log/slog"
 	"sync"
 
+	"coupond/coupon"
 	"coupond/coupon/keys"
 	"coupond/coupon/lease"
+	"coupond/coupon/template"
 	"coupond/ent"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplate"
 	"coupond/lua"
+	"coupond/store"
 )
 
 // Run executes task id, or resumes it where its last committed batch ended. One worker runs a
@@ -84,9 +87,11 @@ func (s *Service) start(ctx context.Context, t *ent.CouponTask) (*ent.CouponTask
 
 // fail ends a task that could not run FAILED, with the reason.
 func (s *Service) fail(ctx context.Context, t *ent.CouponTask, reason string) error {
-	err := s.db.CouponTask.Update().
-		Where(coupontask.ID(t.ID), coupontask.StatusIn(coupontask.StatusPENDING, coupontask.StatusIN_PROGRESS)).
-		SetStatus(coupontask.StatusFAILED).SetFailureReason(reason).SetCompletedAt(s.now()).Exec(ctx)
+	err := s.end(ctx, t.ID, func(tx *ent.Tx) (int, error) {
+		return tx.CouponTask.Update().
+			Where(coupontask.ID(t.ID), coupontask.StatusIn(coupontask.StatusPENDING, coupontask.StatusIN_PROGRESS)).
+			SetStatus(coupontask.StatusFAILED).SetFailureReason(reason).SetCompletedAt(s.now()).Save(ctx)
+	})
 	s.announce(ctx, t.ID)
 	return err
 }
@@ -96,8 +101,10 @@ func (s *Service) acknowledgeCancel(ctx context.Context, t *ent.CouponTask) erro
 	if t.CompletedAt != nil {
 		return nil
 	}
-	err := s.db.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.CompletedAtIsNil()).
-		SetCompletedAt(s.now()).Exec(ctx)
+	err := s.end(ctx, t.ID, func(tx *ent.Tx) (int, error) {
+		return tx.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.CompletedAtIsNil()).
+			SetCompletedAt(s.now()).Save(ctx)
+	})
 	s.announce(ctx, t.ID)
 	return err
 }
@@ -221,12 +228,15 @@ func (s *Service) canceled(ctx context.Context, id int64) (bool, error) {
 // finish ends a task whose every data row is accounted for: SUCCESS, with send_num set to the
 // rows processed when the count has not run.
 func (s *Service) finish(ctx context.Context, t *ent.CouponTask) error {
-	upd := s.db.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.StatusEQ(coupontask.StatusIN_PROGRESS)).
-		SetStatus(coupontask.StatusSUCCESS).SetCompletedAt(s.now())
-	if t.SendNum == nil {
-		upd.SetSendNum(t.ProcessedRows)
-	}
-	if err := upd.Exec(ctx); err != nil {
+	err := s.end(ctx, t.ID, func(tx *ent.Tx) (int, error) {
+		upd := tx.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.StatusEQ(coupontask.StatusIN_PROGRESS)).
+			SetStatus(coupontask.StatusSUCCESS).SetCompletedAt(s.now())
+		if t.SendNum == nil {
+			upd.SetSendNum(t.ProcessedRows)
+		}
+		return upd.Save(ctx)
+	})
+	if err != nil {
 		return err
 	}
 	if _, err := s.canceled(ctx, t.ID); err != nil { // canceled after the last batch
@@ -234,4 +244,22 @@ func (s *Service) finish(ctx context.Context, t *ent.CouponTask) error {
 	}
 	s.announce(ctx, t.ID)
 	return nil
+}
+
+// end runs update, which ends task id (FAILED, SUCCESS, or a canceled task's stop) and tells how
+// many rows it changed, and when it changed the row records the end in the template's audit
+// trail (TASK_END, by the system, with the task's counts), in one transaction: an end replayed
+// by a resumed run changes nothing and records nothing.
+func (s *Service) end(ctx context.Context, id int64, update func(tx *ent.Tx) (int, error)) error {
+	return store.WithTx(ctx, s.db, func(tx *ent.Tx) error {
+		n, err := update(tx)
+		if err != nil || n == 0 {
+			return err
+		}
+		t, err := tx.CouponTask.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		return auditTask(ctx, tx, coupon.Actor{}, t, template.ActionTaskEnd)
+	}, nil)
 }

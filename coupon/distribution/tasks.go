@@ -3,14 +3,17 @@ package distribution
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"entgo.io/ent/dialect/sql"
 
 	"coupond/coupon"
+	"coupond/coupon/template"
 	"coupond/ent"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontaskfailure"
 	"coupond/ent/predicate"
+	"coupond/store"
 )
 
 // Get returns the task when the actor's shop owns it, else coupon.ErrNotFound.
@@ -91,12 +94,24 @@ func (s *Service) Cancel(ctx context.Context, actor coupon.Actor, id int64) (*Ta
 		return nil, err
 	}
 	now := s.now()
-	n, err := s.db.CouponTask.Update().Where(coupontask.ID(id), coupontask.StatusEQ(coupontask.StatusPENDING)).
-		SetStatus(coupontask.StatusCANCELED).SetCompletedAt(now).Save(ctx)
-	if err == nil && n == 0 {
-		n, err = s.db.CouponTask.Update().Where(coupontask.ID(id), coupontask.StatusEQ(coupontask.StatusIN_PROGRESS)).
-			SetStatus(coupontask.StatusCANCELED).Save(ctx)
-	}
+	var n int
+	err := store.WithTx(ctx, s.db, func(tx *ent.Tx) error {
+		var err error
+		n, err = tx.CouponTask.Update().Where(coupontask.ID(id), coupontask.StatusEQ(coupontask.StatusPENDING)).
+			SetStatus(coupontask.StatusCANCELED).SetCompletedAt(now).Save(ctx)
+		if err == nil && n == 0 {
+			n, err = tx.CouponTask.Update().Where(coupontask.ID(id), coupontask.StatusEQ(coupontask.StatusIN_PROGRESS)).
+				SetStatus(coupontask.StatusCANCELED).Save(ctx)
+		}
+		if err != nil || n == 0 {
+			return err
+		}
+		row, err := tx.CouponTask.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		return auditTask(ctx, tx, actor, row, template.ActionTaskCancel)
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -110,4 +125,21 @@ func (s *Service) Cancel(ctx context.Context, actor coupon.Actor, id int64) (*Ta
 	}
 	s.announce(ctx, id)
 	return t, nil
+}
+
+// auditTask records in the task's template's audit trail that the actor (the zero Actor: the
+// system) created, cancelled or ended the task (action), with what the task is at that moment.
+func auditTask(ctx context.Context, tx *ent.Tx, actor coupon.Actor, t *ent.CouponTask, action string) error {
+	after := map[string]any{"taskId": strconv.FormatInt(t.ID, 10), "name": t.Name, "fileName": t.FileName,
+		"sendType": t.SendType, "status": t.Status, "processedRows": t.ProcessedRows,
+		"successCount": t.SuccessCount, "failCount": t.FailCount}
+	if t.SendTime != nil {
+		after["sendTime"] = t.SendTime.UTC()
+	}
+	role := string(actor.Role)
+	if role == "" {
+		role = template.ActorSystem
+	}
+	return template.WriteAudit(ctx, tx, template.AuditEntry{Shop: t.ShopNumber, TemplateID: t.TemplateID,
+		ActorID: actor.UserID, ActorRole: role, Action: action, After: after})
 }

@@ -13,10 +13,12 @@ import (
 	"unicode/utf8"
 
 	"coupond/coupon"
+	"coupond/coupon/template"
 	"coupond/ent"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplate"
 	"coupond/idgen"
+	"coupond/store"
 )
 
 // CreateInput is a new distribution task.
@@ -73,10 +75,17 @@ func (s *Service) Create(ctx context.Context, actor coupon.Actor, in CreateInput
 	if err := s.files.Put(ctx, key, path, kind); err != nil {
 		return nil, err
 	}
-	row, err := s.db.CouponTask.Create().SetID(id).SetShopNumber(actor.Shop).SetTemplateID(tpl.ID).
-		SetName(strings.TrimSpace(in.Name)).SetFilePath(key).SetFileName(displayName(in.FileName)).
-		SetSendType(in.SendType).SetNillableSendTime(in.SendTime).SetNillableSheetName(in.Sheet).
-		SetOperatorID(actor.UserID).Save(ctx)
+	var row *ent.CouponTask
+	err = store.WithTx(ctx, s.db, func(tx *ent.Tx) error {
+		row, err = tx.CouponTask.Create().SetID(id).SetShopNumber(actor.Shop).SetTemplateID(tpl.ID).
+			SetName(strings.TrimSpace(in.Name)).SetFilePath(key).SetFileName(displayName(in.FileName)).
+			SetSendType(in.SendType).SetNillableSendTime(in.SendTime).SetNillableSheetName(in.Sheet).
+			SetOperatorID(actor.UserID).Save(ctx)
+		if err != nil {
+			return err
+		}
+		return auditTask(ctx, tx, actor, row, template.ActionTaskCreate)
+	}, nil)
 	if err != nil {
 		s.deleteFile(ctx, key)
 		return nil, fmt.Errorf("create task: %w", err)

@@ -27,8 +27,8 @@ type Coupon struct {
 }
 
 // DistributionRedemptionID is the redemption id of the coupon of row of distribution task taskID:
-// derived from (task, row), so a replayed batch inserts nothing twice and a cache rebuild finds
-// the coupons of a batch in flight.
+// derived from (task, row), so a replayed batch inserts nothing twice, and a cache rebuild and the
+// reconciliation find the coupons of a batch in flight.
 func DistributionRedemptionID(taskID int64, row int) string {
 	return "d" + strconv.FormatInt(taskID, 10) + "-" + strconv.Itoa(row)
 }

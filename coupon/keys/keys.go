@@ -242,3 +242,20 @@ func ArchiveCursor(status string) string { return Namespace() + "coupond:archive
 func ReminderLease(templateID, minuteUnix int64) string {
 	return tagged(templateID, ":remind:"+id(minuteUnix))
 }
+
+// ClaimCounterPattern is the SCAN pattern of every template's claim hashes (ClaimCounter).
+func ClaimCounterPattern() string { return Namespace() + "{t*}:u:*" }
+
+// ParseClaimCounter reads a ClaimCounter key; ok is false unless both numbers are positive.
+func ParseClaimCounter(key string) (templateID, userID int64, ok bool) {
+	rest, found := strings.CutPrefix(key, Namespace()+"{t")
+	if !found {
+		return 0, 0, false
+	}
+	return parsePair(rest, "}:u:")
+}
+
+// ReconcileCursors is the reconciliation's hash of cursors, so each run goes on where the last one
+// stopped: field "scan" (the SCAN cursor over claim hashes), "template" (the last template id
+// checked) and "u:<template>" (the last user id whose counter was compared).
+func ReconcileCursors() string { return Namespace() + "coupond:reconcile:cursors" }

@@ -14,10 +14,29 @@ const (
 	ActionCreate        = "CREATE"
 	ActionIncreaseStock = "INCREASE_STOCK"
 	ActionTerminate     = "TERMINATE"
-	ActionStockDrift    = "STOCK_DRIFT"
+	// ActionStockDrift: MySQL refused claims or distribution rows Redis had accepted, for want of
+	// stock (SYSTEM).
+	ActionStockDrift = "STOCK_DRIFT"
+	// ActionCacheStockDropped: the start-up check dropped a cached hash that showed more stock than
+	// MySQL allows, for an exact rebuild (SYSTEM).
+	ActionCacheStockDropped = "CACHE_STOCK_DROPPED"
+	// ActionReconcileDrift: the periodic reconciliation found the books broken in a way it had not
+	// recorded yet; ActionReconcileBalanced: they balance again after a recorded drift (SYSTEM).
+	ActionReconcileDrift    = "RECONCILE_DRIFT"
+	ActionReconcileBalanced = "RECONCILE_BALANCED"
+	// ActionTaskCreate, ActionTaskCancel: a distribution task that takes the template's stock was
+	// created or cancelled; ActionTaskEnd: it ended (SUCCESS, FAILED, or a cancelled one stopped),
+	// with the coupons it issued (SYSTEM).
+	ActionTaskCreate = "TASK_CREATE"
+	ActionTaskCancel = "TASK_CANCEL"
+	ActionTaskEnd    = "TASK_END"
 )
 
-// audit writes the coupon_template_log row of an actor's change from before to after (nil: none).
+// ActorSystem is the actor role of the entries coupond writes itself (actor id 0).
+const ActorSystem = "SYSTEM"
+
+// audit writes, in tx, the coupon_template_log row of an actor's change of template templateID
+// (of shop) from before to after (nil: none).
 func audit(ctx context.Context, tx *ent.Tx, actor coupon.Actor, shop, templateID int64, action string, before, after *coupon.Template) error {
 	e := AuditEntry{Shop: shop, TemplateID: templateID, ActorID: actor.UserID, ActorRole: string(actor.Role), Action: action}
 	if before != nil {

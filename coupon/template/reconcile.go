@@ -8,6 +8,8 @@ import (
 
 	"coupond/coupon"
 	"coupond/coupon/keys"
+	"coupond/ent"
+	"coupond/store"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -16,7 +18,8 @@ import (
 // must be (the database's stock less the journaled claims MySQL does not hold yet) and drops the
 // hashes that show more, so the next lookup rebuilds them exactly. That is what a Redis restored
 // from an AOF older than MySQL looks like (claims persisted after its last fsync): left alone, it
-// would sell those units again. It returns, per corrected template, how many units Redis showed too
+// would sell those units again. Each dropped hash is recorded in the template's audit trail
+// (CACHE_STOCK_DROPPED). It returns, per corrected template, how many units Redis showed too
 // many. Run it at start-up; it is safe beside running claims (a hash showing less is left alone).
 func (c *Cache) ReconcileStocks(ctx context.Context) (map[int64]int, error) {
 	members, err := c.rdb.SMembers(ctx, keys.OutboxIndex()).Result()
@@ -48,7 +51,19 @@ func (c *Cache) ReconcileStocks(ctx context.Context) (map[int64]int, error) {
 				return fixed, fmt.Errorf("reconcile %d: %w", id, err)
 			}
 			fixed[id] = cached - want.Stock
+			if err := c.auditDropped(ctx, want, cached); err != nil {
+				return fixed, fmt.Errorf("reconcile %d: %w", id, err)
+			}
 		}
 	}
 	return fixed, nil
+}
+
+// auditDropped records that the hash of t was dropped while it showed cached units of stock, more
+// than t.Stock (what it must show).
+func (c *Cache) auditDropped(ctx context.Context, t *coupon.Template, cached int) error {
+	return store.WithTx(ctx, c.db, func(tx *ent.Tx) error {
+		return WriteAudit(ctx, tx, AuditEntry{Shop: t.ShopNumber, TemplateID: t.ID, ActorRole: ActorSystem,
+			Action: ActionCacheStockDropped, Before: map[string]any{"cachedStock": cached}, After: map[string]any{"stock": t.Stock}})
+	}, nil)
 }

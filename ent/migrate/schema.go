@@ -241,9 +241,9 @@ var (
 		PrimaryKey: []*schema.Column{CouponTemplateLogColumns[0]},
 		Indexes: []*schema.Index{
 			{
-				Name:    "coupontemplatelog_shop_number_template_id_created_at",
+				Name:    "coupontemplatelog_shop_number_template_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{CouponTemplateLogColumns[1], CouponTemplateLogColumns[2], CouponTemplateLogColumns[8]},
+				Columns: []*schema.Column{CouponTemplateLogColumns[1], CouponTemplateLogColumns[2], CouponTemplateLogColumns[0]},
 			},
 		},
 	}
@@ -267,6 +267,11 @@ var (
 				Name:    "redemptionfailure_user_id_redemption_id",
 				Unique:  true,
 				Columns: []*schema.Column{RedemptionFailureColumns[1], RedemptionFailureColumns[3]},
+			},
+			{
+				Name:    "redemptionfailure_template_id",
+				Unique:  false,
+				Columns: []*schema.Column{RedemptionFailureColumns[2]},
 			},
 		},
 	}
@@ -370,6 +375,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[9], UserCouponColumns[2]},
 			},
+			{
+				Name:    "usercoupon_template_id_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[3]},
+			},
 		},
 	}
 	// UserCouponArchiveColumns holds the columns for the "user_coupon_archive" table.
@@ -417,6 +427,11 @@ var (
 				Name:    "usercouponarchive_template_id_status_updated_at",
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponArchiveColumns[4], UserCouponArchiveColumns[9], UserCouponArchiveColumns[2]},
+			},
+			{
+				Name:    "usercouponarchive_template_id_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{UserCouponArchiveColumns[4], UserCouponArchiveColumns[3]},
 			},
 		},
 	}

@@ -34,6 +34,6 @@ func (CouponTemplateLog) Fields() []ent.Field {
 // Indexes of CouponTemplateLog.
 func (CouponTemplateLog) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("shop_number", "template_id", "created_at"),
+		index.Fields("shop_number", "template_id", "id"), // templateLog pages, newest (highest id) first
 	}
 }

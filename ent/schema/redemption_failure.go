@@ -35,5 +35,6 @@ func (RedemptionFailure) Fields() []ent.Field {
 func (RedemptionFailure) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("user_id", "redemption_id").Unique(),
+		index.Fields("template_id"), // the reconciliation's count of a template's failed claims
 	}
 }

@@ -58,6 +58,7 @@ func (UserCoupon) Indexes() []ent.Index {
 		// coupon/stats' rebuild of a template's days (a job, not a query of the API)
 		index.Fields("template_id", "created_at"),
 		index.Fields("template_id", "status", "updated_at"),
+		index.Fields("template_id", "user_id"), // the reconciliation's per-template counts and user pages
 	}
 }
 
@@ -86,5 +87,6 @@ func (UserCouponArchive) Indexes() []ent.Index {
 		index.Fields("user_id"),
 		index.Fields("template_id", "created_at"),
 		index.Fields("template_id", "status", "updated_at"),
+		index.Fields("template_id", "user_id"), // the reconciliation's per-template counts
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
+	"coupond/coupon/reconcile"
 	"coupond/coupon/reminder"
 	"coupond/coupon/template"
 	"coupond/ent/couponreminder"
@@ -209,9 +210,24 @@ type ComplexityRoot struct {
 		MyCoupons             func(childComplexity int, status *usercoupon.Status, first *int, after *string, last *int, before *string, includeArchived *bool) int
 		MyReminders           func(childComplexity int, first *int, after *string) int
 		Node                  func(childComplexity int, id string) int
+		Reconciliation        func(childComplexity int, templateID string) int
 		Redemption            func(childComplexity int, id string) int
 		ShopStats             func(childComplexity int, shopNumber *string, from *time.Time, to *time.Time) int
+		TemplateLog           func(childComplexity int, templateID string, first *int, after *string) int
 		TemplateStats         func(childComplexity int, templateID string, from *time.Time, to *time.Time) int
+	}
+
+	Reconciliation struct {
+		Balanced   func(childComplexity int) int
+		CheckedAt  func(childComplexity int) int
+		DBStock    func(childComplexity int) int
+		Drift      func(childComplexity int) int
+		Failed     func(childComplexity int) int
+		Issued     func(childComplexity int) int
+		Pending    func(childComplexity int) int
+		RedisStock func(childComplexity int) int
+		TemplateID func(childComplexity int) int
+		TotalStock func(childComplexity int) int
 	}
 
 	RedeemCouponPayload struct {
@@ -282,6 +298,25 @@ type ComplexityRoot struct {
 
 	Subscription struct {
 		CouponTaskProgress func(childComplexity int, id string) int
+	}
+
+	TemplateLogConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	TemplateLogEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	TemplateLogEntry struct {
+		Action func(childComplexity int) int
+		Actor  func(childComplexity int) int
+		After  func(childComplexity int) int
+		At     func(childComplexity int) int
+		Before func(childComplexity int) int
 	}
 
 	TemplateStats struct {
@@ -373,6 +408,8 @@ type QueryResolver interface {
 	MyReminders(ctx context.Context, first *int, after *string) (*model.ReminderConnection, error)
 	TemplateStats(ctx context.Context, templateID string, from *time.Time, to *time.Time) (*model.TemplateStats, error)
 	ShopStats(ctx context.Context, shopNumber *string, from *time.Time, to *time.Time) (*model.ShopStats, error)
+	Reconciliation(ctx context.Context, templateID string) (*reconcile.Report, error)
+	TemplateLog(ctx context.Context, templateID string, first *int, after *string) (*model.TemplateLogConnection, error)
 }
 type SettlementResolver interface {
 	Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error)
@@ -1136,6 +1173,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.reconciliation":
+		if e.ComplexityRoot.Query.Reconciliation == nil {
+			break
+		}
+
+		args, err := ec.field_Query_reconciliation_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Reconciliation(childComplexity, args["templateId"].(string)), true
 	case "Query.redemption":
 		if e.ComplexityRoot.Query.Redemption == nil {
 			break
@@ -1158,6 +1206,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ShopStats(childComplexity, args["shopNumber"].(*string), args["from"].(*time.Time), args["to"].(*time.Time)), true
+	case "Query.templateLog":
+		if e.ComplexityRoot.Query.TemplateLog == nil {
+			break
+		}
+
+		args, err := ec.field_Query_templateLog_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TemplateLog(childComplexity, args["templateId"].(string), args["first"].(*int), args["after"].(*string)), true
 	case "Query.templateStats":
 		if e.ComplexityRoot.Query.TemplateStats == nil {
 			break
@@ -1169,6 +1228,67 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TemplateStats(childComplexity, args["templateId"].(string), args["from"].(*time.Time), args["to"].(*time.Time)), true
+
+	case "Reconciliation.balanced":
+		if e.ComplexityRoot.Reconciliation.Balanced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.Balanced(childComplexity), true
+	case "Reconciliation.checkedAt":
+		if e.ComplexityRoot.Reconciliation.CheckedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.CheckedAt(childComplexity), true
+	case "Reconciliation.dbStock":
+		if e.ComplexityRoot.Reconciliation.DBStock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.DBStock(childComplexity), true
+	case "Reconciliation.drift":
+		if e.ComplexityRoot.Reconciliation.Drift == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.Drift(childComplexity), true
+	case "Reconciliation.failed":
+		if e.ComplexityRoot.Reconciliation.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.Failed(childComplexity), true
+	case "Reconciliation.issued":
+		if e.ComplexityRoot.Reconciliation.Issued == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.Issued(childComplexity), true
+	case "Reconciliation.pending":
+		if e.ComplexityRoot.Reconciliation.Pending == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.Pending(childComplexity), true
+	case "Reconciliation.redisStock":
+		if e.ComplexityRoot.Reconciliation.RedisStock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.RedisStock(childComplexity), true
+	case "Reconciliation.templateId":
+		if e.ComplexityRoot.Reconciliation.TemplateID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.TemplateID(childComplexity), true
+	case "Reconciliation.totalStock":
+		if e.ComplexityRoot.Reconciliation.TotalStock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.TotalStock(childComplexity), true
 
 	case "RedeemCouponPayload.redemption":
 		if e.ComplexityRoot.RedeemCouponPayload.Redemption == nil {
@@ -1424,6 +1544,69 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.CouponTaskProgress(childComplexity, args["id"].(string)), true
+
+	case "TemplateLogConnection.edges":
+		if e.ComplexityRoot.TemplateLogConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateLogConnection.Edges(childComplexity), true
+	case "TemplateLogConnection.pageInfo":
+		if e.ComplexityRoot.TemplateLogConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateLogConnection.PageInfo(childComplexity), true
+	case "TemplateLogConnection.totalCount":
+		if e.ComplexityRoot.TemplateLogConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateLogConnection.TotalCount(childComplexity), true
+
+	case "TemplateLogEdge.cursor":
+		if e.ComplexityRoot.TemplateLogEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateLogEdge.Cursor(childComplexity), true
+	case "TemplateLogEdge.node":
+		if e.ComplexityRoot.TemplateLogEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateLogEdge.Node(childComplexity), true
+
+	case "TemplateLogEntry.action":
+		if e.ComplexityRoot.TemplateLogEntry.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateLogEntry.Action(childComplexity), true
+	case "TemplateLogEntry.actor":
+		if e.ComplexityRoot.TemplateLogEntry.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateLogEntry.Actor(childComplexity), true
+	case "TemplateLogEntry.after":
+		if e.ComplexityRoot.TemplateLogEntry.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateLogEntry.After(childComplexity), true
+	case "TemplateLogEntry.at":
+		if e.ComplexityRoot.TemplateLogEntry.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateLogEntry.At(childComplexity), true
+	case "TemplateLogEntry.before":
+		if e.ComplexityRoot.TemplateLogEntry.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TemplateLogEntry.Before(childComplexity), true
 
 	case "TemplateStats.daily":
 		if e.ComplexityRoot.TemplateStats.Daily == nil {
@@ -2746,6 +2929,92 @@ type ShopStats {
   topByIssued: [TemplateStats!]!
   topByUsed: [TemplateStats!]!
 }
+
+# ---- Reconciliation and the audit trail (issue 11): coupon/reconcile, coupon/template ----
+extend type Query {
+  """
+  Whether the template's books balance now, in Redis and in MySQL: total = remaining + issued +
+  pending in each store, and both stores' totals agree. Read-only: a drift is reported, never
+  repaired. The periodic reconciliation also compares users' claim counters and records each new
+  drift in the template's log (action RECONCILE_DRIFT). While the outbox holds more than 5,000
+  claims (a sale in full swing) the Redis equation is not read: balanced then speaks for MySQL and
+  the totals only. Another shop's template is NOT_FOUND.
+  """
+  reconciliation(
+    "The template's id."
+    templateId: ID!
+  ): Reconciliation! @hasRole(roles: [MERCHANT, PLATFORM])
+  """
+  The template's audit trail, newest first: every change of the template or its stock by a
+  merchant, the platform or the system (drift records, distribution tasks). Another shop's template
+  is NOT_FOUND.
+  """
+  templateLog(
+    "The template's id."
+    templateId: ID!
+    "Page size: 1 to 100 (default 20)."
+    first: Int
+    "Start after this cursor (an edge's cursor from this connection)."
+    after: String
+  ): TemplateLogConnection! @hasRole(roles: [MERCHANT, PLATFORM])
+}
+
+"One template's books at one instant (reconciliation)."
+type Reconciliation {
+  "The template."
+  templateId: ID!
+  "The template's total stock (MySQL)."
+  totalStock: Int!
+  "The stock Redis shows; null when the template is not cached (nothing to compare)."
+  redisStock: Int
+  "The remaining stock in MySQL."
+  dbStock: Int!
+  "The template's coupons in MySQL (claims and distribution, archived ones included)."
+  issued: Int!
+  """
+  Units Redis took that MySQL does not hold yet: claims journaled in the outbox with neither a coupon
+  nor a given-back failure, and distribution rows in flight.
+  """
+  pending: Int!
+  "Claims Redis accepted and MySQL refused (FAILED redemptions)."
+  failed: Int!
+  "No equation is broken."
+  balanced: Boolean!
+  "One readable line per broken equation; empty when balanced."
+  drift: [String!]!
+  "When the books were read."
+  checkedAt: Time!
+}
+
+"One entry of a template's audit trail."
+type TemplateLogEntry {
+  "Who: MERCHANT:<user>, PLATFORM:<user>, or SYSTEM."
+  actor: String!
+  "What: CREATE, INCREASE_STOCK, TERMINATE, STOCK_DRIFT, RECONCILE_DRIFT, RECONCILE_BALANCED, TASK_CREATE, TASK_CANCEL, TASK_END, CACHE_STOCK_DROPPED."
+  action: String!
+  "When."
+  at: Time!
+  "The state before (a JSON object), when the action has one."
+  before: String
+  "The state after or what was found (a JSON object), when the action has one."
+  after: String
+}
+"One entry in a page of templateLog."
+type TemplateLogEdge {
+  "Where this edge stands, for after."
+  cursor: String!
+  "The entry."
+  node: TemplateLogEntry!
+}
+"A page of a template's audit trail (Relay connection)."
+type TemplateLogConnection {
+  "The page's entries, newest first."
+  edges: [TemplateLogEdge!]!
+  "Whether more pages exist, and the cursors to get them."
+  pageInfo: PageInfo!
+  "How many entries the trail holds, over all pages."
+  totalCount: Int!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3010,6 +3279,32 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
 
+func (ec *executionContext) childFields_Reconciliation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "templateId":
+		return ec.fieldContext_Reconciliation_templateId(ctx, field)
+	case "totalStock":
+		return ec.fieldContext_Reconciliation_totalStock(ctx, field)
+	case "redisStock":
+		return ec.fieldContext_Reconciliation_redisStock(ctx, field)
+	case "dbStock":
+		return ec.fieldContext_Reconciliation_dbStock(ctx, field)
+	case "issued":
+		return ec.fieldContext_Reconciliation_issued(ctx, field)
+	case "pending":
+		return ec.fieldContext_Reconciliation_pending(ctx, field)
+	case "failed":
+		return ec.fieldContext_Reconciliation_failed(ctx, field)
+	case "balanced":
+		return ec.fieldContext_Reconciliation_balanced(ctx, field)
+	case "drift":
+		return ec.fieldContext_Reconciliation_drift(ctx, field)
+	case "checkedAt":
+		return ec.fieldContext_Reconciliation_checkedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Reconciliation", field.Name)
+}
+
 func (ec *executionContext) childFields_RedeemCouponPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "redemption":
@@ -3140,6 +3435,44 @@ func (ec *executionContext) childFields_ShopStats(ctx context.Context, field gra
 		return ec.fieldContext_ShopStats_topByUsed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ShopStats", field.Name)
+}
+
+func (ec *executionContext) childFields_TemplateLogConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_TemplateLogConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TemplateLogConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_TemplateLogConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TemplateLogConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TemplateLogEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TemplateLogEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TemplateLogEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TemplateLogEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TemplateLogEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "actor":
+		return ec.fieldContext_TemplateLogEntry_actor(ctx, field)
+	case "action":
+		return ec.fieldContext_TemplateLogEntry_action(ctx, field)
+	case "at":
+		return ec.fieldContext_TemplateLogEntry_at(ctx, field)
+	case "before":
+		return ec.fieldContext_TemplateLogEntry_before(ctx, field)
+	case "after":
+		return ec.fieldContext_TemplateLogEntry_after(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TemplateLogEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_TemplateStats(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3810,6 +4143,20 @@ func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs m
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_reconciliation_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "templateId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["templateId"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_redemption_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -3851,6 +4198,36 @@ func (ec *executionContext) field_Query_shopStats_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["to"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_templateLog_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "templateId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["templateId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -7429,6 +7806,130 @@ func (ec *executionContext) fieldContext_Query_shopStats(ctx context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_reconciliation(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_reconciliation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Reconciliation(ctx, fc.Args["templateId"].(string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT", "PLATFORM"})
+				if err != nil {
+					var zeroVal *reconcile.Report
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *reconcile.Report
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *reconcile.Report) graphql.Marshaler {
+			return ec.marshalNReconciliation2ᚖcoupondᚋcouponᚋreconcileᚐReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_reconciliation(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reconciliation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_reconciliation_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_templateLog(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_templateLog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TemplateLog(ctx, fc.Args["templateId"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT", "PLATFORM"})
+				if err != nil {
+					var zeroVal *model.TemplateLogConnection
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.TemplateLogConnection
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, roles)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TemplateLogConnection) graphql.Marshaler {
+			return ec.marshalNTemplateLogConnection2ᚖcoupondᚋgraphᚋmodelᚐTemplateLogConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_templateLog(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TemplateLogConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_templateLog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7503,6 +8004,236 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Reconciliation_templateId(ctx context.Context, field graphql.CollectedField, obj *reconcile.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_templateId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TemplateID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNID2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_templateId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Reconciliation_totalStock(ctx context.Context, field graphql.CollectedField, obj *reconcile.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_totalStock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalStock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_totalStock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reconciliation_redisStock(ctx context.Context, field graphql.CollectedField, obj *reconcile.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_redisStock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RedisStock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_redisStock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reconciliation_dbStock(ctx context.Context, field graphql.CollectedField, obj *reconcile.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_dbStock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DBStock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_dbStock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reconciliation_issued(ctx context.Context, field graphql.CollectedField, obj *reconcile.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_issued(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Issued, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_issued(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reconciliation_pending(ctx context.Context, field graphql.CollectedField, obj *reconcile.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_pending(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pending, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_pending(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reconciliation_failed(ctx context.Context, field graphql.CollectedField, obj *reconcile.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_failed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Failed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_failed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Reconciliation_balanced(ctx context.Context, field graphql.CollectedField, obj *reconcile.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_balanced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balanced, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_balanced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Reconciliation_drift(ctx context.Context, field graphql.CollectedField, obj *reconcile.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_drift(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Drift, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_drift(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "String")
+}
+
+func (ec *executionContext) _Reconciliation_checkedAt(ctx context.Context, field graphql.CollectedField, obj *reconcile.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_checkedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CheckedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_checkedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "Time")
 }
 
 func (ec *executionContext) _RedeemCouponPayload_redemption(ctx context.Context, field graphql.CollectedField, obj *model.RedeemCouponPayload) (ret graphql.Marshaler) {
@@ -8579,6 +9310,263 @@ func (ec *executionContext) fieldContext_Subscription_couponTaskProgress(ctx con
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _TemplateLogConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TemplateLogConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateLogConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TemplateLogEdge) graphql.Marshaler {
+			return ec.marshalNTemplateLogEdge2ᚕᚖcoupondᚋgraphᚋmodelᚐTemplateLogEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateLogConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TemplateLogConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TemplateLogEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TemplateLogConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TemplateLogConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateLogConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖcoupondᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateLogConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TemplateLogConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TemplateLogConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TemplateLogConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateLogConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateLogConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateLogConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TemplateLogEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TemplateLogEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateLogEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateLogEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateLogEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _TemplateLogEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TemplateLogEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateLogEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *template.LogEntry) graphql.Marshaler {
+			return ec.marshalNTemplateLogEntry2ᚖcoupondᚋcouponᚋtemplateᚐLogEntry(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateLogEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TemplateLogEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TemplateLogEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TemplateLogEntry_actor(ctx context.Context, field graphql.CollectedField, obj *template.LogEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateLogEntry_actor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateLogEntry_actor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateLogEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _TemplateLogEntry_action(ctx context.Context, field graphql.CollectedField, obj *template.LogEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateLogEntry_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateLogEntry_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateLogEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _TemplateLogEntry_at(ctx context.Context, field graphql.CollectedField, obj *template.LogEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateLogEntry_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateLogEntry_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateLogEntry", field, false, false, "Time")
+}
+
+func (ec *executionContext) _TemplateLogEntry_before(ctx context.Context, field graphql.CollectedField, obj *template.LogEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateLogEntry_before(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Before, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateLogEntry_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateLogEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _TemplateLogEntry_after(ctx context.Context, field graphql.CollectedField, obj *template.LogEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TemplateLogEntry_after(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.After, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TemplateLogEntry_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TemplateLogEntry", field, false, false, "String")
 }
 
 func (ec *executionContext) _TemplateStats_templateId(ctx context.Context, field graphql.CollectedField, obj *model.TemplateStats) (ret graphql.Marshaler) {
@@ -12426,6 +13414,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_shopStats(ctx, field)
 				})
+		case "reconciliation":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_reconciliation(ctx, field)
+				})
+		case "templateLog":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_templateLog(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -12439,6 +13439,84 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reconciliationImplementors = []string{"Reconciliation"}
+
+func (ec *executionContext) _Reconciliation(ctx context.Context, sel ast.SelectionSet, obj *reconcile.Report) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reconciliationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Reconciliation")
+		case "templateId":
+			out.Values[i] = ec._Reconciliation_templateId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalStock":
+			out.Values[i] = ec._Reconciliation_totalStock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "redisStock":
+			out.Values[i] = ec._Reconciliation_redisStock(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dbStock":
+			out.Values[i] = ec._Reconciliation_dbStock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "issued":
+			out.Values[i] = ec._Reconciliation_issued(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pending":
+			out.Values[i] = ec._Reconciliation_pending(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "failed":
+			out.Values[i] = ec._Reconciliation_failed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "balanced":
+			out.Values[i] = ec._Reconciliation_balanced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "drift":
+			out.Values[i] = ec._Reconciliation_drift(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "checkedAt":
+			out.Values[i] = ec._Reconciliation_checkedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -12923,6 +14001,140 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
+}
+
+var templateLogConnectionImplementors = []string{"TemplateLogConnection"}
+
+func (ec *executionContext) _TemplateLogConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TemplateLogConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, templateLogConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TemplateLogConnection")
+		case "edges":
+			out.Values[i] = ec._TemplateLogConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TemplateLogConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._TemplateLogConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var templateLogEdgeImplementors = []string{"TemplateLogEdge"}
+
+func (ec *executionContext) _TemplateLogEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TemplateLogEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, templateLogEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TemplateLogEdge")
+		case "cursor":
+			out.Values[i] = ec._TemplateLogEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TemplateLogEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var templateLogEntryImplementors = []string{"TemplateLogEntry"}
+
+func (ec *executionContext) _TemplateLogEntry(ctx context.Context, sel ast.SelectionSet, obj *template.LogEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, templateLogEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TemplateLogEntry")
+		case "actor":
+			out.Values[i] = ec._TemplateLogEntry_actor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "action":
+			out.Values[i] = ec._TemplateLogEntry_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._TemplateLogEntry_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "before":
+			out.Values[i] = ec._TemplateLogEntry_before(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "after":
+			out.Values[i] = ec._TemplateLogEntry_after(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
 }
 
 var templateStatsImplementors = []string{"TemplateStats"}
@@ -14010,6 +15222,14 @@ func (ec *executionContext) marshalNPageInfo2ᚖcoupondᚋgraphᚋmodelᚐPageIn
 	return ec._PageInfo(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNReconciliation2ᚖcoupondᚋcouponᚋreconcileᚐReport(ctx context.Context, sel ast.SelectionSet, v *reconcile.Report) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Reconciliation!")
+		return graphql.Null
+	}
+	return ec._Reconciliation(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRedeemCouponInput2coupondᚋgraphᚋmodelᚐRedeemCouponInput(ctx context.Context, v any) (model.RedeemCouponInput, error) {
 	res, err := ec.unmarshalInputRedeemCouponInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -14254,6 +15474,35 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	return res
 }
 
+func (ec *executionContext) unmarshalNString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNTaskStatus2coupondᚋentᚋcoupontaskᚐStatus(ctx context.Context, v any) (coupontask.Status, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := coupontask.Status(tmp)
@@ -14267,6 +15516,46 @@ func (ec *executionContext) marshalNTaskStatus2coupondᚋentᚋcoupontaskᚐStat
 		graphql.AddInvalidNullFromMarshaler(ctx, "TaskStatus!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNTemplateLogConnection2ᚖcoupondᚋgraphᚋmodelᚐTemplateLogConnection(ctx context.Context, sel ast.SelectionSet, v *model.TemplateLogConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TemplateLogConnection!")
+		return graphql.Null
+	}
+	return ec._TemplateLogConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTemplateLogEdge2ᚕᚖcoupondᚋgraphᚋmodelᚐTemplateLogEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TemplateLogEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTemplateLogEdge2ᚖcoupondᚋgraphᚋmodelᚐTemplateLogEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTemplateLogEdge2ᚖcoupondᚋgraphᚋmodelᚐTemplateLogEdge(ctx context.Context, sel ast.SelectionSet, v *model.TemplateLogEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TemplateLogEdge!")
+		return graphql.Null
+	}
+	return ec._TemplateLogEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTemplateLogEntry2ᚖcoupondᚋcouponᚋtemplateᚐLogEntry(ctx context.Context, sel ast.SelectionSet, v *template.LogEntry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TemplateLogEntry!")
+		return graphql.Null
+	}
+	return ec._TemplateLogEntry(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTemplateStats2ᚕᚖcoupondᚋgraphᚋmodelᚐTemplateStatsᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TemplateStats) graphql.Marshaler {

@@ -8,6 +8,7 @@ import (
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/reminder"
+	"coupond/coupon/template"
 	"coupond/ent/couponreminder"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplate"
@@ -319,6 +320,24 @@ type ShopStats struct {
 
 // The subscriptions (graphql-transport-ws, the protocol of the graphql-ws client, on /query).
 type Subscription struct {
+}
+
+// A page of a template's audit trail (Relay connection).
+type TemplateLogConnection struct {
+	// The page's entries, newest first.
+	Edges []*TemplateLogEdge `json:"edges"`
+	// Whether more pages exist, and the cursors to get them.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// How many entries the trail holds, over all pages.
+	TotalCount int `json:"totalCount"`
+}
+
+// One entry in a page of templateLog.
+type TemplateLogEdge struct {
+	// Where this edge stands, for after.
+	Cursor string `json:"cursor"`
+	// The entry.
+	Node *template.LogEntry `json:"node"`
 }
 
 // A template's numbers. Counts are of events over the days asked for: usedCount is payments with a

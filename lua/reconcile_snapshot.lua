@@ -1,0 +1,65 @@
+-- reconcile_snapshot: read, at one instant, everything of one template that the reconciliation
+-- compares with MySQL: the cached stock and total, the claims journaled in the outbox (each with
+-- whether its redemption key still exists), the distribution batches in flight and some users'
+-- claim counters. It writes nothing.
+--
+-- KEYS[1]            template hash        {t<id>}:tpl                 (fields data stock total)
+-- KEYS[2]            outbox stream        {t<id>}:outbox
+-- KEYS[3..2+J]       distribution journals {t<id>}:dist:<task>        (J = ARGV[1])
+-- KEYS[3+J..]        users' claim hashes  {t<id>}:u:<user>            (field n)
+-- ARGV[1]            J, the number of journal keys
+-- ARGV[2]            the redemption-key prefix of the template, "<namespace>{t<id>}:rd:": the key of
+--                    an entry's claim is this prefix and its rid. Built here rather than passed as
+--                    KEYS because the entries are only known here; it carries the template's hash
+--                    tag, so every key the script touches still lives in KEYS[1]'s slot.
+-- ARGV[3]            the most outbox entries to read; a longer outbox is not read (truncated)
+--
+-- Returns an array {cached, stock, total, truncated, entries, journals, counters}:
+--   cached:    1 when the complete hash (with "data") exists, else 0 (stock and total are then 0)
+--   stock, total: the hash's fields
+--   truncated: 1 when the outbox holds more than ARGV[3] entries (entries is then empty)
+--   entries:   a flat array {stream id, rid, user, owed, …}, owed 1 when the claim's redemption key
+--              exists (a failed claim whose unit has not been given back yet), else 0; an entry
+--              without rid or user gives "" for them
+--   journals:  one string per journal key, "" when the key does not exist
+--   counters:  one integer per claim hash: its "n", -1 when the hash or the field does not exist
+local cached, stock, total = 0, 0, 0
+local tpl = redis.call('HMGET', KEYS[1], 'data', 'stock', 'total')
+if tpl[1] then
+  cached, stock, total = 1, tonumber(tpl[2]) or 0, tonumber(tpl[3]) or 0
+end
+
+local nJournals = tonumber(ARGV[1])
+local maxEntries = tonumber(ARGV[3])
+local truncated, entries = 0, {}
+if redis.call('XLEN', KEYS[2]) > maxEntries then
+  truncated = 1
+else
+  for _, m in ipairs(redis.call('XRANGE', KEYS[2], '-', '+')) do
+    local rid, user = '', ''
+    local f = m[2]
+    for i = 1, #f, 2 do
+      if f[i] == 'rid' then rid = f[i + 1] elseif f[i] == 'user' then user = f[i + 1] end
+    end
+    local owed = 0
+    if rid ~= '' then
+      owed = redis.call('EXISTS', ARGV[2] .. rid)
+    end
+    entries[#entries + 1] = m[1]
+    entries[#entries + 1] = rid
+    entries[#entries + 1] = user
+    entries[#entries + 1] = owed
+  end
+end
+
+local journals = {}
+for i = 3, 2 + nJournals do
+  journals[#journals + 1] = redis.call('GET', KEYS[i]) or ''
+end
+
+local counters = {}
+for i = 3 + nJournals, #KEYS do
+  counters[#counters + 1] = tonumber(redis.call('HGET', KEYS[i], 'n')) or -1
+end
+
+return {cached, stock, total, truncated, entries, journals, counters}

@@ -1,0 +1,63 @@
+package lua
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"coupond/testutil"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The snapshot reads the hash, every outbox entry with whether its redemption key exists, the
+// journals (absent ones nil) and the counters (absent ones -1), and refuses to read an outbox
+// longer than asked; it writes nothing.
+func TestReconcileSnapshotReadsOneInstant(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	k := SnapshotKeys{Template: ns + "{t8}:tpl", Outbox: ns + "{t8}:outbox", RedemptionPrefix: ns + "{t8}:rd:",
+		Journals: []string{ns + "{t8}:dist:1", ns + "{t8}:dist:2"}, Counters: []string{ns + "{t8}:u:5", ns + "{t8}:u:6"}}
+	empty, err := ReconcileSnapshot(ctx, rdb, k, 10)
+	if err != nil || empty.Cached || empty.Truncated || len(empty.Entries) != 0 || !slices.Equal(empty.Counters, []int64{-1, -1}) ||
+		len(empty.Journals) != 2 || empty.Journals[0] != nil {
+		t.Fatalf("empty snapshot = %+v, %v", empty, err)
+	}
+	rdb.HSet(ctx, k.Template, "data", "{}", "stock", 7, "total", 10)
+	for _, rid := range []string{"8-1", "8-2"} {
+		rdb.XAdd(ctx, &redis.XAddArgs{Stream: k.Outbox, Values: []string{"rid", rid, "user", "5", "rc", "1", "ts", "1"}})
+	}
+	rdb.XAdd(ctx, &redis.XAddArgs{Stream: k.Outbox, Values: []string{"junk", "x"}})
+	rdb.Set(ctx, k.RedemptionPrefix+"8-2", 5, 0)
+	rdb.HSet(ctx, k.Counters[0], "n", 2, "seq", 3)
+	rdb.Set(ctx, k.Journals[1], `{"start":4,"rows":[[5,"6",0,1],[6,"7",1,0]]}`, 0)
+	s, err := ReconcileSnapshot(ctx, rdb, k, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Cached || s.Stock != 7 || s.Total != 10 || s.Truncated || len(s.Entries) != 3 {
+		t.Fatalf("snapshot = %+v", s)
+	}
+	if e := s.Entries[0]; e.RedemptionID != "8-1" || e.UserID != 5 || e.Owed || e.StreamID == "" {
+		t.Fatalf("entry 0 = %+v", e)
+	}
+	if e := s.Entries[1]; e.RedemptionID != "8-2" || !e.Owed {
+		t.Fatalf("entry 1 = %+v", e)
+	}
+	if e := s.Entries[2]; e.RedemptionID != "" || e.UserID != 0 {
+		t.Fatalf("malformed entry = %+v", e)
+	}
+	if !slices.Equal(s.Counters, []int64{2, -1}) {
+		t.Fatalf("counters = %v", s.Counters)
+	}
+	if s.Journals[0] != nil || s.Journals[1] == nil || s.Journals[1].Start != 4 || len(s.Journals[1].Rows) != 2 ||
+		s.Journals[1].Rows[0] != (JournalRow{Row: 5, UserID: 6, Code: DistributeOK, ReceiveCount: 1}) {
+		t.Fatalf("journals = %+v", s.Journals)
+	}
+	short, err := ReconcileSnapshot(ctx, rdb, k, 2)
+	if err != nil || !short.Truncated || len(short.Entries) != 0 || !short.Cached {
+		t.Fatalf("over the limit: %+v, %v", short, err)
+	}
+	if n := rdb.XLen(ctx, k.Outbox).Val(); n != 3 {
+		t.Fatalf("the snapshot changed the outbox: %d entries", n)
+	}
+}
