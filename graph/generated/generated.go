@@ -2867,13 +2867,27 @@ extend type Query {
   COUPON_STATS_MAX_DAYS days), with its live stock and locks. Served from counters: its cost grows
   with the days asked for, not with the coupons. A merchant of another shop gets FORBIDDEN.
   """
-  templateStats(templateId: ID!, from: Time, to: Time): TemplateStats! @hasRole(roles: [MERCHANT, PLATFORM])
+  templateStats(
+    "The template's id."
+    templateId: ID!
+    "The first instant asked for (default: the template's creation)."
+    from: Time
+    "The end of the span, exclusive (default: the end of today)."
+    to: Time
+  ): TemplateStats! @hasRole(roles: [MERCHANT, PLATFORM])
   """
   Totals over a shop's templates over the days [from, to) touches (as templateStats), and its top 10
   templates by issued and by used. A merchant may omit shopNumber (its own) and may ask for no
   other shop (FORBIDDEN); the platform names the shop.
   """
-  shopStats(shopNumber: String, from: Time, to: Time): ShopStats! @hasRole(roles: [MERCHANT, PLATFORM])
+  shopStats(
+    "The shop (a merchant may omit it: its own shop)."
+    shopNumber: String
+    "The first instant asked for (default: the shop's first template's creation)."
+    from: Time
+    "The end of the span, exclusive (default: the end of today)."
+    to: Time
+  ): ShopStats! @hasRole(roles: [MERCHANT, PLATFORM])
 }
 
 """
@@ -2883,18 +2897,29 @@ usedCount ÷ issuedCount (0 when nothing was issued). totalStock, remainingStock
 as they are now.
 """
 type TemplateStats {
+  "The template."
   templateId: ID!
+  "The template's name."
   templateName: String!
+  "The template's total stock (initial stock plus increases)."
   totalStock: Int!
+  "The stock left now (live)."
   remainingStock: Int!
+  "Coupons issued over the days asked for, claims and distribution."
   issuedCount: Int!
+  "issuedCount split by how the coupons were issued."
   issuedByOrigin: IssuedByOrigin!
   "Coupons LOCKED for an unpaid order now."
   lockedCount: Int!
+  "Payments with a coupon over the days asked for, less their refunds."
   usedCount: Int!
+  "Coupons that expired unused over the days asked for."
   expiredCount: Int!
+  "Refunds of payments with a coupon over the days asked for."
   refundedCount: Int!
+  "Discount given over the days asked for, less the discount refunded."
   discountTotal: Decimal!
+  "usedCount ÷ issuedCount (0 when nothing was issued)."
   redeemRate: Float!
   "One entry per day asked for, oldest first."
   daily: [DailyStat!]!
@@ -2902,7 +2927,9 @@ type TemplateStats {
 
 "Coupons issued, by how they were issued."
 type IssuedByOrigin {
+  "Claimed by users (redeemCoupon)."
   claim: Int!
+  "Issued by a merchant's distribution task."
   distribution: Int!
 }
 
@@ -2911,22 +2938,35 @@ One stats day (date YYYY-MM-DD in COUPON_STATS_TIMEZONE): coupons issued, paymen
 (used) and their discount, refunds of such payments, coupons expired, each on the day it happened.
 """
 type DailyStat {
+  "The day, YYYY-MM-DD in COUPON_STATS_TIMEZONE."
   date: String!
+  "Coupons issued that day."
   issued: Int!
+  "Payments with a coupon that day."
   used: Int!
+  "Discount given by those payments."
   discount: Decimal!
+  "Refunds of payments with a coupon that day."
   refunded: Int!
+  "Coupons that expired unused that day."
   expired: Int!
 }
 
 "A shop's totals over the days asked for (as TemplateStats) and its top 10 templates."
 type ShopStats {
+  "The shop."
   shopNumber: String!
+  "How many templates the shop has."
   templates: Int!
+  "Coupons issued over the days asked for, over all the shop's templates."
   issuedCount: Int!
+  "Payments with a coupon over the days asked for, less their refunds."
   usedCount: Int!
+  "Discount given over the days asked for, less the discount refunded."
   discountTotal: Decimal!
+  "The shop's 10 templates that issued the most over the days asked for."
   topByIssued: [TemplateStats!]!
+  "The shop's 10 templates used the most over the days asked for."
   topByUsed: [TemplateStats!]!
 }
 

@@ -177,12 +177,18 @@ type CreateReminderInput struct {
 // One stats day (date YYYY-MM-DD in COUPON_STATS_TIMEZONE): coupons issued, payments with a coupon
 // (used) and their discount, refunds of such payments, coupons expired, each on the day it happened.
 type DailyStat struct {
-	Date     string          `json:"date"`
-	Issued   int             `json:"issued"`
-	Used     int             `json:"used"`
+	// The day, YYYY-MM-DD in COUPON_STATS_TIMEZONE.
+	Date string `json:"date"`
+	// Coupons issued that day.
+	Issued int `json:"issued"`
+	// Payments with a coupon that day.
+	Used int `json:"used"`
+	// Discount given by those payments.
 	Discount decimal.Decimal `json:"discount"`
-	Refunded int             `json:"refunded"`
-	Expired  int             `json:"expired"`
+	// Refunds of payments with a coupon that day.
+	Refunded int `json:"refunded"`
+	// Coupons that expired unused that day.
+	Expired int `json:"expired"`
 }
 
 // Which template gets more stock.
@@ -195,7 +201,9 @@ type IncreaseStockInput struct {
 
 // Coupons issued, by how they were issued.
 type IssuedByOrigin struct {
-	Claim        int `json:"claim"`
+	// Claimed by users (redeemCoupon).
+	Claim int `json:"claim"`
+	// Issued by a merchant's distribution task.
 	Distribution int `json:"distribution"`
 }
 
@@ -309,13 +317,20 @@ type SettlementRefInput struct {
 
 // A shop's totals over the days asked for (as TemplateStats) and its top 10 templates.
 type ShopStats struct {
-	ShopNumber    string           `json:"shopNumber"`
-	Templates     int              `json:"templates"`
-	IssuedCount   int              `json:"issuedCount"`
-	UsedCount     int              `json:"usedCount"`
-	DiscountTotal decimal.Decimal  `json:"discountTotal"`
-	TopByIssued   []*TemplateStats `json:"topByIssued"`
-	TopByUsed     []*TemplateStats `json:"topByUsed"`
+	// The shop.
+	ShopNumber string `json:"shopNumber"`
+	// How many templates the shop has.
+	Templates int `json:"templates"`
+	// Coupons issued over the days asked for, over all the shop's templates.
+	IssuedCount int `json:"issuedCount"`
+	// Payments with a coupon over the days asked for, less their refunds.
+	UsedCount int `json:"usedCount"`
+	// Discount given over the days asked for, less the discount refunded.
+	DiscountTotal decimal.Decimal `json:"discountTotal"`
+	// The shop's 10 templates that issued the most over the days asked for.
+	TopByIssued []*TemplateStats `json:"topByIssued"`
+	// The shop's 10 templates used the most over the days asked for.
+	TopByUsed []*TemplateStats `json:"topByUsed"`
 }
 
 // The subscriptions (graphql-transport-ws, the protocol of the graphql-ws client, on /query).
@@ -345,19 +360,30 @@ type TemplateLogEdge struct {
 // usedCount ÷ issuedCount (0 when nothing was issued). totalStock, remainingStock and lockedCount are
 // as they are now.
 type TemplateStats struct {
-	TemplateID     string          `json:"templateId"`
-	TemplateName   string          `json:"templateName"`
-	TotalStock     int             `json:"totalStock"`
-	RemainingStock int             `json:"remainingStock"`
-	IssuedCount    int             `json:"issuedCount"`
+	// The template.
+	TemplateID string `json:"templateId"`
+	// The template's name.
+	TemplateName string `json:"templateName"`
+	// The template's total stock (initial stock plus increases).
+	TotalStock int `json:"totalStock"`
+	// The stock left now (live).
+	RemainingStock int `json:"remainingStock"`
+	// Coupons issued over the days asked for, claims and distribution.
+	IssuedCount int `json:"issuedCount"`
+	// issuedCount split by how the coupons were issued.
 	IssuedByOrigin *IssuedByOrigin `json:"issuedByOrigin"`
 	// Coupons LOCKED for an unpaid order now.
-	LockedCount   int             `json:"lockedCount"`
-	UsedCount     int             `json:"usedCount"`
-	ExpiredCount  int             `json:"expiredCount"`
-	RefundedCount int             `json:"refundedCount"`
+	LockedCount int `json:"lockedCount"`
+	// Payments with a coupon over the days asked for, less their refunds.
+	UsedCount int `json:"usedCount"`
+	// Coupons that expired unused over the days asked for.
+	ExpiredCount int `json:"expiredCount"`
+	// Refunds of payments with a coupon over the days asked for.
+	RefundedCount int `json:"refundedCount"`
+	// Discount given over the days asked for, less the discount refunded.
 	DiscountTotal decimal.Decimal `json:"discountTotal"`
-	RedeemRate    float64         `json:"redeemRate"`
+	// usedCount ÷ issuedCount (0 when nothing was issued).
+	RedeemRate float64 `json:"redeemRate"`
 	// One entry per day asked for, oldest first.
 	Daily []*DailyStat `json:"daily"`
 }
