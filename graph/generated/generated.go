@@ -2907,7 +2907,7 @@ type TemplateStats {
   remainingStock: Int!
   "Coupons issued over the days asked for, claims and distribution."
   issuedCount: Int!
-  "issuedCount split by how the coupons were issued."
+  "The issuedCount split by how the coupons were issued."
   issuedByOrigin: IssuedByOrigin!
   "Coupons LOCKED for an unpaid order now."
   lockedCount: Int!
@@ -2919,7 +2919,7 @@ type TemplateStats {
   refundedCount: Int!
   "Discount given over the days asked for, less the discount refunded."
   discountTotal: Decimal!
-  "usedCount ÷ issuedCount (0 when nothing was issued)."
+  "The share of issued coupons used: usedCount ÷ issuedCount (0 when nothing was issued)."
   redeemRate: Float!
   "One entry per day asked for, oldest first."
   daily: [DailyStat!]!

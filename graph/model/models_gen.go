@@ -370,7 +370,7 @@ type TemplateStats struct {
 	RemainingStock int `json:"remainingStock"`
 	// Coupons issued over the days asked for, claims and distribution.
 	IssuedCount int `json:"issuedCount"`
-	// issuedCount split by how the coupons were issued.
+	// The issuedCount split by how the coupons were issued.
 	IssuedByOrigin *IssuedByOrigin `json:"issuedByOrigin"`
 	// Coupons LOCKED for an unpaid order now.
 	LockedCount int `json:"lockedCount"`
@@ -382,7 +382,7 @@ type TemplateStats struct {
 	RefundedCount int `json:"refundedCount"`
 	// Discount given over the days asked for, less the discount refunded.
 	DiscountTotal decimal.Decimal `json:"discountTotal"`
-	// usedCount ÷ issuedCount (0 when nothing was issued).
+	// The share of issued coupons used: usedCount ÷ issuedCount (0 when nothing was issued).
 	RedeemRate float64 `json:"redeemRate"`
 	// One entry per day asked for, oldest first.
 	Daily []*DailyStat `json:"daily"`
