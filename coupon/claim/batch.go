@@ -87,7 +87,8 @@ type seenClaims struct {
 }
 
 // loadSeen reads, inside the batch's transaction, the coupons and failures the batch's claims
-// may already have (a replayed batch); limit is the template's limitPerPerson.
+// may already have (a replayed batch), and the slots of the users' archived coupons; limit is the
+// template's limitPerPerson.
 func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, limit int, claims []claim) (*seenClaims, error) {
 	users := make([]int64, 0, len(claims))
 	rids := make([]string, 0, len(claims))
@@ -139,6 +140,14 @@ func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, limit int, clai
 		s.done[uc.RedemptionID] = true
 		s.count[uc.UserID]++
 		s.slots.Take(uc.UserID, uc.ReceiveCount)
+	}
+	archived, err := issue.ArchivedSlots(ctx, tx.UserCouponArchive, templateID, users)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range archived { // old coupons long settled: they count toward the limit, nothing else
+		s.count[a.UserID]++
+		s.slots.Take(a.UserID, a.ReceiveCount)
 	}
 	for _, f := range failedBefore {
 		s.failed[f.RedemptionID] = f.Reason

@@ -240,7 +240,8 @@ func decide(b batch, out []lua.DistributeOutcome) ([]candidate, []rowOutcome) {
 }
 
 // assignSlots gives each accepted row a free receive_count for its user (issue.Slots, read from
-// the user's coupons of the template under the template lock); rows without one are refused.
+// the user's coupons of the template under the template lock, archived ones included); rows
+// without one are refused.
 func assignSlots(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate, accepted []candidate) (slotted, refused []candidate, err error) {
 	if len(accepted) == 0 {
 		return nil, nil, nil
@@ -259,6 +260,13 @@ func assignSlots(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate, accep
 		for _, uc := range held {
 			slots.Take(uc.UserID, uc.ReceiveCount)
 		}
+	}
+	archived, err := issue.ArchivedSlots(ctx, tx.UserCouponArchive, tpl.ID, users)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, a := range archived {
+		slots.Take(a.UserID, a.ReceiveCount)
 	}
 	for _, c := range accepted {
 		if rc := slots.Pick(c.row.UserID, c.rc); rc > 0 {

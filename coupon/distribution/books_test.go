@@ -11,11 +11,14 @@ import (
 	"time"
 
 	"coupond/coupon"
+	"coupond/coupon/archive"
+	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontaskfailure"
 	"coupond/ent/usercoupon"
+	"coupond/ent/usercouponarchive"
 	"coupond/services"
 	"coupond/testutil/stack"
 )
@@ -326,4 +329,60 @@ func TestDistributionDriftDropsTheHash(t *testing.T) {
 		t.Fatal(err)
 	}
 	books(t, s, tpl)
+}
+
+// Coupons the archive job moved out of user_coupon still count toward limitPerPerson: with Redis
+// having lost the user's counter, a new claim and a distribution row for that user are refused
+// LIMIT_REACHED by MySQL, and the user holds one coupon in all.
+func TestArchivedCouponsStillCountTowardTheLimit(t *testing.T) {
+	s := newStack(t, "archived_limit", 10)
+	tpl := s.Template(t, 10, 1, nil)
+	const user = 7
+	if _, err := s.Redeemer.Redeem(s.Ctx, user, tpl.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Persister.Drain(s.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SQL.Exec("UPDATE user_coupon SET status = 'EXPIRED', updated_at = ? WHERE user_id = ? AND template_id = ?",
+		time.Now().Add(-time.Hour), user, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := archive.New(s.DB, s.Redis, archive.Config{After: time.Minute}).Run(s.Ctx); err != nil || res.Moved != 1 {
+		t.Fatalf("archive: %+v %v; want 1 moved", res, err)
+	}
+	held := func() (live, archived int) {
+		live, _ = s.DB.UserCoupon.Query().Where(usercoupon.UserID(user), usercoupon.TemplateID(tpl.ID)).Count(s.Ctx)
+		archived, _ = s.DB.UserCouponArchive.Query().Where(usercouponarchive.UserID(user), usercouponarchive.TemplateID(tpl.ID)).Count(s.Ctx)
+		return live, archived
+	}
+
+	s.Redis.Del(s.Ctx, keys.ClaimCounter(tpl.ID, user)) // Redis forgets the user's claim
+	red, err := s.Redeemer.Redeem(s.Ctx, user, tpl.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Persister.Drain(s.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Redeemer.Redemption(s.Ctx, user, red.ID)
+	if err != nil || got.Status != claim.RedemptionFailed || *got.FailureReason != claim.ReasonLimitReached {
+		t.Fatalf("second claim: %+v %v; want FAILED LIMIT_REACHED", got, err)
+	}
+	if live, archived := held(); live != 0 || archived != 1 {
+		t.Fatalf("after the claim: %d live + %d archived coupons, want 0 + 1", live, archived)
+	}
+	if n, _ := s.Redis.HGet(s.Ctx, keys.ClaimCounter(tpl.ID, user), "n").Int(); n != 1 {
+		t.Fatalf("claim counter %d after the refusal, want 1 (raised to the coupons MySQL holds)", n)
+	}
+
+	s.Redis.Del(s.Ctx, keys.ClaimCounter(tpl.ID, user)) // and forgets it again
+	task := run(t, s, create(t, s, tpl.ID, "u.csv", csvOf(user, 8)).ID)
+	accounted(t, s, task, 2, 1)
+	if f := failures(t, s, task.ID); len(f) != 1 || f[0] != "2:LIMIT_REACHED" {
+		t.Fatalf("failures %v, want row 2 LIMIT_REACHED", f)
+	}
+	if live, archived := held(); live != 0 || archived != 1 {
+		t.Fatalf("after the distribution: %d live + %d archived coupons, want 0 + 1", live, archived)
+	}
 }

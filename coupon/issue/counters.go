@@ -15,7 +15,8 @@ import (
 )
 
 // HeldCounts returns how many coupons of the template MySQL holds for each of users (users
-// holding none are absent), one grouped query per 500 users.
+// holding none are absent), archived ones included: one grouped query per 500 users and one read
+// of the archive.
 func HeldCounts(ctx context.Context, db *ent.Client, templateID int64, users []int64) (map[int64]int, error) {
 	users = slices.Compact(slices.Sorted(slices.Values(users)))
 	held := make(map[int64]int, len(users))
@@ -32,6 +33,13 @@ func HeldCounts(ctx context.Context, db *ent.Client, templateID int64, users []i
 		for _, c := range counts {
 			held[c.UserID] = c.Count
 		}
+	}
+	archived, err := ArchivedSlots(ctx, db.UserCouponArchive, templateID, users)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range archived {
+		held[a.UserID]++
 	}
 	return held, nil
 }

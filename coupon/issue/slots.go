@@ -1,5 +1,14 @@
 package issue
 
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"coupond/ent"
+	"coupond/ent/usercouponarchive"
+)
+
 // Slots hands out receive_count values the way MySQL enforces the per-person limit: each coupon
 // of a template holds a slot in 1…limit of its user, unique by (user_id, template_id,
 // receive_count), so no user can hold more than limit coupons even when Redis lost the counters.
@@ -31,4 +40,21 @@ func (s *Slots) Pick(user int64, want int) int {
 		s.Take(user, rc)
 	}
 	return rc
+}
+
+// ArchivedSlots returns the user id and receive_count of the users' coupons of the template that
+// the archive job moved to user_coupon_archive. They still hold their slots: limitPerPerson counts
+// every coupon a user was ever issued, so callers that read slots or counts from user_coupon Take
+// these too.
+func ArchivedSlots(ctx context.Context, archive *ent.UserCouponArchiveClient, templateID int64, users []int64) ([]*ent.UserCouponArchive, error) {
+	var out []*ent.UserCouponArchive
+	for chunk := range slices.Chunk(users, 500) {
+		rows, err := archive.Query().Where(usercouponarchive.UserIDIn(chunk...), usercouponarchive.TemplateID(templateID)).
+			Select(usercouponarchive.FieldUserID, usercouponarchive.FieldReceiveCount).All(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("load archived coupons: %w", err)
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
 }
