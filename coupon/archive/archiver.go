@@ -40,6 +40,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -215,10 +216,12 @@ func (a *Archiver) cursor(ctx context.Context, st usercoupon.Status) (cursor, er
 }
 
 // batchAttempts bounds the retries of a batch that met a deadlock or a lock wait timeout (checkout
-// transitions lock the same rows in another order now and then).
-const batchAttempts = 5
+// transitions lock the same rows in another order now and then, and so do archivers racing
+// without the lease).
+const batchAttempts = 10
 
-// batchRetrying runs one batch, again after a deadlock or lock wait timeout (rolled back whole).
+// batchRetrying runs one batch, again after a deadlock or lock wait timeout (rolled back whole),
+// after a random pause growing with the attempts, so racing transactions stop meeting in step.
 func (a *Archiver) batchRetrying(ctx context.Context, st usercoupon.Status, cur cursor, cutoff time.Time) (batch, error) {
 	for attempt := 1; ; attempt++ {
 		b, err := a.batch(ctx, st, cur, cutoff)
@@ -227,6 +230,11 @@ func (a *Archiver) batchRetrying(ctx context.Context, st usercoupon.Status, cur 
 			return b, err
 		}
 		slog.InfoContext(ctx, "archive: batch retried", "status", st, "cursor", cur, "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+			return b, ctx.Err()
+		case <-time.After(time.Duration(attempt) * time.Duration(5+rand.IntN(20)) * time.Millisecond):
+		}
 	}
 }
 
