@@ -72,7 +72,7 @@ func (r *Reconciler) read(ctx context.Context, id int64, users []int64) (*Report
 			return err
 		}
 		rep.Pending = p.total
-		held, err := heldBy(ctx, tx, id, users)
+		held, err := issue.HeldCounts(ctx, tx.Client(), id, users)
 		if err != nil {
 			return err
 		}
@@ -157,24 +157,18 @@ func pendingOf(ctx context.Context, tx *ent.Tx, id int64, snap *lua.Snapshot, ta
 		if j == nil {
 			continue
 		}
-		var users []int64
-		var rids []string
+		var accepted []lua.JournalRow
 		for _, row := range j.Rows {
 			if row.Code == lua.DistributeOK {
-				users, rids = append(users, row.UserID), append(rids, issue.DistributionRedemptionID(tasks[i], row.Row))
+				accepted = append(accepted, row)
 			}
 		}
-		for start := 0; start < len(rids); start += 500 {
-			end := min(start+500, len(rids))
-			issued, err := couponsAmong(ctx, tx, id, users[start:end], rids[start:end])
-			if err != nil {
-				return p, err
-			}
-			for k, rid := range rids[start:end] {
-				if !issued[rid] {
-					p.add(users[start+k])
-				}
-			}
+		rows, err := issue.Undistributed(ctx, tx, id, tasks[i], accepted)
+		if err != nil {
+			return p, err
+		}
+		for _, row := range rows {
+			p.add(row.UserID)
 		}
 	}
 	return p, nil
@@ -192,30 +186,4 @@ func couponsAmong(ctx context.Context, tx *ent.Tx, id int64, users []int64, rids
 		out[rid] = true
 	}
 	return out, nil
-}
-
-// heldBy counts the coupons of template id each of users holds, archived ones included.
-func heldBy(ctx context.Context, tx *ent.Tx, id int64, users []int64) (map[int64]int, error) {
-	held := map[int64]int{}
-	if len(users) == 0 {
-		return held, nil
-	}
-	var live, archived []struct {
-		UserID int64 `json:"user_id"`
-		Count  int   `json:"count"`
-	}
-	err := tx.UserCoupon.Query().Where(usercoupon.UserIDIn(users...), usercoupon.TemplateID(id)).
-		GroupBy(usercoupon.FieldUserID).Aggregate(ent.Count()).Scan(ctx, &live)
-	if err != nil {
-		return nil, fmt.Errorf("coupons per user: %w", err)
-	}
-	err = tx.UserCouponArchive.Query().Where(usercouponarchive.UserIDIn(users...), usercouponarchive.TemplateID(id)).
-		GroupBy(usercouponarchive.FieldUserID).Aggregate(ent.Count()).Scan(ctx, &archived)
-	if err != nil {
-		return nil, fmt.Errorf("archived coupons per user: %w", err)
-	}
-	for _, g := range append(live, archived...) {
-		held[g.UserID] += g.Count
-	}
-	return held, nil
 }

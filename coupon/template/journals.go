@@ -8,7 +8,6 @@ import (
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/ent"
-	"coupond/ent/usercoupon"
 	"coupond/lua"
 )
 
@@ -59,25 +58,17 @@ func sameBatches(a, b []inFlight) bool {
 }
 
 // undistributed counts the rows of the batches in flight that hold a unit of the cached stock
-// while MySQL holds no coupon for them: rows of a batch not committed yet, and rows MySQL refused
-// whose unit the batch's settlement gives back (a refusal for want of stock drops the hash
-// instead, for another rebuild). Read in tx, under the template row's lock.
+// while MySQL holds no coupon for them (issue.Undistributed): rows of a batch not committed yet, and
+// rows MySQL refused whose unit the batch's settlement gives back (a refusal for want of stock
+// drops the hash instead, for another rebuild). Read in tx, under the template row's lock.
 func undistributed(ctx context.Context, tx *ent.Tx, templateID int64, batches []inFlight) (int, error) {
 	n := 0
 	for _, b := range batches {
-		for chunk := range slices.Chunk(b.accepted, 500) {
-			users := make([]int64, len(chunk))
-			rids := make([]string, len(chunk))
-			for i, r := range chunk {
-				users[i], rids[i] = r.UserID, issue.DistributionRedemptionID(b.task, r.Row)
-			}
-			held, err := tx.UserCoupon.Query().Where(usercoupon.UserIDIn(users...),
-				usercoupon.TemplateID(templateID), usercoupon.RedemptionIDIn(rids...)).Count(ctx)
-			if err != nil {
-				return 0, fmt.Errorf("count distributed coupons: %w", err)
-			}
-			n += len(chunk) - held
+		rows, err := issue.Undistributed(ctx, tx, templateID, b.task, b.accepted)
+		if err != nil {
+			return 0, err
 		}
+		n += len(rows)
 	}
 	return n, nil
 }
