@@ -52,26 +52,34 @@ type recent struct {
 //   - a user's claim counter below the coupons MySQL holds is raised to them.
 type lossWatch struct {
 	mu     sync.Mutex
-	claims []recent // oldest first
+	claims []recent // claims[head:] are remembered, oldest first
+	head   int
 	runID  string
 }
 
-// remember notes an answer of the claim script.
+// remember notes an answer of the claim script and forgets those older than lossWindow. The
+// forgotten front is reused in place once it is half of the slice (each answer is copied once on
+// average), so a steady claim rate allocates nothing here.
 func (w *lossWatch) remember(templateID, userID int64, requestID string, answer lua.RedeemResult, at time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	cut := 0
-	for cut < len(w.claims) && at.Sub(w.claims[cut].at) > lossWindow {
-		cut++
+	for w.head < len(w.claims) && at.Sub(w.claims[w.head].at) > lossWindow {
+		w.claims[w.head] = recent{} // no strings kept alive
+		w.head++
 	}
-	w.claims = append(w.claims[cut:], recent{templateID, userID, requestID, answer, at})
+	if w.head > 0 && w.head >= len(w.claims)/2 {
+		n := copy(w.claims, w.claims[w.head:])
+		clear(w.claims[n:])
+		w.claims, w.head = w.claims[:n], 0
+	}
+	w.claims = append(w.claims, recent{templateID, userID, requestID, answer, at})
 }
 
 // snapshot returns the remembered claims.
 func (w *lossWatch) snapshot() []recent {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]recent(nil), w.claims...)
+	return append([]recent(nil), w.claims[w.head:]...)
 }
 
 // lossCheckEvery is how often WatchLosses asks the data Redis for its run_id: soon after a restart,
