@@ -32,6 +32,10 @@ type HandlerConfig struct {
 	MaxTokens    int   // lexical tokens of a document, and fields it expands to (default 5000)
 	MaxRepeats   int   // fields sharing a response name in one selection set (default 30)
 	MaxUpload    int64 // the largest uploaded file of a multipart request (default 64 MiB)
+
+	// ExecutorOnly answers every redeemCoupon with gqlgen's executor, without claim plans (the
+	// reference the plans are tested against).
+	ExecutorOnly bool
 }
 
 // Defaults of the pre-authentication bounds.
@@ -45,9 +49,16 @@ const (
 // NewHandler returns the /query handler: the CORS allowlist, request size and parameter checks
 // (httpEdge), POST, GET, multipart and websocket transports, a token and shape limit before
 // validation (queryGuard), a parsed query cache, automatic persisted queries, complexity and
-// depth limits, typed error mapping and panic recovery. HTTP authentication is done by
-// auth.Signer.Middleware in front of it.
+// depth limits, typed error mapping and panic recovery, and claim plans (claimPlans: a
+// redeemCoupon document seen once is answered without the executor). HTTP authentication is done
+// by auth.Signer.Middleware in front of it.
 func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
+	h, _ := newHandler(r, cfg)
+	return h
+}
+
+// newHandler is NewHandler, also returning its claim plans (nil with cfg.ExecutorOnly).
+func newHandler(r *Resolver, cfg HandlerConfig) (http.Handler, *claimPlans) {
 	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, defaultMaxBodyBytes)
 	cfg.MaxTokens = cmp.Or(cfg.MaxTokens, defaultMaxTokens)
 	cfg.MaxRepeats = cmp.Or(cfg.MaxRepeats, defaultMaxRepeats)
@@ -57,6 +68,10 @@ func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
 		Directives: generated.DirectiveRoot{HasRole: HasRole},
 	})
 	srv := handler.New(es)
+	var plans *claimPlans
+	if !cfg.ExecutorOnly {
+		plans = newClaimPlans(es.Schema())
+	}
 	srv.AddTransport(transport.Websocket{
 		Implementation:        websocketOrigins(cfg.CORSOrigins),
 		KeepAlivePingInterval: 10 * time.Second,
@@ -65,7 +80,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
 	})
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
-	srv.AddTransport(postJSON{max: cfg.MaxBodyBytes})
+	srv.AddTransport(postJSON{max: cfg.MaxBodyBytes, plans: plans, resolver: r})
 	srv.AddTransport(transport.MultipartForm{MaxUploadSize: cfg.MaxUpload + uploadSlack, MaxMemory: 8 << 20})
 
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
@@ -75,9 +90,12 @@ func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(newOperationLimits(cfg.ComplexityLimit, cfg.DepthLimit))
+	if plans != nil {
+		srv.Use(plans) // last: it learns only documents every check above accepted
+	}
 	srv.SetErrorPresenter(ErrorPresenter)
 	srv.SetRecoverFunc(Recover)
-	return withCORS(httpEdge{next: srv, max: cfg.MaxBodyBytes, maxUpload: cfg.MaxUpload}, cfg.CORSOrigins)
+	return withCORS(httpEdge{next: srv, max: cfg.MaxBodyBytes, maxUpload: cfg.MaxUpload}, cfg.CORSOrigins), plans
 }
 
 // Websocket close codes of a refused connection_init (graphql-ws: 4400 Bad request, 4401

@@ -18,7 +18,14 @@ import (
 // (decodePost) and the parameters themselves come from the same pass, where httpEdge used to parse
 // the body for the checks and gqlgen parsed it again. A response that is data alone is written as
 // it is (writeResponse). This is the claim path's transport, so its cost is paid on every claim.
-type postJSON struct{ max int64 }
+//
+// A redeemCoupon document with a learned plan (claimPlans) is answered by its plan instead of the
+// executor, after the same body checks.
+type postJSON struct {
+	max      int64
+	plans    *claimPlans // nil: no shortcut
+	resolver *Resolver   // what a plan calls
+}
 
 func (postJSON) Supports(r *http.Request) bool {
 	return r.Method == http.MethodPost && r.Header.Get("Upgrade") == "" && mediaType(r) == "application/json"
@@ -46,6 +53,10 @@ func (t postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphE
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
 
 	ctx := r.Context()
+	if plan, in, ok := t.plans.match(params); ok {
+		writeResponse(w, plan.run(ctx, t.resolver, in))
+		return
+	}
 	rc, opErr := exec.CreateOperationContext(ctx, params)
 	if opErr != nil {
 		status := http.StatusOK

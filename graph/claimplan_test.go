@@ -1,0 +1,207 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"coupond/auth"
+	"coupond/coupon"
+	"coupond/coupon/claim"
+	"coupond/services"
+	"coupond/testutil/stack"
+
+	"github.com/99designs/gqlgen/graphql"
+)
+
+// planDocs are redeemCoupon documents a plan answers: aliases, __typename, every payload leaf,
+// the input inline (variables, literals, null) or as one variable, a named operation.
+var planDocs = []struct {
+	query, opName string
+	replays       bool // the request carries a requestId, so a repeat answers the same bytes
+}{
+	{query: benchRedeemQuery, replays: true},
+	{query: `mutation Claim($t: ID!, $r: String) { c: redeemCoupon(input: {templateId: $t, requestId: $r}) {
+  __typename r: redemption { __typename id status failureReason } e: userErrors { __typename code field message } } }`,
+		opName: "Claim", replays: true},
+	{query: `mutation($in: RedeemCouponInput!) { redeemCoupon(input: $in) { userErrors { message code } redemption { status id } } }`, replays: true},
+	{query: `mutation($t: ID!) { redeemCoupon(input: {templateId: $t, requestId: "literal-<>&\u2028"}) { redemption { id } userErrors { code field } } }`, replays: true},
+	{query: `mutation($t: ID!) { redeemCoupon(input: {templateId: $t, requestId: null}) { redemption { status } userErrors { field message } } }`},
+	{query: `mutation($t: ID!, $r: String!) { redeemCoupon(input: {templateId: $t, requestId: $r}) { userErrors { code } } }`, replays: true},
+}
+
+// unplannedDocs pass validation but are answered by the executor only.
+var unplannedDocs = []string{
+	`mutation($t: ID!) { redeemCoupon(input: {templateId: $t}) { redemption { id coupon { code } } userErrors { code } } }`,
+	`mutation($t: ID!, $r: String) { redeemCoupon(input: {templateId: $t, requestId: $r}) { ...P } } fragment P on RedeemCouponPayload { userErrors { code } }`,
+	`mutation($t: ID!, $s: Boolean!) { redeemCoupon(input: {templateId: $t}) { redemption @include(if: $s) { id } userErrors { code } } }`,
+	`mutation($t: ID!, $r: String = "d") { redeemCoupon(input: {templateId: $t, requestId: $r}) { userErrors { code } } }`,
+	`mutation($t: ID!) { redeemCoupon(input: {templateId: $t}) { userErrors { code } userErrors { code } } }`,
+	`mutation A($t: ID!) { redeemCoupon(input: {templateId: $t}) { userErrors { code } } } mutation B { __typename }`,
+}
+
+// TestClaimPlanAnswersAsTheExecutor holds the claim plans to the executor, byte for byte: every
+// planned document (planDocs), in both redeem modes, for an accepted claim (a replay of the
+// executor's, so the same redemption), refusals (OUT_OF_STOCK, LIMIT_REACHED), top-level errors
+// (no token, the wrong role, a malformed and an unknown template id) and variables a plan leaves
+// to the executor (a number where a string goes, a missing non-null variable, an unknown input
+// field). It also checks that the planned documents are planned and the others are not.
+func TestClaimPlanAnswersAsTheExecutor(t *testing.T) {
+	for _, mode := range []claim.Mode{claim.ModeAsync, claim.ModeSync} {
+		t.Run(string(mode), func(t *testing.T) {
+			s := stack.New(t, "graph", "claimplan_"+string(mode), stack.Options{Config: services.Config{Redeem: claim.Config{Mode: mode}}})
+			signer := auth.NewSigner(testSecret)
+			r := &Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet}
+			cfg := HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15}
+			planned, plans := newHandler(r, cfg)
+			cfg.ExecutorOnly = true
+			executor, _ := newHandler(r, cfg)
+			planned, executor = signer.Middleware(planned), signer.Middleware(executor)
+
+			token := func(a coupon.Actor) string {
+				tok, err := signer.Issue(a, time.Hour)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return tok
+			}
+			user := token(coupon.Actor{UserID: 7, Role: coupon.RoleUser})
+			open := strconv.FormatInt(s.Template(t, 1000, 1000, nil).ID, 10)
+			soldOut := strconv.FormatInt(s.Template(t, 1, 1, nil).ID, 10)
+			one := strconv.FormatInt(s.Template(t, 100, 1, nil).ID, 10)
+			for _, tid := range []string{soldOut, one} { // user 8 takes the only unit; user 7 its one of "one"
+				for _, u := range []int64{8, 7} {
+					post(t, executor, token(coupon.Actor{UserID: u, Role: coupon.RoleUser}), "", benchRedeemQuery, map[string]any{"t": tid})
+				}
+			}
+
+			for i, d := range planDocs {
+				vars := func(tid string, extra map[string]any) map[string]any {
+					v := map[string]any{"t": tid, "r": fmt.Sprintf("plan-%s-%d", mode, i)}
+					if strings.Contains(d.query, "$in") {
+						v = map[string]any{"in": map[string]any{"templateId": tid, "requestId": v["r"]}}
+					}
+					for k, x := range extra {
+						v[k] = x
+					}
+					return v
+				}
+				cases := []struct {
+					name, token string
+					vars        map[string]any
+					executor    bool // a plan leaves it to the executor
+				}{
+					{name: "out of stock", token: user, vars: vars(soldOut, nil)},
+					{name: "limit reached", token: user, vars: vars(one, nil)},
+					{name: "no token", vars: vars(open, nil)},
+					{name: "merchant", token: token(coupon.Actor{UserID: 9, Role: coupon.RoleMerchant, Shop: 1001}), vars: vars(open, nil)},
+					{name: "malformed id", token: user, vars: vars("abc", nil)},
+					{name: "unknown template", token: user, vars: vars("999999999", nil)},
+					{name: "number id", token: user, vars: vars(open, map[string]any{"t": json.Number("5")}), executor: strings.Contains(d.query, "$t")},
+					{name: "number requestId", token: user, vars: vars(open, map[string]any{"r": json.Number("5")}), executor: strings.Contains(d.query, "$r")},
+					{name: "no variables", token: user, executor: true},
+				}
+				if strings.Contains(d.query, "$in") {
+					cases = append(cases, struct {
+						name, token string
+						vars        map[string]any
+						executor    bool
+					}{name: "unknown input field", token: user, vars: map[string]any{"in": map[string]any{"templateId": open, "x": 1}}, executor: true})
+				}
+				if d.replays {
+					cases = append(cases, struct {
+						name, token string
+						vars        map[string]any
+						executor    bool
+					}{name: "accepted", token: user, vars: vars(open, nil)})
+				}
+				post(t, planned, "", d.opName, d.query, vars(open, nil)) // seen once: learned
+				if p, ok := plans.known.Get(d.query); !ok || p == nil {
+					t.Fatalf("doc %d: no plan learned", i)
+				}
+				for _, c := range cases {
+					post(t, executor, c.token, d.opName, d.query, c.vars) // an accepted claim: the first answer
+					want := post(t, executor, c.token, d.opName, d.query, c.vars)
+					_, _, usesPlan := plans.match(&graphql.RawParams{Query: d.query, OperationName: d.opName, Variables: jsonRoundTrip(t, c.vars)})
+					if usesPlan == c.executor {
+						t.Errorf("doc %d, %s: the plan takes it: %v, want %v", i, c.name, usesPlan, !c.executor)
+					}
+					if got := post(t, planned, c.token, d.opName, d.query, c.vars); got != want {
+						t.Errorf("doc %d, %s:\nplan     %s\nexecutor %s", i, c.name, got, want)
+					}
+				}
+			}
+			for i, q := range unplannedDocs {
+				opName := ""
+				if strings.HasPrefix(q, "mutation A") {
+					opName = "A"
+				}
+				got := post(t, planned, user, opName, q, map[string]any{"t": open, "s": true})
+				if want := post(t, executor, user, opName, q, map[string]any{"t": open, "s": true}); strings.Contains(got, `"errors"`) || strings.Contains(want, `"errors"`) {
+					t.Fatalf("unplanned doc %d does not run: %s / %s", i, got, want)
+				}
+				if p, ok := plans.known.Get(q); !ok || p != nil {
+					t.Errorf("unplanned doc %d: learned %v, plan %v; want a nil plan", i, ok, p)
+				}
+			}
+		})
+	}
+}
+
+// TestClaimPlanPanicIsInternal: a panic under a plan is an INTERNAL error on the field, as the
+// executor's recovery makes it, and the plan stays usable.
+func TestClaimPlanPanicIsInternal(t *testing.T) {
+	signer := auth.NewSigner(testSecret)
+	cfg := HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15}
+	planned, plans := newHandler(&Resolver{}, cfg) // no Redeemer: the resolver panics
+	cfg.ExecutorOnly = true
+	executor, _ := newHandler(&Resolver{}, cfg)
+	planned, executor = signer.Middleware(planned), signer.Middleware(executor)
+	tok, err := signer.Issue(coupon.Actor{UserID: 1, Role: coupon.RoleUser}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]any{"t": "1", "r": "x"}
+	post(t, planned, tok, "", benchRedeemQuery, vars)
+	if _, _, ok := plans.match(&graphql.RawParams{Query: benchRedeemQuery, Variables: vars}); !ok {
+		t.Fatal("the plan was not learned")
+	}
+	got, want := post(t, planned, tok, "", benchRedeemQuery, vars), post(t, executor, tok, "", benchRedeemQuery, vars)
+	if got != want || !strings.Contains(got, `"code":"INTERNAL"`) {
+		t.Errorf("plan %s\nexecutor %s", got, want)
+	}
+}
+
+// post sends one POST /query and returns its status, Content-Type and body as one string.
+func post(t *testing.T, h http.Handler, token, opName, query string, vars map[string]any) string {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"query": query, "operationName": opName, "variables": vars})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodPost, "/query", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return fmt.Sprintf("%d %s %s", w.Code, w.Header().Get("Content-Type"), w.Body.String())
+}
+
+// jsonRoundTrip is vars as decodePost hands them to a transport.
+func jsonRoundTrip(t *testing.T, vars map[string]any) map[string]any {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"query": "q", "variables": vars})
+	p, msg := decodePost(b)
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	return p.Variables
+}
