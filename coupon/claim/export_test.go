@@ -13,6 +13,7 @@ var (
 	DriftTotal     = driftTotal
 	LostTotal      = lostTotal
 	RewoundTotal   = rewoundTotal
+	RereadTotal    = persistRereadTotal
 )
 
 // OutboxGroup is the persisters' consumer group.

@@ -115,6 +115,43 @@ func TestPersisterCrashAfterCommitBeforeAckPersistsOnce(t *testing.T) {
 	e.checkPersistedOnce(t, tpl, users, rids)
 }
 
+// TestPersisterReadsCouponsWholeOnlyForReplays: batches of new claims (a user's first coupon, and
+// a second one next to it) commit from the counts and slots alone; a batch holding claims already
+// persisted is rolled back and done again reading the coupons whole, and is persisted once.
+func TestPersisterReadsCouponsWholeOnlyForReplays(t *testing.T) {
+	e := newRedeemEnv(t, "reread", claim.Config{})
+	tpl := e.Template(t, 100, 2, nil)
+	users := []int64{31, 32, 33, 34, 35}
+	before := promtest.ToFloat64(claim.RereadTotal)
+	rids := e.claimAll(t, tpl.ID, users...)
+	first, err := e.Redis.XRange(e.Ctx, keys.Outbox(tpl.ID), "-", "+").Result()
+	if err != nil || len(first) != len(users) {
+		t.Fatalf("outbox = %d entries, %v", len(first), err)
+	}
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	rids = append(rids, e.claimAll(t, tpl.ID, users...)...) // each user's second coupon: slot 2
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := promtest.ToFloat64(claim.RereadTotal) - before; n != 0 {
+		t.Fatalf("new claims were read whole %v times; want 0", n)
+	}
+	e.checkPersistedOnce(t, tpl, append(users, users...), rids)
+
+	for _, m := range first[:3] { // delivered again
+		e.Redis.XAdd(e.Ctx, &redis.XAddArgs{Stream: keys.Outbox(tpl.ID), Values: m.Values})
+	}
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := promtest.ToFloat64(claim.RereadTotal) - before; n != 1 {
+		t.Fatalf("the replayed batch was read whole %v times; want 1", n)
+	}
+	e.checkPersistedOnce(t, tpl, append(users, users...), rids)
+}
+
 func TestDriftFailsTheSurplusAndGivesCountersBack(t *testing.T) {
 	e := newRedeemEnv(t, "drift", claim.Config{})
 	tpl := e.Template(t, 10, 1, nil)
