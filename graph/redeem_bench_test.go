@@ -19,16 +19,19 @@ const benchRedeemQuery = `mutation($t:ID!,$r:String){redeemCoupon(input:{templat
 
 // BenchmarkRedeemCoupon measures the GraphQL claim path the way a client drives it: a POST of
 // bench/loadgen's redeemCoupon body with a bearer token through the server's middleware and
-// handler (auth, transports, query cache, limits, execution, JSON) and the async claim script on
-// real Redis, with a unique requestId per claim. allocs/op is the figure to watch in review;
+// handler (auth, transports, query cache, limits, the claim plan, JSON) and the async claim script
+// on real Redis, with a unique requestId per claim. allocs/op is the figure to watch in review;
 // ns/op includes the Redis round trip ("serial") or shares it with concurrent claims ("parallel",
-// GOMAXPROCS×8 callers, as the batcher sees under load).
+// GOMAXPROCS×8 callers, as the batcher sees under load). "executor" is "parallel" with the claim
+// plans off (HandlerConfig.ExecutorOnly): what gqlgen's executor costs on top.
 func BenchmarkRedeemCoupon(b *testing.B) {
 	s := stack.New(b, "graph", "bench_redeem", stack.Options{})
 	signer := auth.NewSigner(testSecret)
-	h := signer.Middleware(NewHandler(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet}, HandlerConfig{
-		Signer: signer, ComplexityLimit: 500, DepthLimit: 15,
-	}))
+	r := &Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet}
+	cfg := HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15}
+	planned := signer.Middleware(NewHandler(r, cfg))
+	cfg.ExecutorOnly = true
+	executor := signer.Middleware(NewHandler(r, cfg))
 	tpl := s.Template(b, 10_000_000, 1_000_000, nil)
 	tokens := make([]string, 1000)
 	for i := range tokens {
@@ -43,7 +46,7 @@ func BenchmarkRedeemCoupon(b *testing.B) {
 	}
 	tid := strconv.FormatInt(tpl.ID, 10)
 	var seq atomic.Int64
-	claim := func(b *testing.B) {
+	claim := func(b *testing.B, h http.Handler) {
 		n := seq.Add(1)
 		body := `{"query":"` + strings.ReplaceAll(benchRedeemQuery, `"`, `\"`) + `","variables":{"t":"` + tid + `","r":"b` + strconv.FormatInt(n, 10) + `"}}`
 		req := httptest.NewRequest(http.MethodPost, "/query", strings.NewReader(body))
@@ -55,20 +58,24 @@ func BenchmarkRedeemCoupon(b *testing.B) {
 			b.Errorf("claim %d answered %d %s", n, w.Code, w.Body.String())
 		}
 	}
-	claim(b) // loads the script, warms the caches
+	claim(b, planned) // loads the script, warms the caches, learns the plan
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			claim(b)
+			claim(b, planned)
 		}
 	})
-	b.Run("parallel", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetParallelism(8)
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				claim(b)
-			}
-		})
-	})
+	parallel := func(h http.Handler) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetParallelism(8)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					claim(b, h)
+				}
+			})
+		}
+	}
+	b.Run("parallel", parallel(planned))
+	b.Run("executor", parallel(executor))
 }
