@@ -28,6 +28,44 @@ func handlerReads(t *testing.T, conn *sql.Conn) int64 {
 	return total
 }
 
+// readMeter measures the Handler_read_* of what a function runs on a pool narrowed to one
+// connection, whose session counters it reads before and after.
+type readMeter struct {
+	t        *testing.T
+	db       *sql.DB
+	baseline int64 // what reading the counters itself adds
+}
+
+// newReadMeter narrows db to one open connection.
+func newReadMeter(t *testing.T, db *sql.DB) *readMeter {
+	t.Helper()
+	db.SetMaxOpenConns(1)
+	m := &readMeter{t: t, db: db}
+	a := m.counters()
+	m.baseline = m.counters() - a
+	return m
+}
+
+// counters reads the one connection's Handler_read_* total.
+func (m *readMeter) counters() int64 {
+	m.t.Helper()
+	conn, err := m.db.Conn(context.Background())
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	defer conn.Close()
+	return handlerReads(m.t, conn)
+}
+
+// reads runs f, which may use the pool, and returns the rows and index entries the server read
+// meanwhile.
+func (m *readMeter) reads(f func()) int64 {
+	m.t.Helper()
+	before := m.counters()
+	f()
+	return m.counters() - before - m.baseline
+}
+
 // A stats query of a template with 100,000 coupons reads a handful of rows: its queries do not
 // grow with the coupons. The same measurement sees the rebuild job (which counts them) read them
 // all, so it would catch a query that scanned them.
@@ -44,39 +82,20 @@ func TestStatsQueryCostDoesNotGrowWithCoupons(t *testing.T) {
 	if n, err := st.Stats.Rebuild(st.Ctx, tpl.ID, nil, nil); err != nil || n != 1 {
 		t.Fatalf("rebuild: %d %v", n, err)
 	}
-	// Every statement now runs on one connection, whose session counters we read.
-	st.SQL.SetMaxOpenConns(1)
-	conn, err := st.SQL.Conn(st.Ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	baseline := func() int64 { a := handlerReads(t, conn); return handlerReads(t, conn) - a }()
-	measure := func(f func()) int64 {
-		before := handlerReads(t, conn)
-		f()
-		return handlerReads(t, conn) - before - baseline
-	}
+	m := newReadMeter(t, st.SQL)
 	var issued int
-	query := measure(func() {
-		conn.Close() // hand the one connection to the service, take it back after
+	query := m.reads(func() {
 		got, err := st.Stats.TemplateStats(st.Ctx, platform, tpl.ID, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		issued = got.IssuedCount()
-		if conn, err = st.SQL.Conn(st.Ctx); err != nil {
-			t.Fatal(err)
-		}
 	})
 	if issued != 100_000 {
 		t.Fatalf("issued %d, want 100000", issued)
 	}
-	rebuild := measure(func() {
-		conn.Close()
+	rebuild := m.reads(func() {
 		if _, err := st.Stats.Rebuild(st.Ctx, tpl.ID, nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		if conn, err = st.SQL.Conn(st.Ctx); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -87,5 +106,4 @@ func TestStatsQueryCostDoesNotGrowWithCoupons(t *testing.T) {
 	if rebuild < 100_000 {
 		t.Errorf("the rebuild read %d (< 100,000): the measurement does not see its work", rebuild)
 	}
-	conn.Close()
 }
