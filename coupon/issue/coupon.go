@@ -33,12 +33,15 @@ func DistributionRedemptionID(taskID int64, row int) string {
 	return "d" + strconv.FormatInt(taskID, 10) + "-" + strconv.Itoa(row)
 }
 
-// Create returns the builder of c's row in tx, with a fresh id and an unguessable code.
+// Create returns the builder of c's row in tx, with a fresh id and an unguessable code. The row's
+// created_at and updated_at are both c.At, whichever process (and clock) inserts it: a coupon's
+// updated_at is never before its created_at (coupon/stats counts a day's issued coupons among
+// those changed since the day began).
 func Create(tx *ent.Tx, c Coupon) *ent.UserCouponCreate {
 	b := tx.UserCoupon.Create().
 		SetID(idgen.Next()).SetUserID(c.UserID).SetTemplateID(c.TemplateID).
 		SetRedemptionID(c.RedemptionID).SetCode(NewCode()).SetReceiveCount(c.ReceiveCount).
-		SetSource(c.Source).SetValidStartTime(c.At).SetValidEndTime(c.End).SetCreatedAt(c.At)
+		SetSource(c.Source).SetValidStartTime(c.At).SetValidEndTime(c.End).SetCreatedAt(c.At).SetUpdatedAt(c.At)
 	if c.RequestID != "" {
 		b.SetRequestID(c.RequestID)
 	}

@@ -5,28 +5,54 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"coupond/coupon/keys"
+	"coupond/ent/migrate"
+	"coupond/ent/usercoupon"
 	"coupond/idgen"
 
 	"github.com/shopspring/decimal"
 )
 
+// statuses are the values of user_coupon.status (the schema's enum, the archive's too) as query
+// arguments, and statusMarks their placeholders: the issued count names every status so that
+// MariaDB reads (template_id, status, updated_at) as one range per status.
+var statuses, statusMarks = func() ([]any, string) {
+	col, _ := migrate.UserCouponTable.Column(usercoupon.FieldStatus)
+	args := make([]any, len(col.Enums))
+	for i, v := range col.Enums {
+		args[i] = v
+	}
+	return args, strings.TrimSuffix(strings.Repeat("?, ", len(args)), ", ")
+}()
+
 // countsFromDB recomputes one template's counters of day d from MySQL: coupons issued (by origin,
 // by created_at) and expired (by updated_at) in user_coupon and user_coupon_archive, in one
 // statement each so a row the archive moves meanwhile is seen once (one snapshot); payments
 // (paid_at) and refunds (refunded_at) in coupon_settlement. Each is a range of a
-// (template_id, …) index: its cost grows with that day's events of the template.
+// (template_id, …) index. The expired coupons, payments and refunds are ranges of the day: their
+// cost grows with that day's events of the template. The issued coupons have no index of their
+// own: a row's updated_at is never before its created_at (the insert sets both to the same time,
+// issue.Create, and every later change to its now), so the coupons created on d are among those
+// with updated_at from d's start on, a range of
+// (template_id, status, updated_at) for each status, filtered on created_at (forced: when those
+// coupons are most of the table MariaDB would rather scan it). Their cost grows with the
+// template's coupons issued or changed from d's start on: for a past day, also those of the days
+// after it.
 func (s *Service) countsFromDB(ctx context.Context, templateID int64, d day) (Counts, error) {
 	var c Counts
 	from, to := d.start.UTC(), d.end.UTC()
-	rows, err := s.db.QueryContext(ctx, `
-SELECT source, COUNT(*) FROM (
-  SELECT source FROM user_coupon WHERE template_id = ? AND created_at >= ? AND created_at < ?
-  UNION ALL
-  SELECT source FROM user_coupon_archive WHERE template_id = ? AND created_at >= ? AND created_at < ?
-) issued GROUP BY source`, templateID, from, to, templateID, from, to)
+	issued := func(table, index string) string {
+		return "SELECT source FROM " + table + " FORCE INDEX (" + index + ") WHERE template_id = ? AND status IN (" +
+			statusMarks + ") AND updated_at >= ? AND created_at >= ? AND created_at < ?"
+	}
+	args := append(append([]any{templateID}, statuses...), from, from, to)
+	rows, err := s.db.QueryContext(ctx, "SELECT source, COUNT(*) FROM ("+
+		issued("user_coupon", "usercoupon_template_id_status_updated_at")+" UNION ALL "+
+		issued("user_coupon_archive", "usercouponarchive_template_id_status_updated_at")+") issued GROUP BY source",
+		append(args, args...)...)
 	if err != nil {
 		return c, fmt.Errorf("stats: issued of template %d on %s: %w", templateID, d.key, err)
 	}

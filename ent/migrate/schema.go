@@ -366,11 +366,6 @@ var (
 				Columns: []*schema.Column{UserCouponColumns[9], UserCouponColumns[2]},
 			},
 			{
-				Name:    "usercoupon_template_id_created_at",
-				Unique:  false,
-				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[1]},
-			},
-			{
 				Name:    "usercoupon_template_id_status_updated_at",
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[9], UserCouponColumns[2]},
@@ -417,11 +412,6 @@ var (
 				Name:    "usercouponarchive_user_id",
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponArchiveColumns[3]},
-			},
-			{
-				Name:    "usercouponarchive_template_id_created_at",
-				Unique:  false,
-				Columns: []*schema.Column{UserCouponArchiveColumns[4], UserCouponArchiveColumns[1]},
 			},
 			{
 				Name:    "usercouponarchive_template_id_status_updated_at",

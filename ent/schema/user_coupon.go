@@ -55,8 +55,8 @@ func (UserCoupon) Indexes() []ent.Index {
 		index.Fields("user_id", "status", "valid_end_time"),
 		// The archive's walk: (status, updated_at, id) in index order, one bounded range per batch.
 		index.Fields("status", "updated_at"),
-		// coupon/stats' rebuild of a template's days (a job, not a query of the API)
-		index.Fields("template_id", "created_at"),
+		// coupon/stats' recount of a template's day (a job, not a query of the API): issued coupons
+		// (created_at, filtered within each status's range of updated_at) and expired ones.
 		index.Fields("template_id", "status", "updated_at"),
 		index.Fields("template_id", "user_id"), // the reconciliation's per-template counts and user pages
 	}
@@ -85,8 +85,7 @@ func (UserCouponArchive) Indexes() []ent.Index {
 		index.Fields("user_id", "template_id"),
 		// myCoupons with archived ones: (user_id, id) in index order.
 		index.Fields("user_id"),
-		index.Fields("template_id", "created_at"),
-		index.Fields("template_id", "status", "updated_at"),
-		index.Fields("template_id", "user_id"), // the reconciliation's per-template counts
+		index.Fields("template_id", "status", "updated_at"), // coupon/stats' recount, as user_coupon's
+		index.Fields("template_id", "user_id"),              // the reconciliation's per-template counts
 	}
 }
