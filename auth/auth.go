@@ -42,8 +42,9 @@ func (c *Claims) UnmarshalJSON(b []byte) error {
 }
 
 // Signer issues and verifies tokens with one shared secret. Verified tokens are remembered (up to
-// verifiedCacheSize, until they expire), so a client sending the same token on every request
-// pays for the HMAC and the claims decoding once.
+// verifiedCacheSize, the longest remembered going first, until they expire), so a client sending
+// the same token on every request pays for the HMAC and the claims decoding once. A hit only reads
+// the cache (a shared lock): every request of every client looks its token up there.
 type Signer struct {
 	secret   []byte
 	maxTTL   time.Duration
@@ -113,7 +114,7 @@ func (s *Signer) Parse(token string) (coupon.Actor, error) {
 // parse is Parse returning the token's request state, the same value for every request that
 // sends the token while it is remembered (the middleware stores it in each request's context).
 func (s *Signer) parse(token string) (*state, error) {
-	if v, ok := s.verified.Get(token); ok && time.Now().Before(v.expires) {
+	if v, ok := s.verified.Peek(token); ok && time.Now().Before(v.expires) {
 		return v.st, nil
 	}
 	a, expires, err := s.verify(token)

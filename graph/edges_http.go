@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -82,22 +81,24 @@ func (e httpEdge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.next.ServeHTTP(&overHTTP{ResponseWriter: w}, r)
 }
 
-// readBody reads at most max bytes of the body; a longer one (by Content-Length or as it is
+// readBody reads at most limit bytes of the body; a longer one (by Content-Length or as it is
 // read) is refused with 413 and a message.
-func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, int, string) {
-	tooLarge := fmt.Sprintf("the request body exceeds %d bytes", max)
-	if r.ContentLength > max {
-		return nil, http.StatusRequestEntityTooLarge, tooLarge
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, int, string) {
+	tooLarge := func() string { return fmt.Sprintf("the request body exceeds %d bytes", limit) }
+	if r.ContentLength > limit {
+		return nil, http.StatusRequestEntityTooLarge, tooLarge()
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	// Room for a declared length and the final empty read: such a body is read without regrowing.
+	buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+bytes.MinRead))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return nil, http.StatusRequestEntityTooLarge, tooLarge
+		return nil, http.StatusRequestEntityTooLarge, tooLarge()
 	case err != nil:
 		return nil, http.StatusBadRequest, "the request body could not be read"
 	}
-	return body, 0, ""
+	return buf.Bytes(), 0, ""
 }
 
 // checkPostParams returns what is wrong with a POST body, or "".

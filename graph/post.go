@@ -49,14 +49,14 @@ func (t postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphE
 	}
 	contentType := responseContentType(r.Header.Get("Accept"))
 	w.Header().Set("Content-Type", contentType)
-	params.Headers = r.Header
-	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
-
 	ctx := r.Context()
 	if plan, in, ok := t.plans.match(params); ok {
 		writeResponse(w, plan.run(ctx, t.resolver, in))
 		return
 	}
+	params.Headers = r.Header
+	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
+
 	rc, opErr := exec.CreateOperationContext(ctx, params)
 	if opErr != nil {
 		status := http.StatusOK
