@@ -91,11 +91,11 @@ func (p *claimPlan) run(ctx context.Context, r *Resolver, in model.RedeemCouponI
 	if err != nil {
 		return &graphql.Response{Errors: gqlerror.List{ErrorPresenter(ctx, graphql.ErrorOnPath(ctx, err))}, Data: []byte("null")}
 	}
-	var b bytes.Buffer
+	b := bytes.NewBuffer(make([]byte, 0, 256)) // a claim's answer, without regrowing
 	b.WriteByte('{')
-	graphql.MarshalString(p.field.Alias).MarshalGQL(&b)
+	graphql.MarshalString(p.field.Alias).MarshalGQL(b)
 	b.WriteByte(':')
-	writeObject(&b, p.selected, res, nil, nil)
+	writeObject(b, p.selected, res, nil, nil)
 	b.WriteByte('}')
 	return &graphql.Response{Data: b.Bytes()}
 }
