@@ -20,7 +20,10 @@ import (
 // same path and location. A plan covers only what it can answer exactly as the executor does (the
 // fields in planLeaves, no fragments, directives or default values); any other document, and any
 // request whose variables it does not take as they are, goes the normal way.
-// TestClaimPlanAnswersAsTheExecutor holds the two paths to the same bytes.
+// TestClaimPlanAnswersAsTheExecutor holds the two paths to the same bytes. A planned claim never
+// reaches the executor, so a handler extension added later that intercepts operations, fields or
+// responses (tracing, per-operation metrics) does not see it: such an extension must be added
+// here too, or NewHandler built with ExecutorOnly.
 type claimPlans struct {
 	known *lru.Cache[string, *claimPlan] // by document text; nil: the document is not plannable
 	roles []coupon.Role                  // redeemCoupon's @hasRole(roles:), read from the schema
