@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -204,4 +205,139 @@ func jsonRoundTrip(t *testing.T, vars map[string]any) map[string]any {
 		t.Fatal(msg)
 	}
 	return p.Variables
+}
+
+// TestConcurrentPlannedClaimsBalance: 16 clients send 600 claims through the planned path (100
+// users, 6 attempts each, the third repeating the first's requestId) for a template of 150 units,
+// at most 2 per person, with the persister running. The books balance: exactly 150 claims are
+// accepted (a repeated requestId answers its first redemption, counted once), MySQL holds one
+// coupon per accepted redemption and no user holds more than 2, the stock row is 0, and every
+// accepted redemption ends ISSUED.
+func TestConcurrentPlannedClaimsBalance(t *testing.T) {
+	s := stack.New(t, "graph", "claimplan_books", stack.Options{Worker: true, Kick: true})
+	signer := auth.NewSigner(testSecret)
+	h, plans := newHandler(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet},
+		HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15})
+	h = signer.Middleware(h)
+	tpl := s.Template(t, 150, 2, nil)
+	tid := strconv.FormatInt(tpl.ID, 10)
+	const users, attempts = 100, 6
+	tokens := make([]string, users)
+	for i := range tokens {
+		tok, err := signer.Issue(coupon.Actor{UserID: int64(1000 + i), Role: coupon.RoleUser}, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens[i] = tok
+	}
+	type answer struct {
+		Data struct {
+			RedeemCoupon struct {
+				Redemption *struct{ ID, Status string }
+				UserErrors []struct{ Code string }
+			}
+		}
+	}
+	type job struct{ user, attempt int }
+	jobs := make(chan job)
+	results := make([][]answer, users)
+	for i := range results {
+		results[i] = make([]answer, attempts)
+	}
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for j := range jobs {
+				req := j.attempt
+				if req == 2 {
+					req = 0 // a retry of the first attempt
+				}
+				out := post(t, h, tokens[j.user], "", benchRedeemQuery, map[string]any{"t": tid, "r": fmt.Sprintf("u%d-%d", j.user, req)})
+				body := out[strings.Index(out, "{"):]
+				if err := json.Unmarshal([]byte(body), &results[j.user][j.attempt]); err != nil {
+					t.Errorf("user %d attempt %d: %s", j.user, j.attempt, out)
+				}
+			}
+		})
+	}
+	post(t, h, tokens[0], "", benchRedeemQuery, map[string]any{"t": "1"}) // learns the plan (an unknown template)
+	if _, _, ok := plans.match(&graphql.RawParams{Query: benchRedeemQuery, Variables: map[string]any{"t": tid, "r": "x"}}); !ok {
+		t.Fatal("the claim document has no plan")
+	}
+	for a := range attempts {
+		for u := range users {
+			jobs <- job{u, a}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+
+	accepted := map[string]int{} // redemption id → user
+	for u, rs := range results {
+		for a, r := range rs {
+			red := r.Data.RedeemCoupon.Redemption
+			switch {
+			case red == nil && len(r.Data.RedeemCoupon.UserErrors) != 1:
+				t.Fatalf("user %d attempt %d: neither a redemption nor one userError: %+v", u, a, r)
+			case red == nil:
+				if c := r.Data.RedeemCoupon.UserErrors[0].Code; c != "OUT_OF_STOCK" && c != "LIMIT_REACHED" {
+					t.Fatalf("user %d attempt %d refused %s", u, a, c)
+				}
+			case a == 2:
+				if first := rs[0].Data.RedeemCoupon.Redemption; first == nil || first.ID != red.ID {
+					t.Fatalf("user %d: the retry answered %s, the first attempt %+v", u, red.ID, first)
+				}
+			default:
+				accepted[red.ID] = 1000 + u
+			}
+		}
+	}
+	if len(accepted) != 150 {
+		t.Fatalf("%d claims accepted, want the 150 units", len(accepted))
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	var persisted int
+	for {
+		if err := s.SQL.QueryRow(`SELECT COUNT(*) FROM user_coupon WHERE template_id = ?`, tpl.ID).Scan(&persisted); err != nil {
+			t.Fatal(err)
+		}
+		if persisted >= len(accepted) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	rows, err := s.SQL.Query(`SELECT redemption_id, user_id FROM user_coupon WHERE template_id = ?`, tpl.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	perUser := map[int64]int{}
+	seen := map[string]bool{}
+	for rows.Next() {
+		var rid string
+		var user int64
+		if err := rows.Scan(&rid, &user); err != nil {
+			t.Fatal(err)
+		}
+		if seen[rid] || int64(accepted[rid]) != user {
+			t.Fatalf("coupon of redemption %s (user %d): twice %v, accepted for user %d", rid, user, seen[rid], accepted[rid])
+		}
+		seen[rid] = true
+		if perUser[user]++; perUser[user] > 2 {
+			t.Fatalf("user %d holds %d coupons, limit 2", user, perUser[user])
+		}
+	}
+	if len(seen) != len(accepted) {
+		t.Fatalf("%d coupons in MySQL for %d accepted claims", len(seen), len(accepted))
+	}
+	var stock int
+	if err := s.SQL.QueryRow(`SELECT stock FROM coupon_template WHERE id = ?`, tpl.ID).Scan(&stock); err != nil || stock != 0 {
+		t.Fatalf("stock row = %d, %v; want 0", stock, err)
+	}
+	for rid, user := range accepted {
+		red, err := s.Redeemer.Redemption(s.Ctx, int64(user), rid)
+		if err != nil || red.Status != claim.RedemptionIssued {
+			t.Fatalf("redemption %s = %+v, %v; want ISSUED", rid, red, err)
+		}
+	}
 }
