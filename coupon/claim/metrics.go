@@ -21,7 +21,7 @@ var (
 	})
 	persistRereadTotal = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "coupond_persist_rereads_total",
-		Help: "Persister batches done again reading the users' coupons whole, after a replayed claim or a repeated requestId broke a unique key.",
+		Help: "Persister batches done again reading the users' coupons whole: not all new, clean claims (a refusal, drift, a replayed claim or a repeated requestId breaking a unique key).",
 	})
 	persistBatch = promauto.NewHistogram(prometheus.HistogramOpts{
 		Name:    "coupond_persist_batch_claims",
