@@ -13,7 +13,7 @@ import (
 )
 
 // ns is this package's Redis key namespace (testutil.Redis(t, "lua") sets and empties it).
-const ns = "t_lua_"
+var ns = testutil.Namespace("lua")
 
 var keys = TemplateKeys{Hash: ns + "{t7}:tpl", Null: ns + "{t7}:null", Lock: ns + "{t7}:lock"}
 

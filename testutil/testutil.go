@@ -2,8 +2,10 @@
 // namespace (keys and asynq queues), so test packages run in parallel against the same servers,
 // beside a running dev server, without touching each other's data. Nothing here is a fake.
 //
-// Environment: COUPON_TEST_MYSQL (server DSN without database, default root@tcp(127.0.0.1:3306)/)
-// and COUPON_TEST_REDIS (default 127.0.0.1:6379).
+// Environment: COUPON_TEST_MYSQL (server DSN without database, default root@tcp(127.0.0.1:3306)/),
+// COUPON_TEST_REDIS (default 127.0.0.1:6379) and COUPON_TEST_SCOPE (default empty: a few letters
+// or digits put in every database name and namespace, so two checkouts, e.g. git worktrees, run
+// the same packages' tests at once against the same servers).
 package testutil
 
 import (
@@ -35,7 +37,29 @@ func RedisAddr() string { return env("COUPON_TEST_REDIS", "127.0.0.1:6379") }
 
 var safeName = regexp.MustCompile(`^[a-z0-9_]+$`)
 
-// FreshDatabase drops and re-creates the database coupond_t_<name> (empty) and returns its DSN.
+// scope is COUPON_TEST_SCOPE followed by "_", or empty; it panics on a value that is not a safe name.
+func scope() string {
+	s := os.Getenv("COUPON_TEST_SCOPE")
+	if s == "" {
+		return ""
+	}
+	if !safeName.MatchString(s) {
+		panic("testutil: COUPON_TEST_SCOPE " + s + " must match " + safeName.String())
+	}
+	return s + "_"
+}
+
+// Namespace is the Redis key namespace of test package pkg: "t_<scope>_<pkg>_" ("t_<pkg>_"
+// without COUPON_TEST_SCOPE). It panics when pkg or the scope is not a safe name.
+func Namespace(pkg string) string {
+	if !safeName.MatchString(pkg) {
+		panic("testutil: namespace " + pkg + " must match " + safeName.String())
+	}
+	return "t_" + scope() + pkg + "_"
+}
+
+// FreshDatabase drops and re-creates the database coupond_t_<scope>_<name> (empty; coupond_t_<name>
+// without COUPON_TEST_SCOPE) and returns its DSN.
 func FreshDatabase(t testing.TB, name string) string {
 	t.Helper()
 	if !safeName.MatchString(name) {
@@ -50,7 +74,7 @@ func FreshDatabase(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	cfg.DBName = "coupond_t_" + name
+	cfg.DBName = "coupond_t_" + scope() + name
 	for _, q := range []string{
 		"DROP DATABASE IF EXISTS `" + cfg.DBName + "`",
 		"CREATE DATABASE `" + cfg.DBName + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
@@ -62,7 +86,7 @@ func FreshDatabase(t testing.TB, name string) string {
 	return cfg.FormatDSN()
 }
 
-// MySQL returns a migrated fresh database coupond_t_<name>: its ent client, *sql.DB and DSN.
+// MySQL returns a migrated fresh database (FreshDatabase): its ent client, *sql.DB and DSN.
 func MySQL(t testing.TB, name string) (*ent.Client, *sql.DB, string) {
 	t.Helper()
 	dsn := FreshDatabase(t, name)
@@ -78,15 +102,12 @@ func MySQL(t testing.TB, name string) (*ent.Client, *sql.DB, string) {
 }
 
 // Redis returns a client of the test Redis (database 0) and gives this test process the key
-// namespace "t_<pkg>_" (keys.SetNamespace; so also its asynq queue names, jobs.QueueName), after
+// namespace Namespace(pkg) (keys.SetNamespace; so also its asynq queue names, jobs.QueueName), after
 // deleting every key of that namespace and of its asynq queues. pkg names the test package; one
 // namespace per package, as packages run in parallel and tests within one do not.
 func Redis(t testing.TB, pkg string) *redis.Client {
 	t.Helper()
-	if !safeName.MatchString(pkg) {
-		t.Fatalf("testutil: namespace %q must match %s", pkg, safeName)
-	}
-	ns := "t_" + pkg + "_"
+	ns := Namespace(pkg)
 	keys.SetNamespace(ns)
 	rdb := store.OpenRedis(RedisAddr(), "", 0)
 	t.Cleanup(func() { rdb.Close() })
