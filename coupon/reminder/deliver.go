@@ -256,14 +256,19 @@ func (s *Service) deliverPage(ctx context.Context, t *coupon.Template, rows []*e
 		reason            string
 	}
 	failed := map[failKey][]int64{}
+	details := map[string]int{} // what the log sees: each failure's detail, once per page with its count
 	for _, a := range results {
 		switch {
 		case a.err == nil:
 			sent = append(sent, a.row)
 		case ctx.Err() == nil:
-			k := failKey{a.row.Version, a.row.Attempts, truncate(a.err.Error(), maxReason)}
+			k := failKey{a.row.Version, a.row.Attempts, publicReason(a.err)}
 			failed[k] = append(failed[k], a.row.ID)
+			details[a.err.Error()]++
 		}
+	}
+	for detail, n := range details {
+		slog.WarnContext(ctx, "reminder deliveries failed", "template", t.ID, "count", n, "err", detail)
 	}
 	// Recorded on a context the lease's end does not cut: these deliveries happened.
 	ctx = context.WithoutCancel(ctx)

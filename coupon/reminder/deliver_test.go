@@ -219,7 +219,7 @@ func TestDeliveryFailsAfterTheRetries(t *testing.T) {
 	}
 	rows, _ := s.DB.CouponReminder.Query().All(s.Ctx)
 	for _, r := range rows {
-		if r.Status != couponreminder.StatusFAILED || r.FailureReason == nil || *r.FailureReason != "webhook: HTTP 500" || r.Attempts != 3 {
+		if r.Status != couponreminder.StatusFAILED || r.FailureReason == nil || *r.FailureReason != "WEBHOOK_REFUSED: the reminder service answered HTTP 500" || r.Attempts != 3 {
 			t.Fatalf("row %+v", r)
 		}
 	}

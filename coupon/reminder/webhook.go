@@ -31,7 +31,11 @@ const DefaultWebhookTimeout = 5 * time.Second
 // X-Coupond-Timestamp (unix seconds of this attempt) and X-Coupond-Signature ("sha256=" and the
 // hex HMAC-SHA256 of "<timestamp>.<body>" under the secret). Any 2xx answer is success; any other
 // answer (redirects are not followed), a transport error or no answer within the timeout is a
-// failure.
+// failure, returned as a *DeliveryError (WEBHOOK_REFUSED, WEBHOOK_UNREACHABLE, WEBHOOK_TIMEOUT)
+// whose public reason names no host or address.
+//
+// A receiver verifies the signature and refuses a timestamp more than 5 minutes from its clock
+// (VerifyWebhook does both), so a captured delivery cannot be replayed later.
 type Webhook struct {
 	url    string
 	secret []byte
@@ -60,6 +64,27 @@ func Sign(secret []byte, timestamp string, body []byte) string {
 	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
 }
 
+// MaxWebhookAge is the oldest (or most future) X-Coupond-Timestamp a receiver should accept.
+const MaxWebhookAge = 5 * time.Minute
+
+// VerifyWebhook is the receiver's check of a delivery: nil when signature is Sign(secret,
+// timestamp, body) and timestamp (unix seconds) is within MaxWebhookAge of now; an error saying
+// which check failed otherwise. A receiver that also remembers the X-Coupond-Delivery ids it took
+// in the last MaxWebhookAge refuses every replay.
+func VerifyWebhook(secret []byte, timestamp, signature string, body []byte, now time.Time) error {
+	sec, err := strconv.ParseInt(timestamp, 10, 64)
+	if err != nil {
+		return errors.New("webhook: the timestamp is not unix seconds")
+	}
+	if !hmac.Equal([]byte(signature), []byte(Sign(secret, timestamp, body))) {
+		return errors.New("webhook: the signature does not match")
+	}
+	if age := now.Sub(time.Unix(sec, 0)); age > MaxWebhookAge || age < -MaxWebhookAge {
+		return fmt.Errorf("webhook: the timestamp is %s away from now (at most %s)", age.Round(time.Second), MaxWebhookAge)
+	}
+	return nil
+}
+
 // Send POSTs d.
 func (w *Webhook) Send(ctx context.Context, d Delivery) error {
 	d.RemindAt = d.RemindAt.UTC()
@@ -80,14 +105,14 @@ func (w *Webhook) Send(ctx context.Context, d Delivery) error {
 	if err != nil {
 		var ue interface{ Timeout() bool }
 		if errors.As(err, &ue) && ue.Timeout() {
-			return errors.New("webhook: no answer within the timeout")
+			return webhookTimeout("no answer within the timeout: " + transportError(err))
 		}
-		return fmt.Errorf("webhook: %s", transportError(err))
+		return webhookUnreachable(transportError(err))
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("webhook: HTTP %d", resp.StatusCode)
+		return webhookRefused(resp.StatusCode)
 	}
 	return nil
 }
