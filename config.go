@@ -45,6 +45,9 @@ type config struct {
 	JWTMaxTTL       time.Duration
 	MetricsAddr     string
 	CORSOrigins     []string
+	// PlaygroundSetting is COUPON_PLAYGROUND as given; Playground what it resolves to.
+	PlaygroundSetting string
+	Playground        bool
 	// distribution
 	UploadMaxBytes    int64
 	BlobURL           string
@@ -84,7 +87,7 @@ type setting struct {
 // table (TestReadmeConfigTable) all come from it.
 var settings = []setting{
 	{"COUPON_ENV", "dev", "dev or prod; prod turns introspection off and requires real secrets", oneOf(func(c *config) *string { return &c.Env }, "dev", "prod")},
-	{"COUPON_HTTP_ADDR", ":8080", "HTTP listen address", str(func(c *config) *string { return &c.HTTPAddr })},
+	{"COUPON_HTTP_ADDR", "", "HTTP listen address (empty: 127.0.0.1:8080 in dev, this machine only; :8080 in prod)", str(func(c *config) *string { return &c.HTTPAddr })},
 	{"COUPON_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/coupond", "MySQL/MariaDB DSN (go-sql-driver); database created if missing", str(func(c *config) *string { return &c.MySQLDSN })},
 	{"COUPON_MYSQL_MAX_CONNS", "50", "connection pool size", num(func(c *config) *int { return &c.MySQLMaxConns })},
 	{"COUPON_REDIS_ADDR", "127.0.0.1:6379", "Redis for cache, stock and outboxes (run it with AOF)", str(func(c *config) *string { return &c.RedisAddr })},
@@ -114,6 +117,7 @@ var settings = []setting{
 	{"COUPON_JWT_MAX_TTL", "24h", "longest bearer-token lifetime (exp − iat) issued by `coupond token` or accepted", dur(func(c *config) *time.Duration { return &c.JWTMaxTTL })},
 	{"COUPON_METRICS_ADDR", "127.0.0.1:9464", "listener of /metrics (Prometheus), apart from the API; off: none", str(func(c *config) *string { return &c.MetricsAddr })},
 	{"COUPON_CORS_ORIGINS", "", "comma-separated browser origins allowed to call /query (e.g. https://admin.example.com), or *; empty: none", corsOrigins},
+	{"COUPON_PLAYGROUND", "", "on or off: serve the GraphQL playground at / (empty: on in dev, off in prod)", oneOf(func(c *config) *string { return &c.PlaygroundSetting }, "", "on", "off")},
 	{"COUPON_UPLOAD_MAX_BYTES", "67108864", "largest accepted distribution upload (.xlsx/.csv), enforced while it streams in", num64(func(c *config) *int64 { return &c.UploadMaxBytes })},
 	{"COUPON_BLOB_URL", "file:///tmp/coupond-uploads?create_dir=true", "gocloud.dev bucket of uploaded files (file:// on one machine or a shared volume, s3:// when API and worker run apart)", str(func(c *config) *string { return &c.BlobURL })},
 	{"COUPON_DISTRIBUTION_BATCH", "5000", "distribution rows per batch (one Lua call, one transaction)", num(func(c *config) *int { return &c.DistributionBatch })},
@@ -165,14 +169,8 @@ func loadConfig() (config, error) {
 			errs = append(errs, "COUPON_REMINDER_WEBHOOK_URL needs COUPON_REMINDER_WEBHOOK_SECRET (receivers verify the signature)")
 		}
 	}
-	if c.Env == "prod" {
-		if c.JWTSecret == devSecret || len(c.JWTSecret) < 32 {
-			errs = append(errs, "COUPON_ENV=prod needs COUPON_JWT_SECRET of at least 32 characters")
-		}
-		if c.MonitorPassword == "admin" {
-			errs = append(errs, "COUPON_ENV=prod needs COUPON_MONITOR_PASSWORD")
-		}
-	}
+	applyEnvDefaults(&c)
+	errs = append(errs, prodRefusals(c)...)
 	if len(errs) > 0 {
 		return c, fmt.Errorf("config: %s", strings.Join(errs, "; "))
 	}

@@ -15,7 +15,8 @@ import (
 	"github.com/hibiken/asynqmon"
 )
 
-// routes is the HTTP surface: /query, the playground at /, asynqmon at /monitoring, /healthz (the
+// routes is the HTTP surface: /query, the playground at / (when COUPON_PLAYGROUND resolves to
+// on), asynqmon at /monitoring (both never framed by another site), /healthz (the
 // process is up) and /readyz (MySQL and Redis answer). /metrics has its own listener (metrics.go).
 func (a *app) routes() http.Handler {
 	gql := graph.NewHandler(&graph.Resolver{Templates: a.svc.Templates, Redeemer: a.svc.Redeemer, Wallet: a.svc.Wallet,
@@ -32,11 +33,14 @@ func (a *app) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/query", a.signer.Middleware(gql))
 	mux.Handle("GET /tasks/{id}/failures.xlsx", a.signer.Middleware(graph.ReportHandler(a.svc.Distribution)))
-	pg := playground.Handler("coupond", "/query")
-	mux.Handle("GET /{$}", pg)
-	mux.Handle("GET "+playground.AssetPrefix, pg)
-	mux.Handle("/monitoring/", sameOriginWrites(a.operatorOnly(mon)))
-	mux.Handle("/monitoring", sameOriginWrites(a.operatorOnly(mon)))
+	if a.cfg.Playground {
+		pg := noFraming(playground.Handler("coupond", "/query"))
+		mux.Handle("GET /{$}", pg)
+		mux.Handle("GET "+playground.AssetPrefix, pg)
+	}
+	monitoring := noFraming(sameOriginWrites(a.operatorOnly(mon)))
+	mux.Handle("/monitoring/", monitoring)
+	mux.Handle("/monitoring", monitoring)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
 	mux.HandleFunc("GET /readyz", a.ready)
 	return mux

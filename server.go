@@ -132,6 +132,9 @@ func serve(cfg config, args []string) error {
 	if *mode != "all" && *mode != "api" && *mode != "worker" {
 		return fmt.Errorf("--mode %q: want all, api or worker", *mode)
 	}
+	if *demo && cfg.Env == "prod" {
+		return errDemoInProd
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := startPprof(cfg.PprofAddr); err != nil {

@@ -18,8 +18,9 @@ import (
 	"coupond/testutil"
 )
 
-// testApp wires the whole service against a fresh database, the way `coupond serve` does.
-func testApp(t *testing.T) (*app, *httptest.Server) {
+// testApp wires the whole service against a fresh database, the way `coupond serve` does; tweaks
+// change the loaded config first.
+func testApp(t *testing.T, tweaks ...func(*config)) (*app, *httptest.Server) {
 	t.Helper()
 	cfg, err := loadConfig()
 	if err != nil {
@@ -31,6 +32,9 @@ func testApp(t *testing.T) (*app, *httptest.Server) {
 	cfg.RedisDB, cfg.QueueRedisDB, cfg.RedisNamespace = 0, 0, keys.Namespace()
 	cfg.MonitorUser, cfg.MonitorPassword = "ops", "s3cret"
 	cfg.BlobURL = "file://" + t.TempDir()
+	for _, tweak := range tweaks {
+		tweak(&cfg)
+	}
 	a, err := newApp(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -89,6 +89,7 @@ func newHandler(r *Resolver, cfg HandlerConfig) (http.Handler, *claimPlans) {
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
+	srv.SetDisableSuggestion(!cfg.Introspection) // "Did you mean …" would tell field names introspection hides
 	srv.Use(newOperationLimits(cfg.ComplexityLimit, cfg.DepthLimit))
 	if plans != nil {
 		srv.Use(plans) // last: it learns only documents every check above accepted
