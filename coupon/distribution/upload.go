@@ -192,8 +192,8 @@ func displayName(name string) string {
 	return name
 }
 
-// enqueueNew queues a new task's run (at once, or at sendTime) and, unless it was counted at
-// upload, its row count and the count's 20 s second try (D-22). A failed enqueue is logged, not
+// enqueueNew queues a new task's row count, its 20 s second count (D-22; both do nothing when the
+// upload counted it) and its run (at once, or at sendTime). A failed enqueue is logged, not
 // returned: the task row is committed and the reaper queues its run anyway (D-20), the 20 s count
 // covers the first, and the run counts before its first batch when no count came first.
 func (s *Service) enqueueNew(ctx context.Context, t *ent.CouponTask) {
@@ -202,11 +202,11 @@ func (s *Service) enqueueNew(ctx context.Context, t *ent.CouponTask) {
 	if t.SendTime != nil {
 		at = *t.SendTime
 	}
-	jobs := []error{s.sched.RunDistribution(ctx, t.ID, at, true)}
-	if t.SendNum == nil {
-		jobs = append(jobs, s.sched.CountDistribution(ctx, t.ID, 0), s.sched.CountDistribution(ctx, t.ID, s.cfg.CountAgain))
-	}
-	for _, err := range jobs {
+	for _, err := range []error{
+		s.sched.CountDistribution(ctx, t.ID, 0),
+		s.sched.CountDistribution(ctx, t.ID, s.cfg.CountAgain),
+		s.sched.RunDistribution(ctx, t.ID, at, true),
+	} {
 		if err != nil {
 			slog.WarnContext(ctx, "distribution task queued late (the reaper will)", "task", t.ID, "err", err)
 		}
