@@ -72,7 +72,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 	}
 	a.svc = services.New(db, a.rdb, jobs.NewQueue(a.enqueuer), services.Config{
 		Redeem: cfg.Redeem, Persist: claim.PersistConfig{BatchSize: cfg.PersistBatch},
-		Distribution:   distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes},
+		Distribution:   distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes, MaxRows: cfg.DistributionMaxRows},
 		Files:          a.files,
 		Checkout:       checkout.Config{LockTTL: cfg.LockTTL},
 		Archive:        archive.Config{After: cfg.ArchiveAfter, BatchSize: cfg.ArchiveBatch},

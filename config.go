@@ -48,12 +48,18 @@ type config struct {
 	// PlaygroundSetting is COUPON_PLAYGROUND as given; Playground what it resolves to.
 	PlaygroundSetting string
 	Playground        bool
+	// connections
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	MinBodyRate       int
+	BodyGrace         time.Duration
 	// distribution
-	UploadMaxBytes    int64
-	BlobURL           string
-	DistributionBatch int
-	ReapEvery         time.Duration
-	UploadRetention   time.Duration
+	UploadMaxBytes      int64
+	BlobURL             string
+	DistributionBatch   int
+	DistributionMaxRows int
+	ReapEvery           time.Duration
+	UploadRetention     time.Duration
 	// archive
 	ArchiveAfter time.Duration
 	ArchiveBatch int
@@ -118,9 +124,14 @@ var settings = []setting{
 	{"COUPON_METRICS_ADDR", "127.0.0.1:9464", "listener of /metrics (Prometheus), apart from the API; off: none", str(func(c *config) *string { return &c.MetricsAddr })},
 	{"COUPON_CORS_ORIGINS", "", "comma-separated browser origins allowed to call /query (e.g. https://admin.example.com), or *; empty: none", corsOrigins},
 	{"COUPON_PLAYGROUND", "", "on or off: serve the GraphQL playground at / (empty: on in dev, off in prod)", oneOf(func(c *config) *string { return &c.PlaygroundSetting }, "", "on", "off")},
+	{"COUPON_HTTP_READ_HEADER_TIMEOUT", "10s", "longest wait for a request's headers, from the connection's first byte (a client that trickles them is cut)", dur(func(c *config) *time.Duration { return &c.ReadHeaderTimeout })},
+	{"COUPON_HTTP_IDLE_TIMEOUT", "120s", "how long a keep-alive connection may sit idle between requests", dur(func(c *config) *time.Duration { return &c.IdleTimeout })},
+	{"COUPON_HTTP_MIN_BODY_RATE", "131072", "bytes per second a request body must average: its n-th byte must arrive within COUPON_HTTP_BODY_GRACE + n/rate of its first read, else 408 (a 64 MiB upload at 1 MB/s passes)", positive(func(c *config) *int { return &c.MinBodyRate })},
+	{"COUPON_HTTP_BODY_GRACE", "5s", "the time a request body gets before COUPON_HTTP_MIN_BODY_RATE applies (a body dripping a byte every 2 s is cut after about this)", dur(func(c *config) *time.Duration { return &c.BodyGrace })},
 	{"COUPON_UPLOAD_MAX_BYTES", "67108864", "largest accepted distribution upload (.xlsx/.csv), enforced while it streams in", num64(func(c *config) *int64 { return &c.UploadMaxBytes })},
 	{"COUPON_BLOB_URL", "file:///tmp/coupond-uploads?create_dir=true", "gocloud.dev bucket of uploaded files (file:// on one machine or a shared volume, s3:// when API and worker run apart)", str(func(c *config) *string { return &c.BlobURL })},
 	{"COUPON_DISTRIBUTION_BATCH", "5000", "distribution rows per batch (one Lua call, one transaction)", num(func(c *config) *int { return &c.DistributionBatch })},
+	{"COUPON_DISTRIBUTION_MAX_ROWS", "1048575", "most data rows one distribution task may have (an .xlsx sheet's rows less a header): a CSV over it is refused at upload, a workbook over it FAILS its task before a coupon is issued", positive(func(c *config) *int { return &c.DistributionMaxRows })},
 	{"COUPON_REAP_EVERY", "5s", "period of the distribution reaper, which resumes tasks whose worker died", dur(func(c *config) *time.Duration { return &c.ReapEvery })},
 	{"COUPON_UPLOAD_RETENTION", "168h", "how long the upload of an ended distribution task is kept (the failures stay in MySQL)", dur(func(c *config) *time.Duration { return &c.UploadRetention })},
 	{"COUPON_ARCHIVE_AFTER", "2160h", "how long a coupon stays in user_coupon after it became EXPIRED or USED (its updated_at) before the archive job moves it to user_coupon_archive; a coupon with a LOCKED or PAID settlement stays", dur(func(c *config) *time.Duration { return &c.ArchiveAfter })},

@@ -1,11 +1,20 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"coupond/coupon"
 
 	"github.com/coder/websocket"
 )
@@ -158,5 +167,161 @@ func TestCORSAllowlist(t *testing.T) {
 	}
 	if err := ws("https://anyone.example"); err != nil {
 		t.Fatalf("websocket with *: %v", err)
+	}
+}
+
+// A body that drips one byte every 2 s is cut with 408 REQUEST_TIMEOUT once it falls behind the
+// minimum rate, about COUPON_HTTP_BODY_GRACE (5 s) after its first byte, with the production
+// settings: a JSON POST with a Content-Length and a merchant's chunked upload alike.
+func TestADrippingBodyIsCut(t *testing.T) {
+	a, _ := testApp(t)
+	addr := realServer(t, a)
+	merchant, err := a.signer.Issue(coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix, _, ct := uploadParts("1", "users.csv")
+	for _, c := range []struct {
+		name  string
+		open  func(t *testing.T) net.Conn
+		write func(conn net.Conn) error // one byte of the body
+	}{
+		{"JSON", func(t *testing.T) net.Conn {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { conn.Close() })
+			io.WriteString(conn, "POST /query HTTP/1.1\r\nHost: coupond\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+			return conn
+		}, func(conn net.Conn) error { _, err := conn.Write([]byte(" ")); return err }},
+		{"chunked upload", func(t *testing.T) net.Conn {
+			conn := chunkedUpload(t, addr, merchant, ct)
+			if err := writeChunk(conn, prefix); err != nil {
+				t.Fatal(err)
+			}
+			return conn
+		}, func(conn net.Conn) error { return writeChunk(conn, []byte("1")) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			conn := c.open(t)
+			began := time.Now()
+			go func() {
+				for c.write(conn) == nil {
+					time.Sleep(2 * time.Second)
+				}
+			}()
+			conn.SetReadDeadline(time.Now().Add(15 * time.Second))
+			status, code := readAnswer(t, conn)
+			took := time.Since(began)
+			if status != http.StatusRequestTimeout || code != "REQUEST_TIMEOUT" || took < a.cfg.BodyGrace-time.Second || took > a.cfg.BodyGrace+2*time.Second {
+				t.Fatalf("answer %d %s after %v; want 408 REQUEST_TIMEOUT after about %v", status, code, took, a.cfg.BodyGrace)
+			}
+		})
+	}
+}
+
+// pacedReader yields n bytes of p repeated at rate bytes per second.
+type pacedReader struct {
+	p       []byte
+	n, sent int64
+	rate    float64
+	start   time.Time
+}
+
+func (r *pacedReader) Read(b []byte) (int, error) {
+	if r.sent >= r.n {
+		return 0, io.EOF
+	}
+	if r.start.IsZero() {
+		r.start = time.Now()
+	}
+	time.Sleep(time.Until(r.start.Add(time.Duration(float64(r.sent) / r.rate * float64(time.Second)))))
+	k := min(int64(len(b)), 64<<10, r.n-r.sent)
+	for i := range k {
+		b[i] = r.p[(r.sent+i)%int64(len(r.p))]
+	}
+	r.sent += k
+	return int(k), nil
+}
+
+// An upload at 1 MB/s passes the minimum body rate with the production settings: 8 MiB here
+// (COUPON_TEST_SLOW_UPLOAD_MIB=64 for the full cap, 67 s), answered 200 with a task.
+// TestBodyDeadline holds the rule for the whole 64 MiB.
+func TestAnUploadAtOneMBPerSecondPasses(t *testing.T) {
+	mib := int64(8)
+	if v := os.Getenv("COUPON_TEST_SLOW_UPLOAD_MIB"); v != "" {
+		fmt.Sscan(v, &mib)
+	}
+	a, _ := testApp(t)
+	addr := realServer(t, a)
+	merchant, err := a.signer.Issue(coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tplID := gqlTemplate(t, "http://"+addr, merchant, 100)
+	prefix, suffix, ct := uploadParts(fmt.Sprint(tplID), "users.csv")
+	var rows bytes.Buffer // 1,000 ids, then a padding column (the file's size, not its rows, is what is paced)
+	rows.WriteString("userId,note\n")
+	for i := 1; i <= 1000; i++ {
+		fmt.Fprintf(&rows, "%d,\n", i)
+	}
+	size := mib<<20 - int64(len(prefix)+len(suffix)+rows.Len())
+	body := io.MultiReader(bytes.NewReader(prefix), bytes.NewReader(rows.Bytes()),
+		&pacedReader{p: []byte(strings.Repeat(" ", 1023) + "\n"), n: size, rate: 1e6}, bytes.NewReader(suffix))
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/query", body)
+	req.ContentLength = mib << 20
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("Apollo-Require-Preflight", "true")
+	req.Header.Set("Authorization", "Bearer "+merchant)
+	began := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	_ = json.Unmarshal(raw, &out)
+	if resp.StatusCode != 200 || answerCode(out) != "" {
+		t.Fatalf("after %v: %d %.300s", time.Since(began), resp.StatusCode, raw)
+	}
+	t.Logf("%d MiB at 1 MB/s: answered after %v", mib, time.Since(began))
+}
+
+// The header timeout and the idle timeout of the production server: a client that sends part
+// of its headers, or nothing after a request, is disconnected once its timeout passes (1 s here).
+func TestConnectionTimeouts(t *testing.T) {
+	a, _ := testApp(t)
+	a.cfg.ReadHeaderTimeout, a.cfg.IdleTimeout = time.Second, time.Second
+	addr := realServer(t, a)
+	for _, c := range []struct{ name, send string }{
+		{"headers trickled", "GET /healthz HTTP/1.1\r\nHost: coupond\r\n"},
+		{"idle after a request", "GET /healthz HTTP/1.1\r\nHost: coupond\r\n\r\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			began := time.Now()
+			io.WriteString(conn, c.send)
+			conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			br := bufio.NewReader(conn)
+			if strings.HasSuffix(c.send, "\r\n\r\n") {
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil || resp.StatusCode != 200 {
+					t.Fatalf("the request: %v %v", resp, err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			_, err = br.ReadByte()
+			if took := time.Since(began); err != io.EOF || took < 900*time.Millisecond || took > 2500*time.Millisecond {
+				t.Fatalf("after %v: %v; want the connection closed after about 1 s", took, err)
+			}
+		})
 	}
 }

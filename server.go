@@ -18,11 +18,11 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
-	"time"
 
 	"coupond/auth"
 	"coupond/coupon"
 	"coupond/coupon/reconcile"
+	"coupond/graph"
 	"coupond/migrations"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -109,7 +109,7 @@ func printToken(cfg config, args []string) error {
 // the redeemer's background loops until ctx ends: the kicker, which hands accepted claims to the
 // persister (in sync mode the unfinished ones), and the watch that repairs what a Redis restart loses.
 func (a *app) startAPI(ctx context.Context, errc chan<- error) *http.Server {
-	srv := &http.Server{Addr: a.cfg.HTTPAddr, Handler: a.routes(), ReadHeaderTimeout: 10 * time.Second}
+	srv := a.httpServer()
 	go func() {
 		slog.Info("serving", "addr", a.cfg.HTTPAddr, "playground", localURL(a.cfg.HTTPAddr)+"/")
 		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -119,6 +119,20 @@ func (a *app) startAPI(ctx context.Context, errc chan<- error) *http.Server {
 	go a.svc.Redeemer.Run(ctx)
 	go a.svc.Redeemer.WatchLosses(ctx)
 	return srv
+}
+
+// httpServer is the API's server on COUPON_HTTP_ADDR: its routes behind the minimum body rate,
+// and connection limits against clients that hold a connection without sending (headers within
+// COUPON_HTTP_READ_HEADER_TIMEOUT, an idle keep-alive connection closed after
+// COUPON_HTTP_IDLE_TIMEOUT). There is no overall read or write timeout: uploads are long at low
+// rates and subscriptions last.
+func (a *app) httpServer() *http.Server {
+	return &http.Server{
+		Addr:              a.cfg.HTTPAddr,
+		Handler:           graph.MinBodyRate(a.routes(), int64(a.cfg.MinBodyRate), a.cfg.BodyGrace),
+		ReadHeaderTimeout: a.cfg.ReadHeaderTimeout,
+		IdleTimeout:       a.cfg.IdleTimeout,
+	}
 }
 
 // serve implements `coupond serve`.

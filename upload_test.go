@@ -1,16 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -202,4 +205,178 @@ func storedFiles(t *testing.T, url string) []string {
 		return nil
 	})
 	return out
+}
+
+// realServer serves a's routes with the production server (a.httpServer: the minimum body rate
+// and connection timeouts of a.cfg) on a loopback port, and returns its address.
+func realServer(t *testing.T, a *app) string {
+	t.Helper()
+	srv := a.httpServer()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+// uploadParts is a createCouponTask multipart body around a file named name: what comes before
+// the file's bytes, what comes after, and the request's Content-Type.
+func uploadParts(templateID, name string) (prefix, suffix []byte, contentType string) {
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	ops, _ := json.Marshal(map[string]any{"query": createTaskMutation, "variables": map[string]any{"input": map[string]any{
+		"templateId": templateID, "name": "push", "sendType": "IMMEDIATE", "file": nil,
+	}}})
+	_ = mw.WriteField("operations", string(ops))
+	_ = mw.WriteField("map", `{"0": ["variables.input.file"]}`)
+	_, _ = mw.CreateFormFile("0", name)
+	prefix = bytes.Clone(b.Bytes())
+	b.Reset()
+	_ = mw.Close()
+	return prefix, b.Bytes(), mw.FormDataContentType()
+}
+
+// chunkedUpload opens a connection to addr and sends the headers of a chunked multipart POST
+// /query with the token ("" for none); the caller writes the body with writeChunk.
+func chunkedUpload(t *testing.T, addr, token, contentType string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	head := "POST /query HTTP/1.1\r\nHost: coupond\r\nTransfer-Encoding: chunked\r\nApollo-Require-Preflight: true\r\nContent-Type: " + contentType + "\r\n"
+	if token != "" {
+		head += "Authorization: Bearer " + token + "\r\n"
+	}
+	if _, err := io.WriteString(conn, head+"\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// writeChunk writes p as one chunk of a chunked body (an empty p ends the body).
+func writeChunk(w io.Writer, p []byte) error {
+	_, err := fmt.Fprintf(w, "%x\r\n%s\r\n", len(p), p)
+	return err
+}
+
+// readAnswer reads the HTTP answer on conn and returns its status and error code.
+func readAnswer(t *testing.T, conn net.Conn) (int, string) {
+	t.Helper()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("answer %d is not JSON: %.300s", resp.StatusCode, raw)
+	}
+	return resp.StatusCode, answerCode(out)
+}
+
+// A USER's and an anonymous 40 MB chunked upload are answered at once (403 FORBIDDEN, 401
+// UNAUTHENTICATED) while the client is still writing: the role is checked at the HTTP boundary
+// before the body is read, and the connection is closed rather than drained.
+func TestUploadRoleCheckedBeforeTheBody(t *testing.T) {
+	a, _ := testApp(t)
+	addr := realServer(t, a)
+	user, err := a.signer.Issue(coupon.Actor{UserID: 7, Role: coupon.RoleUser}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 40 << 20
+	prefix, suffix, ct := uploadParts("1", "users.csv")
+	for _, c := range []struct {
+		name, token string
+		status      int
+		code        string
+	}{
+		{"a USER", user, http.StatusForbidden, "FORBIDDEN"},
+		{"anonymous", "", http.StatusUnauthorized, "UNAUTHENTICATED"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn := chunkedUpload(t, addr, c.token, ct)
+			var sent atomic.Int64
+			writing := make(chan struct{})
+			go func() {
+				defer close(writing)
+				chunk := bytes.Repeat([]byte("1234567\n"), 8<<10)
+				if writeChunk(conn, prefix) != nil {
+					return
+				}
+				for sent.Load() < size {
+					if writeChunk(conn, chunk) != nil {
+						return
+					}
+					sent.Add(int64(len(chunk)))
+				}
+				_ = writeChunk(conn, suffix)
+				_ = writeChunk(conn, nil)
+			}()
+			began := time.Now()
+			status, code := readAnswer(t, conn)
+			took, atAnswer := time.Since(began), sent.Load()
+			if status != c.status || code != c.code {
+				t.Fatalf("answer %d %s, want %d %s", status, code, c.status, c.code)
+			}
+			if took > 300*time.Millisecond || atAnswer >= size {
+				t.Fatalf("answered after %v with %d MiB of %d sent: the body was read first", took, atAnswer>>20, size>>20)
+			}
+			conn.Close()
+			<-writing
+		})
+	}
+}
+
+// A merchant's chunked upload (no Content-Length) is spooled to a temporary file while it
+// streams, not held in memory: halfway through the body, gqlgen's temporary file holds what was
+// sent. The upload then succeeds.
+func TestChunkedUploadSpoolsToDisk(t *testing.T) {
+	a, _ := testApp(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // os.TempDir, where the multipart transport spools
+	addr := realServer(t, a)
+	merchant, err := a.signer.Issue(coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tplID := gqlTemplate(t, "http://"+addr, merchant, 100)
+	prefix, suffix, ct := uploadParts(fmt.Sprint(tplID), "users.csv")
+	conn := chunkedUpload(t, addr, merchant, ct)
+	pad := strings.Repeat("x", 90)
+	var half bytes.Buffer
+	half.WriteString("userId,note\n")
+	for i := 1; half.Len() < 4<<20; i++ {
+		fmt.Fprintf(&half, "%d,%s\n", i, pad)
+	}
+	if writeChunk(conn, prefix) != nil || writeChunk(conn, half.Bytes()) != nil {
+		t.Fatal("write failed")
+	}
+	var spooled int64
+	for deadline := time.Now().Add(5 * time.Second); spooled < 4<<20 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		files, _ := filepath.Glob(filepath.Join(tmp, "gqlgen-*"))
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				spooled = max(spooled, fi.Size())
+			}
+		}
+	}
+	if spooled < 4<<20 {
+		t.Fatalf("halfway through a chunked upload, %d bytes are in a temporary file, want the 4 MiB sent", spooled)
+	}
+	var rest bytes.Buffer
+	for i := 1 << 20; rest.Len() < 4<<20; i++ {
+		fmt.Fprintf(&rest, "%d,%s\n", i, pad)
+	}
+	if writeChunk(conn, rest.Bytes()) != nil || writeChunk(conn, suffix) != nil || writeChunk(conn, nil) != nil {
+		t.Fatal("write failed")
+	}
+	if status, code := readAnswer(t, conn); status != 200 || code != "" {
+		t.Fatalf("answer %d %s, want 200 and a task", status, code)
+	}
 }

@@ -109,8 +109,9 @@ func (s *Service) acknowledgeCancel(ctx context.Context, t *ent.CouponTask) erro
 	return err
 }
 
-// execute streams the task's file from its resume position. pendingBatch: the first batch was
-// journaled by a run that died before committing it; it is committed whatever the task's status.
+// execute opens the task's file once and streams it from its resume position, after the row cap
+// (checkRows) when no batch was written yet. pendingBatch: the first batch was journaled by a
+// run that died before committing it; it is committed whatever the task's status.
 func (s *Service) execute(ctx context.Context, t *ent.CouponTask, pendingBatch bool) error {
 	path, remove, err := s.files.Fetch(ctx, t.FilePath)
 	if errors.Is(err, errFileGone) {
@@ -120,15 +121,16 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, pendingBatch b
 		return err
 	}
 	defer remove()
-	sheet := ""
-	if t.SheetName != nil {
-		sheet = *t.SheetName
-	}
-	sh, err := OpenSheet(path, kindOf(t.FilePath), sheet)
+	sh, err := OpenSheet(path, kindOf(t.FilePath), sheetOf(t), s.cfg.MaxUploadBytes)
 	if err != nil {
 		return s.fail(ctx, t, "the file cannot be read any more: "+err.Error())
 	}
 	defer sh.Close()
+	if t.ResumeRow == 0 && !pendingBatch {
+		if t, err = s.checkRows(ctx, t, sh); t == nil || err != nil {
+			return err
+		}
+	}
 	seen := map[int64]struct{}{}
 	if err := skipTo(sh, t.ResumeRow, seen); err != nil {
 		return err

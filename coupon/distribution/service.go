@@ -15,6 +15,7 @@ import (
 type Config struct {
 	BatchSize      int           // data rows per batch (one Lua call, one transaction), default 5000
 	MaxUploadBytes int64         // largest accepted upload, default 64 MiB
+	MaxRows        int           // most data rows of one task, default 1,048,575 (an .xlsx sheet's rows less a header)
 	LeaseTTL       time.Duration // how long a killed worker's lease keeps others away, default 3s
 	CountAgain     time.Duration // delay of the second row count (D-22), default 20s
 }
@@ -25,6 +26,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxUploadBytes <= 0 {
 		c.MaxUploadBytes = 64 << 20
+	}
+	if c.MaxRows <= 0 {
+		c.MaxRows = 1<<20 - 1
 	}
 	if c.LeaseTTL <= 0 {
 		c.LeaseTTL = 3 * time.Second

@@ -1,6 +1,7 @@
 package distribution
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"encoding/csv"
@@ -38,17 +39,26 @@ func normHeader(s string) string {
 	}, s)
 }
 
-// unzipLimit bounds what an .xlsx may unpack to (a zip bomb is refused, not unpacked).
-const unzipLimit = 1 << 30
-
-// unzipInMemory is the largest part of an .xlsx (a worksheet, the shared strings of text ids)
-// excelize keeps in memory; larger ones are unpacked to temporary files and read from there, so a
-// million text ids do not sit in the worker's heap.
+// unzipInMemory is the largest worksheet or shared-strings part of an .xlsx excelize keeps in
+// memory; larger ones are unpacked to temporary files and read from there, so a million text ids
+// do not sit in the worker's heap.
 const unzipInMemory = 4 << 20
+
+// sheetXMLMultiple is how many times the upload cap an .xlsx's worksheets and shared strings
+// (those unpacked to temporary files) may unpack to in all: Excel's sheet XML of a list of ids
+// compresses about 5 to 10 times, so a workbook at the cap fits, and a zip bomb is refused from
+// its directory before a byte is unpacked.
+const sheetXMLMultiple = 16
+
+// otherPartsLimit is what everything excelize unpacks into memory (the workbook, styles,
+// relationships, media, small worksheets) may unpack to in all: a list of user ids needs a few
+// hundred KiB of it.
+const otherPartsLimit = 32 << 20
 
 // lineSource yields a file's rows one at a time: each row's 1-based number and its cells.
 type lineSource interface {
 	next() (num int, cells []string, err error) // io.EOF after the last row
+	rewind() error                              // back to the first row
 	close() error
 }
 
@@ -65,14 +75,16 @@ type Sheet struct {
 }
 
 // OpenSheet opens the file at path, of kind, reading the worksheet named sheet ("" for the first).
-// A file that cannot be read, a missing sheet, no data row or no user-id column is a
-// coupon.CodeFileInvalid error whose message a merchant understands.
-func OpenSheet(path string, kind Kind, sheet string) (*Sheet, error) {
+// An .xlsx may unpack to what maxUpload, the upload cap, allows (sheetXMLMultiple,
+// otherPartsLimit), checked from its zip directory before excelize unpacks anything. A file that
+// cannot be read, a missing sheet, no data row or no user-id column is a coupon.CodeFileInvalid
+// error whose message a merchant understands.
+func OpenSheet(path string, kind Kind, sheet string, maxUpload int64) (*Sheet, error) {
 	var src lineSource
 	var err error
 	switch kind {
 	case KindXLSX:
-		src, err = openXLSX(path, sheet)
+		src, err = openXLSX(path, sheet, maxUpload)
 	case KindCSV:
 		src, err = openCSV(path)
 	default:
@@ -161,6 +173,27 @@ func (s *Sheet) Err() error { return s.rowErr }
 // Close releases the file.
 func (s *Sheet) Close() error { return s.src.close() }
 
+// Rewind goes back to the first data row, without opening the file again.
+func (s *Sheet) Rewind() error {
+	s.first, s.rowErr = nil, nil
+	if err := s.src.rewind(); err != nil {
+		return err
+	}
+	return s.findColumn()
+}
+
+// CountRows reads data rows until the end or until there are more than limit of them, and
+// returns how many it read; the sheet is then spent (Rewind).
+func (s *Sheet) CountRows(limit int) (int, error) {
+	n := 0
+	for _, ok := s.Next(); ok; _, ok = s.Next() {
+		if n++; n > limit {
+			break
+		}
+	}
+	return n, s.Err()
+}
+
 func (s *Sheet) row(num int, cells []string) Row {
 	raw := ""
 	if s.col < len(cells) {
@@ -187,13 +220,18 @@ func blank(cells []string) bool {
 
 // xlsxSource is excelize's row iterator over one worksheet.
 type xlsxSource struct {
-	f    *excelize.File
-	rows *excelize.Rows
-	num  int
+	f     *excelize.File
+	sheet string
+	rows  *excelize.Rows
+	num   int
 }
 
-func openXLSX(path, sheet string) (lineSource, error) {
-	f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: unzipLimit, UnzipXMLSizeLimit: unzipInMemory})
+func openXLSX(path, sheet string, maxUpload int64) (lineSource, error) {
+	sheetXML := sheetXMLMultiple * maxUpload
+	if err := checkUnzipSizes(path, sheetXML); err != nil {
+		return nil, err
+	}
+	f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: sheetXML + otherPartsLimit, UnzipXMLSizeLimit: unzipInMemory})
 	if err != nil {
 		if errors.Is(err, excelize.ErrWorkbookFileFormat) || strings.Contains(err.Error(), "zip") {
 			return nil, fileInvalid("the file is not a readable .xlsx workbook (damaged, or not saved as Excel 2007-365)")
@@ -212,7 +250,36 @@ func openXLSX(path, sheet string) (lineSource, error) {
 		}
 		return nil, fileInvalid("the workbook has no worksheet named %q (it has %s)", sheet, strings.Join(sheets, ", "))
 	}
-	return &xlsxSource{f: f, rows: rows}, nil
+	return &xlsxSource{f: f, sheet: sheet, rows: rows}, nil
+}
+
+// checkUnzipSizes refuses an .xlsx whose zip directory declares more than sheetXML bytes of the
+// parts excelize unpacks to temporary files (worksheets and shared strings over unzipInMemory)
+// or more than otherPartsLimit of the parts it unpacks into memory. It reads only the
+// directory; Go's zip reader fails a part that unpacks to more than it declares.
+func checkUnzipSizes(path string, sheetXML int64) error {
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		return fileInvalid("the file is not a readable .xlsx workbook (damaged, or not saved as Excel 2007-365)")
+	}
+	defer z.Close()
+	var onDisk, inMemory uint64
+	for _, f := range z.File {
+		name := strings.ToLower(strings.ReplaceAll(f.Name, `\`, "/"))
+		big := f.UncompressedSize64 > unzipInMemory
+		if big && (strings.HasPrefix(name, "xl/worksheets/sheet") || name == "xl/sharedstrings.xml") {
+			onDisk += f.UncompressedSize64
+		} else {
+			inMemory += f.UncompressedSize64
+		}
+		switch {
+		case onDisk > uint64(sheetXML):
+			return fileInvalid("the workbook's sheets unpack to more than %d MiB: it is not a list of user ids", sheetXML>>20)
+		case inMemory > otherPartsLimit:
+			return fileInvalid("the workbook's parts other than its sheet data unpack to more than %d MiB (images, styles?): save the list of ids alone", otherPartsLimit>>20)
+		}
+	}
+	return nil
 }
 
 func (x *xlsxSource) next() (int, []string, error) {
@@ -228,6 +295,18 @@ func (x *xlsxSource) next() (int, []string, error) {
 		return 0, nil, fileInvalid("row %d cannot be read: %s", x.num, shortErr(err))
 	}
 	return x.num, cells, nil
+}
+
+func (x *xlsxSource) rewind() error {
+	if err := x.rows.Close(); err != nil {
+		return err
+	}
+	rows, err := x.f.Rows(x.sheet)
+	if err != nil {
+		return err
+	}
+	x.rows, x.num = rows, 0
+	return nil
 }
 
 func (x *xlsxSource) close() error {
@@ -246,15 +325,21 @@ func openCSV(path string) (lineSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	c := &csvSource{file: f}
+	c.start()
+	return c, nil
+}
+
+// start reads the file from its beginning (a BOM skipped).
+func (c *csvSource) start() {
+	br := bufio.NewReaderSize(c.file, 64<<10)
 	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\xEF\xBB\xBF")) {
 		_, _ = br.Discard(3)
 	}
-	r := csv.NewReader(br)
-	r.FieldsPerRecord = -1
-	r.LazyQuotes = true
-	r.ReuseRecord = true
-	return &csvSource{file: f, r: r}, nil
+	c.r = csv.NewReader(br)
+	c.r.FieldsPerRecord = -1
+	c.r.LazyQuotes = true
+	c.r.ReuseRecord = true
 }
 
 func (c *csvSource) next() (int, []string, error) {
@@ -267,6 +352,14 @@ func (c *csvSource) next() (int, []string, error) {
 	}
 	line, _ := c.r.FieldPos(0)
 	return line, rec, nil
+}
+
+func (c *csvSource) rewind() error {
+	if _, err := c.file.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	c.start()
+	return nil
 }
 
 func (c *csvSource) close() error { return c.file.Close() }

@@ -15,7 +15,7 @@ import (
 // readAll returns every data row of a testdata file as "row:id" or "row:CODE".
 func readAll(t *testing.T, name string, kind Kind, sheet string) []string {
 	t.Helper()
-	s, err := OpenSheet(filepath.Join("testdata", name), kind, sheet)
+	s, err := OpenSheet(filepath.Join("testdata", name), kind, sheet, 64<<20)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -68,7 +68,7 @@ func TestSheetFixtures(t *testing.T) {
 	} {
 		t.Run(c.file+"/"+c.sheet, func(t *testing.T) {
 			if c.want == nil {
-				_, err := OpenSheet(filepath.Join("testdata", c.file), c.kind, c.sheet)
+				_, err := OpenSheet(filepath.Join("testdata", c.file), c.kind, c.sheet, 64<<20)
 				if errs := coupon.AsErrors(err); errs == nil || errs[0].Code != coupon.CodeFileInvalid {
 					t.Fatalf("sheet %q: %v, want FILE_INVALID", c.sheet, err)
 				}
@@ -121,7 +121,7 @@ func TestSheetInvalidFiles(t *testing.T) {
 		{"encrypted", encPath, "", KindXLSX},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := OpenSheet(c.path, c.kind, "")
+			_, err := OpenSheet(c.path, c.kind, "", 64<<20)
 			errs := coupon.AsErrors(err)
 			if errs == nil || errs[0].Code != coupon.CodeFileInvalid || !strings.Contains(errs[0].Message, c.want) {
 				t.Fatalf("%v, want FILE_INVALID containing %q", err, c.want)

@@ -33,9 +33,9 @@ type CreateInput struct {
 }
 
 // Create checks the input and the uploaded file (kind by content, a readable sheet with a user-id
-// column and at least one data row), stores the file in the blob store under a name of ours, and
-// creates the task PENDING. After the commit (D-21) it queues the row count, its 20 s second
-// count (D-22) and the run (at once, or at sendTime). Anything refused leaves no task row and no
+// column and at least one data row; a CSV at most MaxRows data rows), stores the file in the blob store under a name of ours, and
+// creates the task PENDING. After the commit (D-21) it queues the run and the row counts
+// (enqueueNew). Anything refused leaves no task row and no
 // stored file.
 func (s *Service) Create(ctx context.Context, actor coupon.Actor, in CreateInput) (*Task, error) {
 	if actor.Role != coupon.RoleMerchant {
@@ -64,11 +64,10 @@ func (s *Service) Create(ctx context.Context, actor coupon.Actor, in CreateInput
 	if in.Sheet != nil {
 		sheet = *in.Sheet
 	}
-	sh, err := OpenSheet(path, kind, sheet)
+	rows, err := s.checkFile(path, kind, sheet)
 	if err != nil {
 		return nil, withField(err, "file")
 	}
-	sh.Close()
 
 	id := idgen.Next()
 	key := "tasks/" + strconv.FormatInt(id, 10) + "." + string(kind)
@@ -79,7 +78,7 @@ func (s *Service) Create(ctx context.Context, actor coupon.Actor, in CreateInput
 	err = store.WithTx(ctx, s.db, func(tx *ent.Tx) error {
 		row, err = tx.CouponTask.Create().SetID(id).SetShopNumber(actor.Shop).SetTemplateID(tpl.ID).
 			SetName(strings.TrimSpace(in.Name)).SetFilePath(key).SetFileName(displayName(in.FileName)).
-			SetSendType(in.SendType).SetNillableSendTime(in.SendTime).SetNillableSheetName(in.Sheet).
+			SetSendType(in.SendType).SetNillableSendTime(in.SendTime).SetNillableSheetName(in.Sheet).SetNillableSendNum(rows).
 			SetOperatorID(actor.UserID).Save(ctx)
 		if err != nil {
 			return err
@@ -92,6 +91,28 @@ func (s *Service) Create(ctx context.Context, actor coupon.Actor, in CreateInput
 	}
 	s.enqueueNew(ctx, row)
 	return &Task{row}, nil
+}
+
+// checkFile opens the received file once: a readable sheet with a user-id column and a data row.
+// A CSV is counted here (cheap: a million rows in a fraction of a second), so one over MaxRows is
+// refused at upload and its task starts with send_num; an .xlsx is counted by the worker.
+func (s *Service) checkFile(path string, kind Kind, sheet string) (*int, error) {
+	sh, err := OpenSheet(path, kind, sheet, s.cfg.MaxUploadBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer sh.Close()
+	if kind != KindCSV {
+		return nil, nil
+	}
+	n, err := sh.CountRows(s.cfg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	if n > s.cfg.MaxRows {
+		return nil, fileInvalid("%s", tooManyRows(s.cfg.MaxRows))
+	}
+	return &n, nil
 }
 
 // checkInput checks name, send type and time against the template.
@@ -171,9 +192,10 @@ func displayName(name string) string {
 	return name
 }
 
-// enqueueNew queues a new task's counts and run. A failed enqueue is logged, not returned: the
-// task row is committed and the reaper queues its run anyway (D-20), the 20 s count covers the
-// first, and the run sets send_num when it finishes.
+// enqueueNew queues a new task's row count, its 20 s second count (D-22; both do nothing when the
+// upload counted it) and its run (at once, or at sendTime). A failed enqueue is logged, not
+// returned: the task row is committed and the reaper queues its run anyway (D-20), the 20 s count
+// covers the first, and the run counts before its first batch when no count came first.
 func (s *Service) enqueueNew(ctx context.Context, t *ent.CouponTask) {
 	ctx = context.WithoutCancel(ctx)
 	at := s.now()
