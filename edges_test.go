@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"coupond/coupon"
 
 	"github.com/coder/websocket"
 )
@@ -176,10 +175,7 @@ func TestCORSAllowlist(t *testing.T) {
 func TestADrippingBodyIsCut(t *testing.T) {
 	a, _ := testApp(t)
 	addr := realServer(t, a)
-	merchant, err := a.signer.Issue(coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	merchant := shopMerchant(t, a)
 	prefix, _, ct := uploadParts("1", "users.csv")
 	for _, c := range []struct {
 		name  string
@@ -256,10 +252,7 @@ func TestAnUploadAtOneMBPerSecondPasses(t *testing.T) {
 	}
 	a, _ := testApp(t)
 	addr := realServer(t, a)
-	merchant, err := a.signer.Issue(coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	merchant := shopMerchant(t, a)
 	tplID := gqlTemplate(t, "http://"+addr, merchant, 100)
 	prefix, suffix, ct := uploadParts(fmt.Sprint(tplID), "users.csv")
 	var rows bytes.Buffer // 1,000 ids, then a padding column (the file's size, not its rows, is what is paced)

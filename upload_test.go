@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -34,22 +35,14 @@ const createTaskMutation = `mutation($input: CreateCouponTaskInput!) {
 // and returns the HTTP status and the decoded answer.
 func upload(t *testing.T, url, token, templateID, fileName string, file []byte, header map[string]string) (int, map[string]any) {
 	t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	ops, _ := json.Marshal(map[string]any{"query": createTaskMutation, "variables": map[string]any{"input": map[string]any{
-		"templateId": templateID, "name": "push", "sendType": "IMMEDIATE", "file": nil,
-	}}})
-	_ = mw.WriteField("operations", string(ops))
-	_ = mw.WriteField("map", `{"0": ["variables.input.file"]}`)
-	fw, _ := mw.CreateFormFile("0", fileName)
-	_, _ = fw.Write(file)
-	_ = mw.Close()
-	var rd io.Reader = &body
+	prefix, suffix, contentType := uploadParts(templateID, fileName)
+	body := bytes.NewBuffer(slices.Concat(prefix, file, suffix))
+	var rd io.Reader = body
 	if header["chunked"] != "" { // no Content-Length: the cap must hold while the body streams
-		rd = struct{ io.Reader }{&body}
+		rd = struct{ io.Reader }{body}
 	}
 	req, _ := http.NewRequest(http.MethodPost, url+"/query", rd)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Content-Type", contentType)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -62,13 +55,19 @@ func upload(t *testing.T, url, token, templateID, fileName string, file []byte, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp.StatusCode, decodeAnswer(t, resp)
+}
+
+// decodeAnswer reads and closes resp's JSON body.
+func decodeAnswer(t *testing.T, resp *http.Response) map[string]any {
+	t.Helper()
 	defer resp.Body.Close()
 	var out map[string]any
 	raw, _ := io.ReadAll(resp.Body)
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatalf("answer %d is not JSON: %.300s", resp.StatusCode, raw)
 	}
-	return resp.StatusCode, out
+	return out
 }
 
 var preflight = map[string]string{"Apollo-Require-Preflight": "true"}
@@ -221,6 +220,16 @@ func realServer(t *testing.T, a *app) string {
 	return ln.Addr().String()
 }
 
+// shopMerchant is a token of the merchant of shop 1001, signed by a.
+func shopMerchant(t *testing.T, a *app) string {
+	t.Helper()
+	tok, err := a.signer.Issue(coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
 // uploadParts is a createCouponTask multipart body around a file named name: what comes before
 // the file's bytes, what comes after, and the request's Content-Type.
 func uploadParts(templateID, name string) (prefix, suffix []byte, contentType string) {
@@ -270,13 +279,7 @@ func readAnswer(t *testing.T, conn net.Conn) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	var out map[string]any
-	raw, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("answer %d is not JSON: %.300s", resp.StatusCode, raw)
-	}
-	return resp.StatusCode, answerCode(out)
+	return resp.StatusCode, answerCode(decodeAnswer(t, resp))
 }
 
 // A USER's and an anonymous 40 MB chunked upload are answered at once (403 FORBIDDEN, 401
@@ -341,10 +344,7 @@ func TestChunkedUploadSpoolsToDisk(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // os.TempDir, where the multipart transport spools
 	addr := realServer(t, a)
-	merchant, err := a.signer.Issue(coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	merchant := shopMerchant(t, a)
 	tplID := gqlTemplate(t, "http://"+addr, merchant, 100)
 	prefix, suffix, ct := uploadParts(fmt.Sprint(tplID), "users.csv")
 	conn := chunkedUpload(t, addr, merchant, ct)
