@@ -14,11 +14,11 @@ import (
 // selection (gqlgen's default); the fields below do more, and weigh what they do, so that the
 // limit bounds the work of one request and 100 aliases of any of them are refused:
 const (
-	// costQuery is one SQL round trip of a bounded page or row (a connection's page, a lookup).
+	// costQuery is one SQL round trip: a connection's page.
 	costQuery = 5
 	// costShopStats: the shop's daily rows over up to COUPON_STATS_MAX_DAYS days summed in MySQL
 	// by day and by template, the open days read from every template's realtime hash, two top-10
-	// rankings each with its daily series. Five of them fill the limit.
+	// rankings each with its daily series. At most four fit under the limit (three with the rankings).
 	costShopStats = 100
 	// costTemplateStats: one template's daily rows over the range and its realtime hash.
 	costTemplateStats = 20
