@@ -65,7 +65,7 @@ func newHandler(r *Resolver, cfg HandlerConfig) (http.Handler, *claimPlans) {
 	cfg.MaxUpload = cmp.Or(cfg.MaxUpload, defaultMaxUpload)
 	es := generated.NewExecutableSchema(generated.Config{
 		Resolvers:  r,
-		Directives: generated.DirectiveRoot{HasRole: HasRole},
+		Directives: generated.DirectiveRoot{HasRole: HasRole}, Complexity: complexityRoot(),
 	})
 	srv := handler.New(es)
 	var plans *claimPlans

@@ -13,14 +13,15 @@ import (
 )
 
 // operationLimits refuses, with COMPLEXITY_LIMIT_EXCEEDED and before anything runs, operations
-// whose complexity (gqlgen's complexity.Calculate: 1 per field plus its children) exceeds
+// whose complexity (gqlgen's complexity.Calculate over the cost model of complexityRoot) exceeds
 // maxComplexity, then those whose selections nest deeper than maxDepth (fragments included).
 //
-// Both figures are functions of the operation alone: the schema sets no complexity functions
-// (NewHandler passes no generated.ComplexityRoot), so arguments and variables never change them.
-// They are therefore computed once per parsed document and operation name and remembered; the
-// document comes from gqlgen's query cache, so a client that sends the same query on every
-// request (the claim path) pays for neither walk after the first.
+// The depth is a function of the operation alone, and so is the complexity unless a connection's
+// first or last is a variable (the only arguments the cost model reads). Both are therefore
+// computed once per parsed document and operation name and remembered, with whether the
+// complexity must be computed again for each request's variables; the document comes from
+// gqlgen's query cache, so a client that sends the same query on every request (the claim path,
+// which has no page size) pays for neither walk after the first.
 type operationLimits struct {
 	es                      graphql.ExecutableSchema
 	maxComplexity, maxDepth int
@@ -32,7 +33,10 @@ type limitsKey struct {
 	op  string
 }
 
-type limitsOf struct{ complexity, depth int }
+type limitsOf struct {
+	complexity, depth int
+	perRequest        bool // the complexity reads variables: computed again for each request
+}
 
 func newOperationLimits(maxComplexity, maxDepth int) *operationLimits {
 	c, _ := lru.New[limitsKey, limitsOf](1000) // fails only for a size <= 0; the query cache's size
@@ -52,12 +56,16 @@ func (l *operationLimits) MutateOperationContext(ctx context.Context, oc *graphq
 	}
 	key := limitsKey{doc: oc.Doc, op: oc.OperationName}
 	got, ok := l.known.Get(key)
-	if !ok {
+	switch {
+	case !ok:
 		got = limitsOf{
 			complexity: complexity.Calculate(ctx, l.es, oc.Operation, oc.Variables),
 			depth:      selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, map[string]bool{}),
+			perRequest: variablePage(oc.Operation.SelectionSet, oc.Doc.Fragments, map[string]bool{}),
 		}
 		l.known.Add(key, got)
+	case got.perRequest:
+		got.complexity = complexity.Calculate(ctx, l.es, oc.Operation, oc.Variables)
 	}
 	switch {
 	case got.complexity > l.maxComplexity:
@@ -94,4 +102,36 @@ func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen
 		deepest = max(deepest, d)
 	}
 	return deepest
+}
+
+// variablePage reports whether a field of set (fragments included) takes its first or last from
+// a variable; seen guards against fragment cycles.
+func variablePage(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen map[string]bool) bool {
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			for _, a := range s.Arguments {
+				if (a.Name == "first" || a.Name == "last") && a.Value != nil && a.Value.Kind == ast.Variable {
+					return true
+				}
+			}
+			if variablePage(s.SelectionSet, frags, seen) {
+				return true
+			}
+		case *ast.InlineFragment:
+			if variablePage(s.SelectionSet, frags, seen) {
+				return true
+			}
+		case *ast.FragmentSpread:
+			if f := frags.ForName(s.Name); f != nil && !seen[s.Name] {
+				seen[s.Name] = true
+				found := variablePage(f.SelectionSet, frags, seen)
+				delete(seen, s.Name)
+				if found {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

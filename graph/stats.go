@@ -34,7 +34,7 @@ func shopStats(s *stats.ShopStats, err error) (*model.ShopStats, error) {
 		return nil, err
 	}
 	out := &model.ShopStats{ShopNumber: strconv.FormatInt(s.ShopNumber, 10), Templates: s.Templates,
-		IssuedCount: s.Total.Issued(), UsedCount: s.UsedCount(), DiscountTotal: s.DiscountTotal()}
+		IssuedCount: s.Total.Issued(), UsedCount: s.Total.Used, DiscountTotal: s.Total.Discount()}
 	for _, list := range []struct {
 		in  []*stats.TemplateStats
 		out *[]*model.TemplateStats

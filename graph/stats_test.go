@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"encoding/json"
 	"testing"
 
 	"coupond/coupon"
@@ -30,8 +31,9 @@ type statsJSON struct {
 }
 
 // templateStats and shopStats over GraphQL: the template's merchant and the platform see the
-// numbers, another shop's merchant and a user get FORBIDDEN, an anonymous caller UNAUTHENTICATED;
-// bad arguments are BAD_USER_INPUT.
+// numbers, another shop's merchant gets NOT_FOUND from templateStats (as for a missing id) and
+// FORBIDDEN from shopStats, a user FORBIDDEN, an anonymous caller UNAUTHENTICATED; bad arguments
+// are BAD_USER_INPUT.
 func TestStatsOverGraphQL(t *testing.T) {
 	e := newEnv(t, "stats")
 	tpl := e.create(shopA)
@@ -55,10 +57,10 @@ func TestStatsOverGraphQL(t *testing.T) {
 		vars  map[string]any
 		code  string
 	}{
-		"other shop":            {e.token(shopB), templateStatsQuery, vars, "FORBIDDEN"},
+		"other shop":            {e.token(shopB), templateStatsQuery, vars, "NOT_FOUND"},
 		"user":                  {e.token(user), templateStatsQuery, vars, "FORBIDDEN"},
 		"anonymous":             {"", templateStatsQuery, vars, "UNAUTHENTICATED"},
-		"no such template":      {e.token(shopA), templateStatsQuery, map[string]any{"id": "12345"}, "FORBIDDEN"},
+		"no such template":      {e.token(shopA), templateStatsQuery, map[string]any{"id": "12345"}, "NOT_FOUND"},
 		"platform, no template": {e.token(platform), templateStatsQuery, map[string]any{"id": "12345"}, "NOT_FOUND"},
 		"to before from":        {e.token(shopA), templateStatsQuery, map[string]any{"id": tpl.ID, "from": "2026-12-02T00:00:00Z", "to": "2026-12-01T00:00:00Z"}, "BAD_USER_INPUT"},
 		"shop: other":           {e.token(shopA), shopStatsQuery, map[string]any{"shop": "2002"}, "FORBIDDEN"},
@@ -89,5 +91,24 @@ func TestStatsOverGraphQL(t *testing.T) {
 		if s.ShopNumber != "1001" || s.Templates != 1 || s.IssuedCount != 1 || len(s.TopByIssued) != 1 || s.TopByIssued[0].TemplateID != tpl.ID {
 			t.Errorf("shopStats as %s %v: %+v", c.a.Role, c.vars, s)
 		}
+	}
+}
+
+// templateStats of another shop's template answers a merchant byte for byte what a missing id
+// answers, so ids do not reveal other shops' templates.
+func TestTemplateStatsOfAnotherShopIsMissing(t *testing.T) {
+	e := newEnv(t, "stats_missing")
+	tpl := e.create(shopA)
+	body := func(id string) string {
+		b, _ := json.Marshal(map[string]any{"query": templateStatsQuery, "variables": map[string]any{"id": id}})
+		return string(b)
+	}
+	theirs := e.post("application/json", "", body(tpl.ID), e.token(shopB))
+	missing := e.post("application/json", "", body("12345"), e.token(shopB))
+	if theirs.status != missing.status || theirs.raw != missing.raw {
+		t.Errorf("another shop's template: %d %s\na missing id: %d %s", theirs.status, theirs.raw, missing.status, missing.raw)
+	}
+	if theirs.body.code() != "NOT_FOUND" {
+		t.Errorf("another shop's template: %s, want NOT_FOUND", theirs.raw)
 	}
 }

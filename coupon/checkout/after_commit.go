@@ -70,7 +70,7 @@ func (s *Service) writeBag(ctx context.Context, uc *ent.UserCoupon) error {
 
 // settle does the Redis side of a committed settlement row that follows the commit, then drops
 // the journal member: the payment, refund and expiry the row records are counted
-// once each in their day's stats, the lock in the template's locked counter; a LOCKED settlement's release is scheduled. It runs on a
+// once each in their day's stats (a refund in its payment's day), the lock in the template's locked counter; a LOCKED settlement's release is scheduled. It runs on a
 // context the client cannot cancel; a failure is logged and leaves the member for the sweep,
 // which does it again (replay).
 func (s *Service) settle(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon, member string) {
@@ -90,13 +90,18 @@ func (s *Service) afterCommit(ctx context.Context, row *ent.CouponSettlement, uc
 	if err := CountLock(ctx, s.rdb, row); err != nil {
 		return err
 	}
+	c := cents(row.DiscountAmount)
 	if row.PaidAt != nil {
-		if err := s.count(ctx, row, "paid", *row.PaidAt, keys.StatUsed, keys.StatDiscountCents); err != nil {
+		if err := s.count(ctx, row, "paid", *row.PaidAt, lua.Increment{Field: keys.StatUsed, By: 1},
+			lua.Increment{Field: keys.StatDiscountCents, By: c}); err != nil {
 			return err
 		}
 	}
-	if row.RefundedAt != nil {
-		if err := s.count(ctx, row, "refunded", *row.RefundedAt, keys.StatRefunded, keys.StatRefundedDiscountCents); err != nil {
+	// A refund moves its payment from used to refunded on the day of the payment (stats are net).
+	if row.RefundedAt != nil && row.PaidAt != nil {
+		if err := s.count(ctx, row, "refunded", *row.PaidAt, lua.Increment{Field: keys.StatUsed, By: -1},
+			lua.Increment{Field: keys.StatDiscountCents, By: -c}, lua.Increment{Field: keys.StatRefunded, By: 1},
+			lua.Increment{Field: keys.StatRefundedDiscountCents, By: c}); err != nil {
 			return err
 		}
 	}
@@ -104,7 +109,7 @@ func (s *Service) afterCommit(ctx context.Context, row *ent.CouponSettlement, uc
 	// transaction (both rows carry that transaction's time).
 	released := row.Status == couponsettlement.StatusCANCELED || row.Status == couponsettlement.StatusREFUNDED
 	if released && uc.Status == usercoupon.StatusEXPIRED && uc.UpdatedAt.Equal(row.UpdatedAt) {
-		if err := s.count(ctx, row, "expired", uc.UpdatedAt, keys.StatExpired, ""); err != nil {
+		if err := s.count(ctx, row, "expired", uc.UpdatedAt, lua.Increment{Field: keys.StatExpired, By: 1}); err != nil {
 			return err
 		}
 	}
@@ -143,13 +148,9 @@ func CountLock(ctx context.Context, rdb redis.UniversalClient, row *ent.CouponSe
 	return nil
 }
 
-// count adds one event of the settlement (and its discount in cents, when centsField is set) to
-// the template's stats of at's stats day, once however often it is replayed.
-func (s *Service) count(ctx context.Context, row *ent.CouponSettlement, event string, at time.Time, countField, centsField string) error {
-	incs := []lua.Increment{{Field: countField, By: 1}}
-	if centsField != "" {
-		incs = append(incs, lua.Increment{Field: centsField, By: cents(row.DiscountAmount)})
-	}
+// count adds one event of the settlement (incs) to the template's stats of at's stats day, once
+// however often it is replayed.
+func (s *Service) count(ctx context.Context, row *ent.CouponSettlement, event string, at time.Time, incs ...lua.Increment) error {
 	day := keys.StatsDay(at)
 	if err := s.rdb.SAdd(ctx, keys.StatsTouched(day), row.TemplateID).Err(); err != nil {
 		return fmt.Errorf("count %s: touch %s: %w", event, day, err)

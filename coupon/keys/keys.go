@@ -100,7 +100,7 @@ func ExpiryBucket(templateID, minuteUnix int64) string {
 
 // DailyStats is the template's realtime counters of one stats day (StatsDay): the Stat* fields
 // below. Each event is counted on the day of the timestamp the database gives it (a coupon's
-// created_at, a payment's paid_at, a refund's refunded_at, an expiry's updated_at).
+// created_at, a payment's paid_at, an expiry's updated_at; a refund on its payment's paid_at).
 func DailyStats(templateID int64, day string) string { return tagged(templateID, ":stats:"+day) }
 
 // StatsLive is the template's current counters that are not per day: field StatLocked, the
@@ -116,9 +116,10 @@ func StatsTouched(day string) string { return Namespace() + "coupond:stats:touch
 func StatsSentinel() string { return Namespace() + "coupond:stats:sentinel" }
 
 // Fields of DailyStats, each counting events of its day: coupons issued by claims and by
-// distribution; payments confirmed with a coupon and their discount in cents, refunds of such
-// payments and their discount in cents (refunds are not subtracted from the day of their payment:
-// net use is used − refunded); coupons expired. StatLocked is StatsLive's field.
+// distribution; payments made with a coupon that stand and their discount in cents, payments made
+// that day and refunded since and their discount in cents (a refund moves its payment from the
+// first pair to the second on the payment's day: stats are net); coupons expired. StatLocked is
+// StatsLive's field.
 const (
 	StatIssuedClaim           = "issued_claim"
 	StatIssuedDistribution    = "issued_distribution"

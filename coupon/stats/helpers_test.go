@@ -62,11 +62,12 @@ func sqlTruth(t *testing.T, db *sql.DB, templateID int64) truth {
 	q(`SELECT CAST(DATE(updated_at) AS CHAR), COUNT(*), 0, '' FROM (SELECT updated_at FROM user_coupon WHERE template_id = ? AND status = 'EXPIRED'
 	   UNION ALL SELECT updated_at FROM user_coupon_archive WHERE template_id = ? AND status = 'EXPIRED') u GROUP BY 1`,
 		func(day string, n int, _ int64, _ string) { upd(day, func(c *stats.Counts) { c.Expired = n }) })
-	q(`SELECT CAST(DATE(paid_at) AS CHAR), COUNT(*), SUM(discount_amount), '' FROM coupon_settlement WHERE template_id = ? AND paid_at IS NOT NULL AND ? > 0 GROUP BY 1`,
+	// Net: a payment counts on its day, as used while it stands, as refunded once refunded.
+	q(`SELECT CAST(DATE(paid_at) AS CHAR), COUNT(*), SUM(discount_amount), '' FROM coupon_settlement WHERE template_id = ? AND paid_at IS NOT NULL AND refunded_at IS NULL AND ? > 0 GROUP BY 1`,
 		func(day string, n int, cents int64, _ string) {
 			upd(day, func(c *stats.Counts) { c.Used, c.DiscountCents = n, cents })
 		})
-	q(`SELECT CAST(DATE(refunded_at) AS CHAR), COUNT(*), SUM(discount_amount), '' FROM coupon_settlement WHERE template_id = ? AND refunded_at IS NOT NULL AND ? > 0 GROUP BY 1`,
+	q(`SELECT CAST(DATE(paid_at) AS CHAR), COUNT(*), SUM(discount_amount), '' FROM coupon_settlement WHERE template_id = ? AND refunded_at IS NOT NULL AND ? > 0 GROUP BY 1`,
 		func(day string, n int, cents int64, _ string) {
 			upd(day, func(c *stats.Counts) { c.Refunded, c.RefundedDiscountCents = n, cents })
 		})

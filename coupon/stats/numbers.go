@@ -9,12 +9,14 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Counts are the counters of one stats day (or their sum over days).
+// Counts are the counters of one stats day (or their sum over days). Payments are net: a payment
+// is counted on the day it was made, in Used while it stands and in Refunded once it is refunded
+// (whenever the refund comes), never in both; Used + Refunded is the day's payments.
 type Counts struct {
 	IssuedClaim, IssuedDistribution int
-	Used                            int   // payments confirmed with a coupon
+	Used                            int   // payments with a coupon made that day and not refunded
 	DiscountCents                   int64 // their discount
-	Refunded                        int   // refunds of such payments
+	Refunded                        int   // payments with a coupon made that day and refunded since
 	RefundedDiscountCents           int64 // their discount
 	Expired                         int
 }
@@ -29,10 +31,17 @@ func (c *Counts) add(o Counts) {
 	c.Expired += o.Expired
 }
 
+// minus is c less o, counter by counter.
+func (c Counts) minus(o Counts) Counts {
+	return Counts{IssuedClaim: c.IssuedClaim - o.IssuedClaim, IssuedDistribution: c.IssuedDistribution - o.IssuedDistribution,
+		Used: c.Used - o.Used, DiscountCents: c.DiscountCents - o.DiscountCents, Refunded: c.Refunded - o.Refunded,
+		RefundedDiscountCents: c.RefundedDiscountCents - o.RefundedDiscountCents, Expired: c.Expired - o.Expired}
+}
+
 // Issued is every coupon issued, by claim and by distribution.
 func (c Counts) Issued() int { return c.IssuedClaim + c.IssuedDistribution }
 
-// Discount is the payments' discount (money, 2 decimals).
+// Discount is the discount of the payments that stand (money, 2 decimals).
 func (c Counts) Discount() decimal.Decimal { return decimal.New(c.DiscountCents, -2) }
 
 // countsOfHash reads a keys.DailyStats hash.
@@ -87,13 +96,11 @@ type TemplateStats struct {
 // IssuedCount is the coupons issued over the span.
 func (t *TemplateStats) IssuedCount() int { return t.Total.Issued() }
 
-// UsedCount is the span's payments with a coupon less their refunds.
-func (t *TemplateStats) UsedCount() int { return t.Total.Used - t.Total.Refunded }
+// UsedCount is the span's payments with a coupon that were not refunded.
+func (t *TemplateStats) UsedCount() int { return t.Total.Used }
 
-// DiscountTotal is the span's discount given less the discount refunded.
-func (t *TemplateStats) DiscountTotal() decimal.Decimal {
-	return decimal.New(t.Total.DiscountCents-t.Total.RefundedDiscountCents, -2)
-}
+// DiscountTotal is the discount of those payments.
+func (t *TemplateStats) DiscountTotal() decimal.Decimal { return t.Total.Discount() }
 
 // RedeemRate is UsedCount ÷ IssuedCount (0 when nothing was issued).
 func (t *TemplateStats) RedeemRate() float64 {
@@ -103,19 +110,14 @@ func (t *TemplateStats) RedeemRate() float64 {
 	return float64(t.UsedCount()) / float64(t.IssuedCount())
 }
 
-// ShopStats is the totals over a shop's templates over a span, and its top templates.
+// ShopStats is the totals over a shop's templates over a span, its daily series (Total is the
+// sum of Daily), and its top templates.
 type ShopStats struct {
 	ShopNumber  int64
 	Templates   int
+	LockedCount int // coupons LOCKED now, over the shop's templates
 	Total       Counts
+	Daily       []Day
 	TopByIssued []*TemplateStats // at most 10, most issued first
 	TopByUsed   []*TemplateStats // at most 10, most used first
-}
-
-// UsedCount is the span's payments with a coupon less their refunds.
-func (s *ShopStats) UsedCount() int { return s.Total.Used - s.Total.Refunded }
-
-// DiscountTotal is the span's discount given less the discount refunded.
-func (s *ShopStats) DiscountTotal() decimal.Decimal {
-	return decimal.New(s.Total.DiscountCents-s.Total.RefundedDiscountCents, -2)
 }

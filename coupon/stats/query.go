@@ -21,24 +21,22 @@ import (
 // topN is how many templates shopStats ranks.
 const topN = 10
 
-// errNotOwner answers a merchant asking for another shop's numbers (or a template that does not
-// exist: the answer does not tell them apart).
+// errNotOwner answers a merchant asking for another shop's totals.
 var errNotOwner = coupon.Errorf(coupon.CodeNotOwner, "not your shop's statistics")
 
 // TemplateStats is the template's funnel over the stats days [from, to) touches (see span) for a
-// merchant of its shop or the platform; coupon.CodeNotOwner for anyone else.
+// merchant of its shop or the platform; anyone else gets what a missing id gets
+// (coupon.ErrNotFound), so ids do not reveal other shops' templates.
 func (s *Service) TemplateStats(ctx context.Context, actor coupon.Actor, templateID int64, from, to *time.Time) (*TemplateStats, error) {
 	row, err := s.db.CouponTemplate.Query().Where(coupontemplate.ID(templateID)).Only(ctx)
 	switch {
-	case ent.IsNotFound(err) && actor.Role == coupon.RolePlatform:
-		return nil, coupon.ErrNotFound
 	case ent.IsNotFound(err):
-		return nil, errNotOwner
+		return nil, coupon.ErrNotFound
 	case err != nil:
 		return nil, fmt.Errorf("stats: template %d: %w", templateID, err)
 	}
 	if actor.Role == coupon.RoleUser || !actor.CanSeeShop(row.ShopNumber) {
-		return nil, errNotOwner
+		return nil, coupon.ErrNotFound
 	}
 	days, err := s.span(from, to, row.CreatedAt)
 	if err != nil {
@@ -51,9 +49,10 @@ func (s *Service) TemplateStats(ctx context.Context, actor coupon.Actor, templat
 	return out[0], nil
 }
 
-// ShopStats is the totals over the shop's templates over the days [from, to) touches, and its top
-// templates by issued and by used. A merchant may omit shop (its own) and may ask for no other;
-// the platform must name one.
+// ShopStats is the totals and the daily series over the shop's templates over the days [from, to)
+// touches, and its top templates by issued and by used. A merchant may omit shop (its own) and
+// may ask for no other; the platform must name one. The days are summed by MySQL (shopSums): its
+// memory grows with the days and with the shop's templates, never with their product.
 func (s *Service) ShopStats(ctx context.Context, actor coupon.Actor, shop *int64, from, to *time.Time) (*ShopStats, error) {
 	switch {
 	case actor.Role == coupon.RoleMerchant && shop == nil:
@@ -64,45 +63,51 @@ func (s *Service) ShopStats(ctx context.Context, actor coupon.Actor, shop *int64
 	if actor.Role == coupon.RoleUser || !actor.CanSeeShop(*shop) {
 		return nil, errNotOwner
 	}
-	rows, err := s.db.CouponTemplate.Query().Where(coupontemplate.ShopNumber(*shop)).Order(coupontemplate.ByID()).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("stats: templates of shop %d: %w", *shop, err)
-	}
-	since := s.now()
-	for _, r := range rows {
-		since = minTime(since, r.CreatedAt)
-	}
-	days, err := s.span(from, to, since)
+	sums, err := s.shopSums(ctx, *shop, from, to)
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.load(ctx, rows, days)
+	out := &ShopStats{ShopNumber: *shop, Templates: len(sums.templates), LockedCount: sums.locked,
+		Daily: make([]Day, len(sums.days))}
+	for i, d := range sums.days {
+		out.Daily[i] = Day{Date: d.key, Counts: sums.byDay[i]}
+		out.Total.add(sums.byDay[i])
+	}
+	byIssued := top(sums.templates, sums.byTemplate, func(c Counts) int { return c.Issued() })
+	byUsed := top(sums.templates, sums.byTemplate, func(c Counts) int { return c.Used })
+	ids := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(byIssued), byUsed...))))
+	rows, err := s.db.CouponTemplate.Query().Where(coupontemplate.IDIn(ids...)).Order(coupontemplate.ByID()).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stats: top templates of shop %d: %w", *shop, err)
+	}
+	all, err := s.load(ctx, rows, sums.days)
 	if err != nil {
 		return nil, err
 	}
-	out := &ShopStats{ShopNumber: *shop, Templates: len(all)}
+	loaded := make(map[int64]*TemplateStats, len(all))
 	for _, t := range all {
-		out.Total.add(t.Total)
+		loaded[t.TemplateID] = t
 	}
-	out.TopByIssued = top(all, func(t *TemplateStats) int { return t.IssuedCount() })
-	out.TopByUsed = top(all, func(t *TemplateStats) int { return t.UsedCount() })
+	for _, l := range []struct {
+		ids []int64
+		out *[]*TemplateStats
+	}{{byIssued, &out.TopByIssued}, {byUsed, &out.TopByUsed}} {
+		for _, id := range l.ids {
+			if t := loaded[id]; t != nil { // nil: deleted meanwhile
+				*l.out = append(*l.out, t)
+			}
+		}
+	}
 	return out, nil
 }
 
-// top is the topN of ts by score, highest first (ties: lower id first).
-func top(ts []*TemplateStats, score func(*TemplateStats) int) []*TemplateStats {
-	s := slices.Clone(ts)
-	slices.SortStableFunc(s, func(a, b *TemplateStats) int {
-		return cmp.Or(cmp.Compare(score(b), score(a)), cmp.Compare(a.TemplateID, b.TemplateID))
+// top is the topN of ids by score of their counts, highest first (ties: lower id first).
+func top(ids []int64, counts map[int64]Counts, score func(Counts) int) []int64 {
+	s := slices.Clone(ids)
+	slices.SortStableFunc(s, func(a, b int64) int {
+		return cmp.Or(cmp.Compare(score(counts[b]), score(counts[a])), cmp.Compare(a, b))
 	})
 	return s[:min(len(s), topN)]
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 // load computes the stats of templates over days in one query of template_daily_stats (rows of
@@ -124,10 +129,6 @@ func (s *Service) load(ctx context.Context, tpls []*ent.CouponTemplate, days []d
 		All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("stats: daily rows: %w", err)
-	}
-	type cell struct {
-		tpl int64
-		day string
 	}
 	stored := make(map[cell]*ent.TemplateDailyStats, len(rows))
 	for _, r := range rows {

@@ -30,10 +30,10 @@ var statuses, statusMarks = func() ([]any, string) {
 
 // countsFromDB recomputes one template's counters of day d from MySQL: coupons issued (by origin,
 // by created_at) and expired (by updated_at) in user_coupon and user_coupon_archive, in one
-// statement each so a row the archive moves meanwhile is seen once (one snapshot); payments
-// (paid_at) and refunds (refunded_at) in coupon_settlement. Each is a range of a
-// (template_id, …) index. The expired coupons, payments and refunds are ranges of the day: their
-// cost grows with that day's events of the template. The issued coupons have no index of their
+// statement each so a row the archive moves meanwhile is seen once (one snapshot); the payments
+// made on d (paid_at) in coupon_settlement, those refunded since (refunded_at set) apart from
+// those that stand. Each is a range of a (template_id, …) index. The expired coupons and the
+// payments are ranges of the day: their cost grows with that day's events of the template. The issued coupons have no index of their
 // own: a row's updated_at is never before its created_at (the insert sets both to the same time,
 // issue.Create, and every later change to its now), so the coupons created on d are among those
 // with updated_at from d's start on, a range of
@@ -79,19 +79,15 @@ SELECT (SELECT COUNT(*) FROM user_coupon WHERE template_id = ? AND status = 'EXP
 	if err != nil {
 		return c, fmt.Errorf("stats: expired of template %d on %s: %w", templateID, d.key, err)
 	}
-	for _, q := range []struct {
-		col   string
-		n     *int
-		cents *int64
-	}{{"paid_at", &c.Used, &c.DiscountCents}, {"refunded_at", &c.Refunded, &c.RefundedDiscountCents}} {
-		var sum decimal.Decimal
-		err := s.queryRow(ctx, []any{q.n, &sum}, `SELECT COUNT(*), COALESCE(SUM(discount_amount), 0) FROM coupon_settlement
-WHERE template_id = ? AND `+q.col+` >= ? AND `+q.col+` < ?`, templateID, from, to)
-		if err != nil {
-			return c, fmt.Errorf("stats: %s of template %d on %s: %w", q.col, templateID, d.key, err)
-		}
-		*q.cents = sum.Shift(2).IntPart()
+	var standing, refunded decimal.Decimal
+	err = s.queryRow(ctx, []any{&c.Used, &standing, &c.Refunded, &refunded}, `
+SELECT COUNT(*) - COUNT(refunded_at), COALESCE(SUM(IF(refunded_at IS NULL, discount_amount, 0)), 0),
+       COUNT(refunded_at), COALESCE(SUM(IF(refunded_at IS NULL, 0, discount_amount)), 0)
+FROM coupon_settlement WHERE template_id = ? AND paid_at >= ? AND paid_at < ?`, templateID, from, to)
+	if err != nil {
+		return c, fmt.Errorf("stats: payments of template %d on %s: %w", templateID, d.key, err)
 	}
+	c.DiscountCents, c.RefundedDiscountCents = standing.Shift(2).IntPart(), refunded.Shift(2).IntPart()
 	return c, nil
 }
 

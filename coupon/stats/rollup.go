@@ -11,10 +11,14 @@ import (
 	"coupond/ent/couponsettlement"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/templatedailystats"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // sealBack is how many closed days the roll-up looks at for templates touched since (late events,
-// replays): the Counted markers' lifetime.
+// replays) and rows not sealed yet: the Counted markers' lifetime. Older days, up to MaxDays back,
+// are looked at only when their touched set has members (a refund of an old payment moves its
+// day).
 const sealBack = 8
 
 // RollUpResult is what one roll-up did.
@@ -28,7 +32,8 @@ type RollUpResult struct {
 // recover) it copies the realtime counters
 // of every template touched on an open day into its row (absolute values: rerun-safe), then seals
 // each closed day of the last sealBack days that a template was touched on since its last seal,
-// or whose row is not sealed yet (Rebuild's rule for a closed day), and sets the sentinel.
+// or whose row is not sealed yet (Rebuild's rule for a closed day), and each older day (up to
+// MaxDays back) that a template was touched on since (sealOlder), and sets the sentinel.
 func (s *Service) RollUp(ctx context.Context) (RollUpResult, error) {
 	var res RollUpResult
 	n, err := s.rdb.Exists(ctx, keys.StatsSentinel()).Result()
@@ -68,10 +73,50 @@ func (s *Service) RollUp(ctx context.Context) (RollUpResult, error) {
 			return res, err
 		}
 	}
+	c, err := s.sealOlder(ctx, today)
+	res.Sealed += c
+	if err != nil {
+		return res, err
+	}
 	if err := s.rdb.Set(ctx, keys.StatsSentinel(), s.now().UTC().Format(time.RFC3339), 0).Err(); err != nil {
 		return res, fmt.Errorf("stats: set sentinel: %w", err)
 	}
 	return res, nil
+}
+
+// sealOlder seals again the days from sealBack+1 to MaxDays days before today whose touched set
+// has members (one pipeline of SCARDs finds them).
+func (s *Service) sealOlder(ctx context.Context, today day) (int, error) {
+	var days []day
+	d := today
+	for i := 0; i <= sealBack; i++ {
+		d = dayOf(d.start.Add(-time.Nanosecond))
+	}
+	pipe := s.rdb.Pipeline()
+	var cards []*redis.IntCmd
+	for i := sealBack + 1; i < s.cfg.MaxDays; i, d = i+1, dayOf(d.start.Add(-time.Nanosecond)) {
+		days = append(days, d)
+		cards = append(cards, pipe.SCard(ctx, keys.StatsTouched(d.key)))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, fmt.Errorf("stats: touched older days: %w", err)
+	}
+	sealed := 0
+	for i, d := range days {
+		if cards[i].Val() == 0 {
+			continue
+		}
+		touched, err := s.touched(ctx, d)
+		if err != nil {
+			return sealed, err
+		}
+		c, err := s.sealDay(ctx, d, touched)
+		sealed += c
+		if err != nil {
+			return sealed, err
+		}
+	}
+	return sealed, nil
 }
 
 // touched is the templates of keys.StatsTouched(d), with their shops.

@@ -5,18 +5,20 @@
 //   - Realtime counters in Redis: per template and stats day (keys.DailyStats, days in
 //     keys.StatsZone, COUPON_STATS_TIMEZONE) moved after their commits by the code that moves the
 //     coupons (issue.CountIssued, the distribution's settle script, the expirer, the checkout's
-//     count_once), each event counted once on the day of its database timestamp; and the locks
-//     held now (keys.StatsLive, checkout.CountLock).
+//     count_once), each event counted once on the day of its database timestamp, a refund on its
+//     payment's day (stats are net: the refund moves the payment from used to refunded there);
+//     and the locks held now (keys.StatsLive, checkout.CountLock).
 //   - template_daily_stats rows in MySQL, written by the roll-up (RollUp, every minute): for an
 //     open day (today, and a closed day for SealAfter after its end) it copies the Redis counters
 //     as absolute values (rerun-safe); once a day has been closed for SealAfter it seals it:
 //     recomputes it from MySQL (user_coupon ∪ user_coupon_archive, coupon_settlement; Rebuild) and
-//     marks the row sealed.
+//     marks the row sealed. A refund of a payment of a sealed day touches that day again, and the
+//     next roll-up seals it again (RollUp: up to MaxDays back).
 //
-// A sealed day's row is authoritative and final (it is MySQL's own count; Redis is not read for
-// it). For an open day the Redis hash is authoritative while it exists (the row is its copy of up
+// A sealed day's row is authoritative (it is MySQL's own count; Redis is not read for it). For an open day the Redis hash is authoritative while it exists (the row is its copy of up
 // to a minute ago), else the row. The query's cost is one indexed row per (template, day) and one
 // Redis hash per (template, open day): it grows with the days asked for, never with the coupons.
+// shopStats has MySQL sum the rows by day and by template (shopSums).
 //
 // After a Redis flush or a restart that lost data (keys.StatsSentinel missing), the next roll-up
 // recounts the locks held now from MySQL (exact, through the per-lock markers) and rebuilds every
