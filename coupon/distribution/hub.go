@@ -1,6 +1,7 @@
 package distribution
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"sync"
@@ -20,6 +21,8 @@ import (
 // makes a read too, so an announcement lost while Redis was away is not waited for until the
 // next poll. Its zero value is ready to use.
 type progressHub struct {
+	poll time.Duration // how often a followed task is read without an announcement; 0: progressPoll
+
 	mu      sync.Mutex
 	sub     *redis.PubSub
 	watches map[string]*watch // by announcement channel
@@ -58,7 +61,7 @@ func (h *progressHub) follow(rdb redis.UniversalClient, db *ent.Client, id int64
 		if err := h.sub.Subscribe(ctx, ch); err != nil { // kept: resubscribed on reconnect
 			slog.WarnContext(ctx, "distribution progress: subscribe", "task", id, "err", err)
 		}
-		go w.run(ctx, db)
+		go w.run(ctx, db, cmp.Or(h.poll, progressPoll))
 	}
 	w.refs++
 	var once sync.Once
@@ -109,10 +112,10 @@ func (h *progressHub) dispatch(msgs <-chan any) {
 	}
 }
 
-// run reads the task at each announcement and every progressPoll until ctx ends (its last
-// subscriber left), waking the subscribers after each read.
-func (w *watch) run(ctx context.Context, db *ent.Client) {
-	tick := time.NewTicker(progressPoll)
+// run reads the task at each announcement and every poll until ctx ends (its last subscriber
+// left), waking the subscribers after each read.
+func (w *watch) run(ctx context.Context, db *ent.Client, poll time.Duration) {
+	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	for {
 		select {

@@ -3,12 +3,16 @@ package distribution_test
 import (
 	"bytes"
 	"context"
+	"net"
+	"os/exec"
 	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
@@ -175,4 +179,103 @@ func TestProgressEndsWithItsSubscriber(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// ownRedis is a redis-server of this test on a free port, killed when the test ends.
+type ownRedis struct {
+	t    *testing.T
+	addr string
+	cmd  *exec.Cmd
+}
+
+func startOwnRedis(t *testing.T) *ownRedis {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("needs redis-server on PATH")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &ownRedis{t: t, addr: l.Addr().String()}
+	l.Close()
+	r.start()
+	t.Cleanup(r.kill)
+	return r
+}
+
+// start runs redis-server on r's port and waits until it answers.
+func (r *ownRedis) start() {
+	r.t.Helper()
+	_, port, _ := net.SplitHostPort(r.addr)
+	r.cmd = exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	if err := r.cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	ping := redis.NewClient(&redis.Options{Addr: r.addr})
+	defer ping.Close()
+	for deadline := time.Now().Add(10 * time.Second); ping.Ping(context.Background()).Err() != nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			r.t.Fatal("redis-server did not answer in 10 s")
+		}
+	}
+}
+
+func (r *ownRedis) kill() {
+	if r.cmd != nil && r.cmd.Process != nil {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+		r.cmd = nil
+	}
+}
+
+// TestProgressAfterARedisRestart: the hub's subscription survives a Redis restart, and a change
+// made while Redis was away reaches the subscriber once it is back (the resubscription reads the
+// task; polling is off here), as do announcements afterwards.
+func TestProgressAfterARedisRestart(t *testing.T) {
+	s := newStack(t, "hubrestart", 5)
+	tpl := s.Template(t, 10, 1, nil)
+	task := create(t, s, tpl.ID, "users.csv", csvOf(ids(820001, 3)...))
+	r := startOwnRedis(t)
+	rdb := redis.NewClient(&redis.Options{Addr: r.addr, DialTimeout: time.Second})
+	t.Cleanup(func() { rdb.Close() })
+	svc := distribution.New(s.DB, rdb, nil, nil, nil, nil, distribution.Config{})
+	svc.SetProgressPoll(time.Hour)
+	ctx, cancel := context.WithTimeout(s.Ctx, time.Minute)
+	defer cancel()
+	st, err := svc.Progress(ctx, stack.Merchant, task.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := <-st; first.Status != coupontask.StatusPENDING {
+		t.Fatalf("first push %s", first.Status)
+	}
+	ch := keys.DistributionProgress(task.ID)
+	next := func(what string, rows int) {
+		t.Helper()
+		select {
+		case tk := <-st:
+			if tk.ProcessedRows != rows {
+				t.Fatalf("%s: %d processed rows, want %d", what, tk.ProcessedRows, rows)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no push in 10 s", what)
+		}
+	}
+	for subs, _ := rdb.PubSubNumSub(ctx, ch).Result(); subs[ch] != 1; subs, _ = rdb.PubSubNumSub(ctx, ch).Result() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	rdb.Publish(ctx, ch, "1") // an announcement without a change: no push
+	s.DB.CouponTask.UpdateOneID(task.ID).SetProcessedRows(1).ExecX(ctx)
+	rdb.Publish(ctx, ch, "1")
+	next("announced", 1)
+
+	r.kill()
+	s.DB.CouponTask.UpdateOneID(task.ID).SetProcessedRows(2).ExecX(ctx)
+	r.start()
+	next("changed while Redis was down", 2)
+
+	s.DB.CouponTask.UpdateOneID(task.ID).SetProcessedRows(3).ExecX(ctx)
+	rdb.Publish(ctx, ch, "1")
+	next("announced after the restart", 3)
 }
