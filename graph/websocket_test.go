@@ -222,3 +222,29 @@ func TestWebsocketSubscriptionLimit(t *testing.T) {
 		t.Fatalf("a subscription once the others completed: %+v %s %v", m, m.Payload, err)
 	}
 }
+
+// TestWebsocketDropsAPeerThatAnswersNoPing: the server pings every 10 s and drops a peer that sent
+// no pong 20 s after its connection_init.
+func TestWebsocketDropsAPeerThatAnswersNoPing(t *testing.T) {
+	e := newEnv(t, "wsping")
+	conn, _ := e.dialWS(map[string]any{})
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*wsPingInterval)
+	defer cancel()
+	pings := 0
+	for {
+		_, b, err := conn.Read(ctx)
+		if err != nil {
+			if took := time.Since(start); ctx.Err() != nil || took < 2*wsPingInterval-time.Second {
+				t.Fatalf("socket ended after %s (%v), want about %s", took, err, 2*wsPingInterval)
+			}
+			break
+		}
+		if strings.Contains(string(b), `"type":"ping"`) {
+			pings++
+		}
+	}
+	if pings == 0 {
+		t.Fatal("no ping before the socket was dropped")
+	}
+}
