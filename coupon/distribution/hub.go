@@ -130,7 +130,7 @@ func (w *watch) run(ctx context.Context, db *ent.Client, poll time.Duration) {
 		w.mu.Unlock()
 		t, err := db.CouponTask.Get(ctx, w.id)
 		if err != nil {
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && !ent.IsNotFound(err) { // not found: its subscriber is refused and leaves
 				slog.WarnContext(ctx, "distribution progress: read task", "task", w.id, "err", err)
 			}
 			continue
