@@ -18,8 +18,8 @@ import (
 // announcements of all followed tasks, and one watch per task reads the task once per
 // announcement (and every progressPoll) for all of that task's subscribers. go-redis reconnects
 // the subscription after a Redis restart and subscribes its channels again; each confirmation
-// makes a read too, so an announcement lost while Redis was away is not waited for until the
-// next poll. Its zero value is ready to use.
+// makes a read too, so a change whose announcement was lost while Redis was away is pushed
+// without waiting for the next poll. Its zero value is ready to use.
 type progressHub struct {
 	poll time.Duration // how often a followed task is read without an announcement; 0: progressPoll
 
@@ -68,6 +68,8 @@ func (h *progressHub) follow(rdb redis.UniversalClient, db *ent.Client, id int64
 	return w, func() { once.Do(func() { h.unfollow(ch, w) }) }
 }
 
+// unfollow ends one subscriber's interest in w: the last one stops w and unsubscribes its
+// channel, and the last followed task closes the Redis subscription.
 func (h *progressHub) unfollow(ch string, w *watch) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
