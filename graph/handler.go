@@ -2,11 +2,7 @@ package graph
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"net/http"
-	"strings"
-	"time"
 
 	"coupond/auth"
 	"coupond/graph/generated"
@@ -72,12 +68,7 @@ func newHandler(r *Resolver, cfg HandlerConfig) (http.Handler, *claimPlans) {
 	if !cfg.ExecutorOnly {
 		plans = newClaimPlans(es.Schema())
 	}
-	srv.AddTransport(transport.Websocket{
-		Implementation:        websocketOrigins(cfg.CORSOrigins),
-		KeepAlivePingInterval: 10 * time.Second,
-		InitFunc:              wsAuth(cfg.Signer),
-		PayloadReadLimit:      &cfg.MaxBodyBytes,
-	})
+	srv.AddTransport(websocketTransport(cfg.Signer, cfg.CORSOrigins, cfg.MaxBodyBytes))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(postJSON{max: cfg.MaxBodyBytes, plans: plans, resolver: r})
@@ -97,50 +88,6 @@ func newHandler(r *Resolver, cfg HandlerConfig) (http.Handler, *claimPlans) {
 	srv.SetErrorPresenter(ErrorPresenter)
 	srv.SetRecoverFunc(Recover)
 	return withCORS(httpEdge{next: srv, max: cfg.MaxBodyBytes, maxUpload: cfg.MaxUpload}, cfg.CORSOrigins), plans
-}
-
-// Websocket close codes of a refused connection_init (graphql-ws: 4400 Bad request, 4401
-// Unauthorized); clients treat them as fatal instead of reconnecting at once as after 1000.
-// (4403 Forbidden has no case here: every role may open a socket, and an operation the caller
-// may not run answers a FORBIDDEN GraphQL error on that operation.)
-const (
-	wsCloseBadRequest   = 4400
-	wsCloseUnauthorized = 4401
-)
-
-// wsAuth authenticates a websocket connection from the "Authorization" (or "authToken") entry of
-// its connection_init payload; browsers cannot set headers on websockets. No token: an anonymous
-// connection. A token that is not valid closes the socket with 4401; a payload whose token entry
-// is not a string with 4400. The ack carries no payload (never an echo of the token).
-func wsAuth(s *auth.Signer) transport.WebsocketInitFunc {
-	return func(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
-		for _, k := range []string{"Authorization", "authorization", "authToken"} {
-			if v, ok := p[k]; ok {
-				if _, isString := v.(string); !isString {
-					return refuseWebsocket(ctx, wsCloseBadRequest, "the "+k+" entry of connection_init must be a string")
-				}
-			}
-		}
-		tok := p.Authorization()
-		if tok == "" {
-			tok = p.GetString("authToken")
-		}
-		if tok == "" {
-			return ctx, nil, nil
-		}
-		actor, err := s.Parse(strings.TrimPrefix(tok, "Bearer "))
-		if err != nil {
-			return refuseWebsocket(ctx, wsCloseUnauthorized, "unauthenticated: the token is not valid")
-		}
-		return auth.WithActor(ctx, actor), nil, nil
-	}
-}
-
-// refuseWebsocket makes gqlgen close the socket with code and reason (reason is also sent as
-// the connection error; it must not echo the token).
-func refuseWebsocket(ctx context.Context, code int, reason string) (context.Context, *transport.InitPayload, error) {
-	ctx = transport.WithWebsocketCloseCode(ctx, code)
-	return transport.AppendCloseReason(ctx, reason), nil, errors.New(reason)
 }
 
 var (

@@ -17,33 +17,30 @@ func (s *Service) announce(ctx context.Context, id int64) {
 	}
 }
 
-// progressPoll is how often Progress looks at the task without an announcement.
+// progressPoll is how often a followed task is read without an announcement.
 const progressPoll = 2 * time.Second
 
 // Progress streams the actor's task: as it is now, then each time it changes (announced at every
 // committed batch and status change, looked at every progressPoll besides), and closes the
-// channel after sending the task once it is done (Task.Done) or when ctx ends.
+// channel after sending the task once it is done (Task.Done) or when ctx ends. The subscribers
+// of a task share one read of it per change, and all tasks followed by this process share one
+// Redis subscription (progressHub); a subscriber that reads slower than the task changes gets
+// its latest state, never an older one after a newer.
 func (s *Service) Progress(ctx context.Context, actor coupon.Actor, id int64) (<-chan *Task, error) {
+	w, release := s.progress.follow(s.rdb, s.db, id)
+	seen, wake := w.mark() // before the first read: every later change wakes this subscriber
 	first, err := s.Get(ctx, actor, id)
 	if err != nil {
-		return nil, err
-	}
-	sub := s.rdb.Subscribe(ctx, keys.DistributionProgress(id))
-	if _, err := sub.Receive(ctx); err != nil { // the subscription is confirmed before the first read
-		sub.Close()
+		release()
 		return nil, err
 	}
 	out := make(chan *Task, 1)
 	go func() {
 		defer close(out)
-		defer sub.Close()
-		msgs := sub.Channel()
-		tick := time.NewTicker(progressPoll)
-		defer tick.Stop()
-		t := first
-		var last *Task
+		defer release()
+		t, last := first, (*Task)(nil)
 		for {
-			if last == nil || changed(last, t) {
+			if t != nil && (last == nil || changed(last, t)) {
 				select {
 				case out <- t:
 				case <-ctx.Done():
@@ -51,23 +48,18 @@ func (s *Service) Progress(ctx context.Context, actor coupon.Actor, id int64) (<
 				}
 				last = t
 			}
-			if t.Done() {
+			if last.Done() {
 				return
 			}
 			select {
 			case <-ctx.Done():
 				return
-			case <-msgs:
-			case <-tick.C:
+			case <-wake:
 			}
-			next, err := s.Get(ctx, actor, id)
-			if err != nil {
-				if ctx.Err() == nil {
-					slog.WarnContext(ctx, "distribution progress: read task", "task", id, "err", err)
-				}
-				continue
+			var seq uint64
+			if t, seq, wake = w.current(); seq <= seen {
+				t = nil // read before this subscriber's own first read: not newer than it
 			}
-			t = next
 		}
 	}()
 	return out, nil

@@ -62,6 +62,8 @@ type Service struct {
 	// step, when set, is called after each step of a batch ("deducted", "committed",
 	// "settled"): the tests' way to inject a fault between two steps.
 	step func(name string)
+	// progress is the process's one Redis subscription to task announcements (hub.go).
+	progress progressHub
 }
 
 // New returns the distribution service.
