@@ -135,7 +135,9 @@ func TestTransitionsRace(t *testing.T) {
 							func() (*checkout.Settlement, error) {
 								return st.Checkout.Lock(st.Ctx, user(5), uc.ID, order(orderID, "50"))
 							},
-							func() (*checkout.Settlement, error) { return st.Checkout.Confirm(st.Ctx, orders, orderID, uc.ID, dec("50")) },
+							func() (*checkout.Settlement, error) {
+								return st.Checkout.Confirm(st.Ctx, orders, orderID, uc.ID, dec("50"))
+							},
 							func() (*checkout.Settlement, error) { return st.Checkout.Release(st.Ctx, user(5), orderID, uc.ID) },
 							func() (*checkout.Settlement, error) { return st.Checkout.Refund(st.Ctx, orders, orderID, uc.ID) },
 						}
