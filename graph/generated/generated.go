@@ -2508,7 +2508,7 @@ extend type Query {
     before: String
     "Narrows the list; totalCount counts the matches."
     filter: CouponTaskFilter
-  ): CouponTaskConnection! @hasRole(roles: [MERCHANT])
+  ): CouponTaskConnection! @hasRole(roles: [MERCHANT, PLATFORM])
 }
 
 # --- Checkout (issue 10) ---
@@ -7679,7 +7679,7 @@ func (ec *executionContext) _Query_couponTasks(ctx context.Context, field graphq
 			directive0 := next
 
 			directive1 := func(ctx context.Context) (any, error) {
-				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT"})
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT", "PLATFORM"})
 				if err != nil {
 					var zeroVal *model.CouponTaskConnection
 					return zeroVal, err
