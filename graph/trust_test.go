@@ -307,6 +307,9 @@ func TestPlatformTemplatesBelongToNoShop(t *testing.T) {
 	if r := e.do(e.token(platform), `query($id: ID!) { couponTask(id: $id) { id } }`, map[string]any{"id": task}); string(r.Data["couponTask"]) != `{"id":"`+task+`"}` {
 		t.Fatalf("platform's couponTask: %s %+v", r.Data["couponTask"], r.Errors)
 	}
+	if r := e.do(e.token(platform), `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": task}); string(r.Data["node"]) != `{"id":"`+task+`"}` {
+		t.Fatalf("platform's node(task): %s %+v", r.Data["node"], r.Errors)
+	}
 	if r := e.do(e.token(shopB), tasks, map[string]any{"shop": "1001"}); string(rawData(r)) != `{"couponTasks":{"totalCount":0,"edges":[]}}` {
 		t.Fatalf("another merchant's couponTasks(shopNumber: 1001) = %s", rawData(r))
 	}

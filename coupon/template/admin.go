@@ -190,15 +190,15 @@ func (a *Admin) undo(ctx context.Context, id int64, fn func() error) {
 	}
 }
 
-// Get returns the template as the actor may see it: anonymous callers and users see any template,
-// a merchant only its own shop's SHOP templates, the platform all (a service none). It returns
-// coupon.ErrNotFound otherwise.
+// Get returns the template as the actor may see it: a merchant only its own shop's SHOP
+// templates, everyone else (anonymous callers, users, the platform, services) any template. It
+// returns coupon.ErrNotFound otherwise.
 func (a *Admin) Get(ctx context.Context, actor *coupon.Actor, id int64) (*coupon.Template, error) {
 	t, err := a.cache.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if actor != nil && actor.Role != coupon.RoleUser && !actor.ManagesTemplate(t.Source, t.ShopNumber) {
+	if actor != nil && actor.Role == coupon.RoleMerchant && !actor.ManagesTemplate(t.Source, t.ShopNumber) {
 		return nil, coupon.ErrNotFound
 	}
 	return t, nil

@@ -2055,15 +2055,15 @@ interface Node {
 "The queries."
 type Query {
   """
-  The object with this id, as the caller may see it: a template (see couponTemplate), or the
-  caller's own coupon or redemption (USER callers). Null for an unknown id or one the caller may
-  not see; a malformed id is BAD_USER_INPUT.
+  The object with this id, as the caller may see it: a template (see couponTemplate), the
+  caller's own coupon or redemption (USER callers), or a distribution task (see couponTask). Null
+  for an unknown id or one the caller may not see; a malformed id is BAD_USER_INPUT.
   """
   node(
-    "A template's, coupon's or redemption's id."
+    "A template's, coupon's, redemption's or task's id."
     id: ID!
   ): Node
-  "Anyone may look a template up; a merchant sees only its own shop's templates (another shop's id gives null)."
+  "Anyone may look a template up; a merchant sees only its own shop's SHOP templates (another shop's or a PLATFORM template's id gives null)."
   couponTemplate(
     "The template's id."
     id: ID!
