@@ -18,6 +18,7 @@ var (
 	demoMerchant = coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}
 	demoUser     = coupon.Actor{UserID: 10001, Role: coupon.RoleUser}
 	demoPlatform = coupon.Actor{UserID: 9000, Role: coupon.RolePlatform}
+	demoOrders   = coupon.Actor{Role: coupon.RoleService, Service: "orders"} // confirms payments and refunds
 )
 
 const demoTemplateName = "Demo: 10.00 off orders from 100.00"
@@ -50,7 +51,8 @@ func (a *app) seedDemo(ctx context.Context) error {
 	for _, d := range []struct {
 		name  string
 		actor coupon.Actor
-	}{{"USER", demoUser}, {"MERCHANT (shop 1001)", demoMerchant}, {"PLATFORM", demoPlatform}} {
+	}{{"USER", demoUser}, {"MERCHANT (shop 1001)", demoMerchant}, {"PLATFORM", demoPlatform},
+		{"SERVICE (the order system: confirmCouponPayment, refundCoupon)", demoOrders}} {
 		tok, err := a.signer.Issue(d.actor, a.cfg.JWTMaxTTL)
 		if err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 
 	"coupond/coupon"
 	"coupond/graph"
+	"coupond/graph/model"
 	"coupond/playground"
 
 	"github.com/hibiken/asynqmon"
@@ -20,7 +21,9 @@ import (
 // process is up) and /readyz (MySQL and Redis answer). /metrics has its own listener (metrics.go).
 func (a *app) routes() http.Handler {
 	gql := graph.NewHandler(&graph.Resolver{Templates: a.svc.Templates, Redeemer: a.svc.Redeemer, Wallet: a.svc.Wallet,
-		Distribution: a.svc.Distribution, Checkout: a.svc.Checkout, Reminders: a.svc.Reminders, Stats: a.svc.Stats, Reconciler: a.svc.Reconciler}, graph.HandlerConfig{
+		Distribution: a.svc.Distribution, Checkout: a.svc.Checkout, Reminders: a.svc.Reminders, Stats: a.svc.Stats, Reconciler: a.svc.Reconciler,
+		Settings: model.ServerSettings{StatsTimeZone: a.cfg.StatsZone.String(), StatsMaxDays: a.cfg.StatsMaxDays,
+			UploadMaxBytes: int(a.cfg.UploadMaxBytes), RedeemMode: string(a.cfg.Redeem.Mode)}}, graph.HandlerConfig{
 		Signer:          a.signer,
 		Introspection:   a.cfg.Env != "prod",
 		ComplexityLimit: a.cfg.ComplexityLimit,

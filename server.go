@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 
 	"coupond/auth"
@@ -76,7 +77,7 @@ func run(args []string) error {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: coupond serve [--mode all|api|worker] [--demo] | migrate | token --role R --sub N [--shop N] | stats-rebuild <templateId>")
+	fmt.Fprintln(os.Stderr, "usage: coupond serve [--mode all|api|worker] [--demo] | migrate | token --role R --sub N|NAME [--shop N] | stats-rebuild <templateId>")
 	fmt.Fprintln(os.Stderr, "\nenvironment:")
 	for _, v := range settings {
 		fmt.Fprintf(os.Stderr, "  %-26s %-36s %s\n", v.env, v.def, v.meaning)
@@ -86,20 +87,28 @@ func usage() {
 // printToken implements `coupond token`.
 func printToken(cfg config, args []string) error {
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
-	role := fs.String("role", "USER", "USER, MERCHANT or PLATFORM")
-	sub := fs.Int64("sub", 1, "user id")
+	role := fs.String("role", "USER", "USER, MERCHANT, PLATFORM or SERVICE")
+	sub := fs.String("sub", "1", "user id (a SERVICE: the service's name, e.g. orders)")
 	shop := fs.Int64("shop", 0, "shop number (merchants)")
 	ttl := fs.Duration("ttl", cfg.JWTMaxTTL, "validity (at most COUPON_JWT_MAX_TTL)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	signer := auth.NewSigner(cfg.JWTSecret, auth.MaxTTL(cfg.JWTMaxTTL))
-	tok, err := signer.Issue(coupon.Actor{UserID: *sub, Role: coupon.Role(*role), Shop: *shop}, *ttl)
+	actor := coupon.Actor{Role: coupon.Role(*role), Shop: *shop}
+	if actor.Role == coupon.RoleService {
+		actor.Service = *sub
+	} else if id, err := strconv.ParseInt(*sub, 10, 64); err == nil {
+		actor.UserID = id
+	} else {
+		return fmt.Errorf("--sub %q: a %s token's sub is a user id", *sub, *role)
+	}
+	tok, err := signer.Issue(actor, *ttl)
 	if err != nil {
 		return fmt.Errorf("--ttl: %w (COUPON_JWT_MAX_TTL)", err)
 	}
 	if _, err := signer.Parse(tok); err != nil {
-		return err // e.g. a merchant without --shop
+		return err // e.g. a merchant without --shop, a service name that is not one
 	}
 	fmt.Println(tok)
 	return nil

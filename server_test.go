@@ -137,6 +137,14 @@ func TestTokenCommand(t *testing.T) {
 	if err := printToken(cfg, []string{"--role", "MERCHANT", "--sub", "1", "--shop", "1001"}); err != nil {
 		t.Fatal(err)
 	}
+	if err := printToken(cfg, []string{"--role", "SERVICE", "--sub", "orders"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]string{{"--role", "SERVICE", "--sub", "42"}, {"--role", "USER", "--sub", "orders"}} {
+		if err := printToken(cfg, bad); err == nil {
+			t.Fatalf("token %v was issued", bad)
+		}
+	}
 }
 
 func TestReadmeConfigTable(t *testing.T) {

@@ -1,5 +1,6 @@
-// Package auth turns HS256 bearer tokens into coupon.Actor values: claims sub (user id as a
-// decimal string), role (USER, MERCHANT, PLATFORM) and shop (a merchant's shop number).
+// Package auth turns HS256 bearer tokens into coupon.Actor values: claims role (USER, MERCHANT,
+// PLATFORM, SERVICE), sub (a person's user id as a decimal string; a SERVICE's name, e.g.
+// "orders") and shop (a merchant's shop number; ignored for the other roles).
 package auth
 
 import (
@@ -88,10 +89,14 @@ func (s *Signer) Issue(a coupon.Actor, ttl time.Duration) (string, error) {
 	if ttl > s.maxTTL {
 		return "", fmt.Errorf("a token lifetime of %s exceeds the maximum of %s", ttl, s.maxTTL)
 	}
+	sub := strconv.FormatInt(a.UserID, 10)
+	if a.Role == coupon.RoleService {
+		sub = a.Service
+	}
 	c := Claims{
 		Role: string(a.Role),
 		RegisteredClaims: jwt.RegisteredClaims{
-			Subject:   strconv.FormatInt(a.UserID, 10),
+			Subject:   sub,
 			IssuedAt:  jwt.NewNumericDate(time.Now()),
 			ExpiresAt: jwt.NewNumericDate(time.Now().Add(ttl)),
 		},
@@ -102,7 +107,8 @@ func (s *Signer) Issue(a coupon.Actor, ttl time.Duration) (string, error) {
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(s.secret)
 }
 
-// Parse verifies the token (HS256 only, signature and expiry) and returns its actor.
+// Parse verifies the token (HS256 only, signature and expiry) and returns its actor, whose
+// Expires is the token's exp.
 func (s *Signer) Parse(token string) (coupon.Actor, error) {
 	st, err := s.parse(token)
 	if err != nil {
@@ -117,53 +123,90 @@ func (s *Signer) parse(token string) (*state, error) {
 	if v, ok := s.verified.Peek(token); ok && time.Now().Before(v.expires) {
 		return v.st, nil
 	}
-	a, expires, err := s.verify(token)
+	a, err := s.verify(token)
 	if err != nil {
 		return nil, err
 	}
 	st := &state{actor: a}
-	s.verified.Add(token, verified{st: st, expires: expires})
+	s.verified.Add(token, verified{st: st, expires: a.Expires})
 	return st, nil
 }
 
 // verify checks the token (HS256 only, signature, expiry, iat not in the future, a lifetime of
-// at most maxTTL, numeric dates) and returns its actor and expiry.
-func (s *Signer) verify(token string) (coupon.Actor, time.Time, error) {
+// at most maxTTL, numeric dates) and returns its actor (Expires: the exp claim).
+func (s *Signer) verify(token string) (coupon.Actor, error) {
 	var c Claims
 	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return s.secret, nil },
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired())
 	if err != nil {
-		return coupon.Actor{}, time.Time{}, fmt.Errorf("invalid token: %w", err)
+		return coupon.Actor{}, fmt.Errorf("invalid token: %w", err)
 	}
 	start := time.Now()
 	if c.IssuedAt != nil {
 		if c.IssuedAt.After(start.Add(leeway)) {
-			return coupon.Actor{}, time.Time{}, errors.New("invalid token: iat is in the future")
+			return coupon.Actor{}, errors.New("invalid token: iat is in the future")
 		}
 		start = c.IssuedAt.Time
 	}
 	if life := c.ExpiresAt.Sub(start); life > s.maxTTL+leeway {
-		return coupon.Actor{}, time.Time{}, fmt.Errorf("invalid token: a lifetime of %s exceeds the maximum of %s", life.Round(time.Second), s.maxTTL)
+		return coupon.Actor{}, fmt.Errorf("invalid token: a lifetime of %s exceeds the maximum of %s", life.Round(time.Second), s.maxTTL)
+	}
+	a, err := actorOf(&c)
+	if err != nil {
+		return coupon.Actor{}, err
+	}
+	a.Expires = c.ExpiresAt.Time
+	return a, nil
+}
+
+// actorOf is the caller the verified claims name: a SERVICE by its name (see ServiceName), a
+// person by a positive decimal user id; a MERCHANT needs a shop. The shop claim of any other role
+// is ignored (a PLATFORM token administers no shop, whatever it carries).
+func actorOf(c *Claims) (coupon.Actor, error) {
+	a := coupon.Actor{Role: coupon.Role(c.Role)}
+	switch a.Role {
+	case coupon.RoleService:
+		if !validServiceName(c.Subject) {
+			return a, errors.New("invalid token: the sub of a SERVICE token is not a service name")
+		}
+		a.Service = c.Subject
+		return a, nil
+	case coupon.RoleUser, coupon.RoleMerchant, coupon.RolePlatform:
+	default:
+		return a, fmt.Errorf("invalid token: unknown role %q", c.Role)
 	}
 	uid, err := strconv.ParseInt(c.Subject, 10, 64)
 	if err != nil || uid <= 0 {
-		return coupon.Actor{}, time.Time{}, errors.New("invalid token: sub is not a user id")
+		return a, errors.New("invalid token: sub is not a user id")
 	}
-	a := coupon.Actor{UserID: uid, Role: coupon.Role(c.Role)}
-	switch a.Role {
-	case coupon.RoleUser, coupon.RolePlatform:
-	case coupon.RoleMerchant:
+	a.UserID = uid
+	if a.Role == coupon.RoleMerchant {
 		if a.Shop, err = strconv.ParseInt(c.Shop, 10, 64); err != nil || a.Shop <= 0 {
-			return coupon.Actor{}, time.Time{}, errors.New("invalid token: a merchant token needs a shop")
+			return a, errors.New("invalid token: a merchant token needs a shop")
 		}
-	default:
-		return coupon.Actor{}, time.Time{}, fmt.Errorf("invalid token: unknown role %q", c.Role)
 	}
-	if a.Role == coupon.RolePlatform && c.Shop != "" {
-		a.Shop, _ = strconv.ParseInt(c.Shop, 10, 64)
-	}
-	return a, c.ExpiresAt.Time, nil
+	return a, nil
 }
+
+// maxServiceName bounds a SERVICE token's sub.
+const maxServiceName = 64
+
+// validServiceName reports whether sub names a service: 1 to 64 ASCII letters, digits, '.', '_'
+// or '-', starting with a letter (so it is never mistaken for a user id).
+func validServiceName(sub string) bool {
+	if sub == "" || len(sub) > maxServiceName || !isLetter(sub[0]) {
+		return false
+	}
+	for i := 0; i < len(sub); i++ {
+		b := sub[i]
+		if !isLetter(b) && (b < '0' || b > '9') && b != '.' && b != '_' && b != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(b byte) bool { return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') }
 
 type ctxKey struct{}
 

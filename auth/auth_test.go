@@ -18,8 +18,12 @@ func TestParseChecksEveryTokenAndRemembersGoodOnes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 { // verified, then from the cache
-		if got, err := s.Parse(tok); err != nil || got != merchant {
-			t.Fatalf("Parse = %+v, %v", got, err)
+		got, err := s.Parse(tok)
+		if err != nil || got.Expires.IsZero() || time.Until(got.Expires) > time.Hour {
+			t.Fatalf("Parse = %+v, %v (want the token's exp, within the hour)", got, err)
+		}
+		if got.Expires = (time.Time{}); got != merchant {
+			t.Fatalf("Parse = %+v, want %+v", got, merchant)
 		}
 	}
 	other := NewSigner("secret-two")
@@ -78,5 +82,51 @@ func TestParseRefusesBadDatesAndLongLifetimes(t *testing.T) {
 	}
 	if _, err := NewSigner("x", MaxTTL(time.Hour)).Issue(coupon.Actor{UserID: 1, Role: coupon.RoleUser}, 2*time.Hour); err == nil {
 		t.Error("Issue accepted 2h under MaxTTL(1h)")
+	}
+}
+
+// A SERVICE token names its service by sub (no user id, no shop); a person's token needs a
+// numeric sub; a PLATFORM token's shop claim is dropped (the platform administers no shop).
+func TestServiceTokensAndIgnoredShopClaims(t *testing.T) {
+	s := NewSigner("secret-one")
+	tok, err := s.Issue(coupon.Actor{Role: coupon.RoleService, Service: "orders"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Parse(tok)
+	if err != nil || got.Role != coupon.RoleService || got.Service != "orders" || got.UserID != 0 || got.Shop != 0 {
+		t.Fatalf("SERVICE token: %+v, %v", got, err)
+	}
+	sign := func(claims jwt.MapClaims) string {
+		claims["exp"] = time.Now().Add(time.Hour).Unix()
+		tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte("secret-one"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	for name, c := range map[string]struct {
+		claims jwt.MapClaims
+		want   coupon.Actor // zero: refused
+	}{
+		"service with a shop":     {jwt.MapClaims{"sub": "orders", "role": "SERVICE", "shop": "1001"}, coupon.Actor{Role: coupon.RoleService, Service: "orders"}},
+		"service named by digits": {jwt.MapClaims{"sub": "42", "role": "SERVICE"}, coupon.Actor{}},
+		"service without a name":  {jwt.MapClaims{"sub": "", "role": "SERVICE"}, coupon.Actor{}},
+		"service name with space": {jwt.MapClaims{"sub": "order system", "role": "SERVICE"}, coupon.Actor{}},
+		"user named by a word":    {jwt.MapClaims{"sub": "orders", "role": "USER"}, coupon.Actor{}},
+		"platform with a shop":    {jwt.MapClaims{"sub": "9", "role": "PLATFORM", "shop": "1001"}, coupon.Actor{UserID: 9, Role: coupon.RolePlatform}},
+		"user with a shop":        {jwt.MapClaims{"sub": "7", "role": "USER", "shop": "1001"}, coupon.Actor{UserID: 7, Role: coupon.RoleUser}},
+	} {
+		got, err := s.Parse(sign(c.claims))
+		got.Expires = time.Time{}
+		if c.want == (coupon.Actor{}) {
+			if err == nil {
+				t.Errorf("%s: accepted as %+v", name, got)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s: Parse = %+v, %v; want %+v", name, got, err, c.want)
+		}
 	}
 }

@@ -123,7 +123,7 @@ func runCheckout(ctx context.Context, r *run, s scenario, short bool, logf func(
 	for range checkoutConcurrency {
 		wg.Go(func() {
 			for p := range work {
-				ops, answered, retries := p.play(ctx, w.gql, r.users[p.user-1], timeoutMin, timeoutMax, s.retry, b)
+				ops, answered, retries := p.play(ctx, w.gql, r.users[p.user-1], r.orders, timeoutMin, timeoutMax, s.retry, b)
 				mu.Lock()
 				for _, r := range p.refusals {
 					co.refusals[r]++
@@ -196,6 +196,9 @@ const (
 	lockMutation = `mutation($c: ID!, $o: ID!) { lockCoupon(input: {couponId: $c, order: {orderId: $o, shopNumber: "1001", amount: "300.00"}}) {
   settlement { status } userErrors { code message } } }`
 	settleMutation = `mutation($c: ID!, $o: ID!) { %s(input: {orderId: $o, couponId: $c}) { settlement { status } userErrors { code message } } }`
+	// confirmMutation is the order system's confirmation, with the amount lockMutation locked.
+	confirmMutation = `mutation($c: ID!, $o: ID!) { confirmCouponPayment(input: {orderId: $o, couponId: $c, orderAmount: "300.00"}) {
+  settlement { status } userErrors { code message } } }`
 )
 
 // settlementCall sends one settlement mutation until it gets an answer (with retry; else once)
@@ -227,12 +230,14 @@ func settlementCall(ctx context.Context, c *gqlClient, token, op, query string, 
 	}
 }
 
-// play runs one pair: a lock (a tenth of them raced by a rival order), then confirm (half; a
-// third of those refunded), release (a quarter) or nothing (the lock's TTL releases it). It
-// counts its calls in b and returns how many it made, how many were answered, and the retries.
-func (p *pair) play(ctx context.Context, c *gqlClient, token string, tmin, tmax time.Duration, retry bool, b *burst) (ops, answered, retries int) {
+// play runs one pair: the user's lock (a tenth of them raced by a rival order), then the order
+// system's confirm (half; a third of those refunded by the order system), the user's release (a
+// quarter) or nothing (the lock's TTL releases it). token is the user's, orders the order
+// system's. It counts its calls in b and returns how many it made, how many were answered, and
+// the retries.
+func (p *pair) play(ctx context.Context, c *gqlClient, token, orders string, tmin, tmax time.Duration, retry bool, b *burst) (ops, answered, retries int) {
 	vars := map[string]any{"c": p.coupon, "o": p.order}
-	call := func(op, query string, vars map[string]any) (string, bool) {
+	call := func(token, op, query string, vars map[string]any) (string, bool) {
 		ops++
 		got, ok, n := settlementCall(ctx, c, token, op, query, vars, tmin, tmax, retry)
 		retries += n
@@ -253,21 +258,21 @@ func (p *pair) play(ctx context.Context, c *gqlClient, token string, tmin, tmax 
 		rival := map[string]any{"c": p.coupon, "o": p.order + "9"}
 		go func() { _, _, _ = settlementCall(ctx, c, token, "lockCoupon", lockMutation, rival, tmin, tmax, false) }()
 	}
-	got, ok := call("lockCoupon", lockMutation, vars)
+	got, ok := call(token, "lockCoupon", lockMutation, vars)
 	if !ok || got != "LOCKED" {
 		return ops, answered, retries
 	}
 	p.told = got
 	switch x := rand.N(4); {
 	case x < 2:
-		got, ok := call("confirmCouponPayment", fmt.Sprintf(settleMutation, "confirmCouponPayment"), vars)
+		got, ok := call(orders, "confirmCouponPayment", confirmMutation, vars)
 		switch {
 		case ok && got == "EXPIRED":
 			p.told = "EXPIRED-CONFIRM"
 		case ok && got == "PAID":
 			p.told = got
 			if rand.N(3) == 0 {
-				got, ok := call("refundCoupon", fmt.Sprintf(settleMutation, "refundCoupon"), vars)
+				got, ok := call(orders, "refundCoupon", fmt.Sprintf(settleMutation, "refundCoupon"), vars)
 				switch {
 				case !ok:
 					p.told = "REFUND-UNANSWERED"
@@ -277,7 +282,7 @@ func (p *pair) play(ctx context.Context, c *gqlClient, token string, tmin, tmax 
 			}
 		}
 	case x == 2:
-		if got, ok := call("releaseCoupon", fmt.Sprintf(settleMutation, "releaseCoupon"), vars); ok && got == "CANCELED" {
+		if got, ok := call(token, "releaseCoupon", fmt.Sprintf(settleMutation, "releaseCoupon"), vars); ok && got == "CANCELED" {
 			p.told = got
 		}
 	default:

@@ -97,7 +97,7 @@ func runAll(ctx context.Context, picked []scenario, short, keep bool, logf func(
 	if short {
 		maxUsers = usersShort
 	}
-	logf("building coupond, initialising MariaDB, issuing %d tokens", maxUsers+1)
+	logf("building coupond, initialising MariaDB, issuing %d tokens", maxUsers+2)
 	r, err := newRun(root, maxUsers)
 	if err != nil {
 		return nil, err

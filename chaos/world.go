@@ -16,6 +16,7 @@ type run struct {
 	pristine string
 	secret   string
 	merchant string
+	orders   string   // the order system's (SERVICE) token: it confirms payments and refunds
 	users    []string // users[u-1] is user u's token
 	keep     bool     // keep each scenario's dir (logs, data) for a post-mortem
 }
@@ -37,7 +38,7 @@ func newRun(root string, maxUsers int) (*run, error) {
 		r.close()
 		return nil, err
 	}
-	args := [][]string{{"--role", "MERCHANT", "--sub", "1", "--shop", "1001"}}
+	args := [][]string{{"--role", "MERCHANT", "--sub", "1", "--shop", "1001"}, {"--role", "SERVICE", "--sub", "orders"}}
 	for u := 1; u <= maxUsers; u++ {
 		args = append(args, []string{"--role", "USER", "--sub", strconv.Itoa(u)})
 	}
@@ -46,7 +47,7 @@ func newRun(root string, maxUsers int) (*run, error) {
 		r.close()
 		return nil, err
 	}
-	r.merchant, r.users = toks[0], toks[1:]
+	r.merchant, r.orders, r.users = toks[0], toks[1], toks[2:]
 	return r, nil
 }
 

@@ -25,6 +25,7 @@ const (
 	CodeExpired         Code = "EXPIRED"
 	CodeInvalidState    Code = "INVALID_STATE"
 	CodeFileInvalid     Code = "FILE_INVALID"
+	CodeAmountMismatch  Code = "AMOUNT_MISMATCH"
 )
 
 // Error is a typed failure the caller can act on. Field names the input field at fault, as a path

@@ -37,12 +37,12 @@ func orderOf(in *model.OrderInput) (checkout.Order, error) {
 	return o, nil
 }
 
-// settlementRef decodes the ids of a SettlementRefInput.
-func settlementRef(in model.SettlementRefInput) (orderID, couponID int64, err error) {
-	if orderID, err = scalar.ParseID(in.OrderID); err != nil {
+// settlementRef decodes the ids naming a settlement (SettlementRefInput, ConfirmCouponPaymentInput).
+func settlementRef(order, coupon string) (orderID, couponID int64, err error) {
+	if orderID, err = scalar.ParseID(order); err != nil {
 		return 0, 0, err
 	}
-	couponID, err = scalar.ParseID(in.CouponID)
+	couponID, err = scalar.ParseID(coupon)
 	return orderID, couponID, err
 }
 

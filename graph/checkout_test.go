@@ -112,17 +112,21 @@ func TestCheckoutOverGraphQL(t *testing.T) {
 		t.Fatalf("3 decimals = %+v", s)
 	}
 
-	ref := func(op string) settlementPayload {
+	// The user releases its own lock; the order system (SERVICE) pays and refunds.
+	orders := e.token(coupon.Actor{Role: coupon.RoleService, Service: "orders"})
+	ref := func(tok, op string) settlementPayload {
 		m := `mutation($o: ID!, $c: ID!) { ` + op + `(input: {orderId: $o, couponId: $c}) { settlement { id status discount coupon { id status } } userErrors { code field message } } }`
-		return field[settlementPayload](t, e.do(e.token(user), m, map[string]any{"o": "5001", "c": shopCoupon}), op)
+		return field[settlementPayload](t, e.do(tok, m, map[string]any{"o": "5001", "c": shopCoupon}), op)
 	}
-	if s := ref("confirmCouponPayment"); s.Settlement == nil || s.Settlement.Status != "PAID" || s.Settlement.Coupon.Status != "USED" {
+	confirm := `mutation($o: ID!, $c: ID!, $a: Decimal!) { confirmCouponPayment(input: {orderId: $o, couponId: $c, orderAmount: $a}) {
+	  settlement { id status discount coupon { id status } } userErrors { code field message } } }`
+	if s := field[settlementPayload](t, e.do(orders, confirm, map[string]any{"o": "5001", "c": shopCoupon, "a": "200.00"}), "confirmCouponPayment"); s.Settlement == nil || s.Settlement.Status != "PAID" || s.Settlement.Coupon.Status != "USED" {
 		t.Fatalf("confirm = %+v", s)
 	}
-	if s := ref("releaseCoupon"); s.Settlement != nil || len(s.UserErrors) != 1 || s.UserErrors[0].Code != "INVALID_STATE" {
+	if s := ref(e.token(user), "releaseCoupon"); s.Settlement != nil || len(s.UserErrors) != 1 || s.UserErrors[0].Code != "INVALID_STATE" {
 		t.Fatalf("release after payment = %+v", s)
 	}
-	if s := ref("refundCoupon"); s.Settlement == nil || s.Settlement.Status != "REFUNDED" || s.Settlement.Coupon.Status != "UNUSED" {
+	if s := ref(orders, "refundCoupon"); s.Settlement == nil || s.Settlement.Status != "REFUNDED" || s.Settlement.Coupon.Status != "UNUSED" {
 		t.Fatalf("refund = %+v", s)
 	}
 }

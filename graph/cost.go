@@ -48,7 +48,7 @@ func complexityRoot() generated.ComplexityRoot {
 	c.Query.MyCoupons = func(child int, _ *usercoupon.Status, first *int, _ *string, last *int, _ *string, _ *bool) int {
 		return connectionCost(child, first, last)
 	}
-	c.Query.CouponTasks = func(child int, first *int, _ *string, last *int, _ *string, _ *model.CouponTaskFilter) int {
+	c.Query.CouponTasks = func(child int, _ *string, first *int, _ *string, last *int, _ *string, _ *model.CouponTaskFilter) int {
 		return connectionCost(child, first, last)
 	}
 	c.Query.MyReminders = func(child int, first *int, _ *string) int { return connectionCost(child, first, nil) }

@@ -15,6 +15,7 @@ import (
 	"coupond/coupon"
 	"coupond/coupon/claim"
 	"coupond/ent"
+	"coupond/graph/model"
 	"coupond/services"
 	"coupond/testutil/stack"
 )
@@ -31,13 +32,16 @@ type env struct {
 	stack   *stack.Stack
 }
 
+// testSettings are the settings newEnv's viewer reports.
+var testSettings = model.ServerSettings{StatsTimeZone: "Asia/Shanghai", StatsMaxDays: 366, UploadMaxBytes: 64 << 20, RedeemMode: "sync"}
+
 func newEnv(t *testing.T, name string) *env {
 	t.Helper()
 	s := stack.New(t, "graph", name, stack.Options{Config: services.Config{Redeem: claim.Config{Mode: claim.ModeSync}}})
 	db, sqlDB := s.DB, s.SQL
 	signer := auth.NewSigner(testSecret)
 	h := NewHandler(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Distribution: s.Distribution,
-		Checkout: s.Checkout, Reminders: s.Reminders, Stats: s.Stats, Reconciler: s.Reconciler}, HandlerConfig{
+		Checkout: s.Checkout, Reminders: s.Reminders, Stats: s.Stats, Reconciler: s.Reconciler, Settings: testSettings}, HandlerConfig{
 		Signer: signer, Introspection: true, ComplexityLimit: 500, DepthLimit: 15,
 	})
 	handler := signer.Middleware(h)

@@ -12,9 +12,9 @@ import (
 
 // node resolves node(id) with the API's own ids, told apart by their form: "<templateId>-<n>" is
 // a redemption (the caller's own, USER callers only); a decimal id is a template (visible as
-// couponTemplate shows it) or else one of a USER caller's coupons, or of a MERCHANT caller's
-// distribution tasks. Template and coupon ids come
-// from one snowflake generator, so an id names at most one of them. Anything the caller may not
+// couponTemplate shows it) or else one of a USER caller's coupons, or a distribution task a
+// MERCHANT (its shop's) or PLATFORM caller may read. Template, coupon and task ids come from one
+// snowflake generator, so an id names at most one of them. Anything the caller may not
 // see, or that does not exist, is null; a malformed id is BAD_USER_INPUT.
 func (r *queryResolver) node(ctx context.Context, id string) (model.Node, error) {
 	actor, err := optionalActor(ctx)
@@ -38,7 +38,7 @@ func (r *queryResolver) node(ctx context.Context, id string) (model.Node, error)
 	switch {
 	case isUser:
 		return r.ownCoupon(ctx, actor.UserID, n)
-	case actor != nil && actor.Role == coupon.RoleMerchant:
+	case actor != nil && (actor.Role == coupon.RoleMerchant || actor.Role == coupon.RolePlatform):
 		return found(r.Distribution.Get(ctx, *actor, n))
 	}
 	return nil, nil

@@ -9,6 +9,7 @@ import (
 	"coupond/coupon/stats"
 	"coupond/coupon/template"
 	"coupond/coupon/wallet"
+	"coupond/graph/model"
 )
 
 // Resolver holds the domain services the resolvers call.
@@ -22,4 +23,7 @@ type Resolver struct {
 	Reminders    *reminder.Service
 	Stats        *stats.Service
 	Reconciler   *reconcile.Reconciler
+
+	// Settings are the server's settings the viewer query reports.
+	Settings model.ServerSettings
 }

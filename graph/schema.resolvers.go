@@ -18,7 +18,6 @@ import (
 	"coupond/graph/model"
 	"coupond/graph/scalar"
 	"errors"
-	"strconv"
 	"time"
 )
 
@@ -34,8 +33,8 @@ func (r *couponTaskResolver) FailureReportURL(ctx context.Context, obj *distribu
 	return failureReportURL(obj), nil
 }
 
-func (r *couponTemplateResolver) ShopNumber(ctx context.Context, obj *coupon.Template) (string, error) {
-	return strconv.FormatInt(obj.ShopNumber, 10), nil
+func (r *couponTemplateResolver) ShopNumber(ctx context.Context, obj *coupon.Template) (*string, error) {
+	return templateShop(obj), nil
 }
 
 func (r *mutationResolver) CreateCouponTemplate(ctx context.Context, input template.CreateInput) (*model.CouponTemplatePayload, error) {
@@ -99,16 +98,16 @@ func (r *mutationResolver) LockCoupon(ctx context.Context, input model.LockCoupo
 	return settlementPayload(r.Checkout.Lock(ctx, actorOf(ctx), id, o))
 }
 
-func (r *mutationResolver) ConfirmCouponPayment(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error) {
-	orderID, couponID, err := settlementRef(input)
+func (r *mutationResolver) ConfirmCouponPayment(ctx context.Context, input model.ConfirmCouponPaymentInput) (*model.SettlementPayload, error) {
+	orderID, couponID, err := settlementRef(input.OrderID, input.CouponID)
 	if err != nil {
 		return nil, err
 	}
-	return settlementPayload(r.Checkout.Confirm(ctx, actorOf(ctx), orderID, couponID))
+	return settlementPayload(r.Checkout.Confirm(ctx, actorOf(ctx), orderID, couponID, input.OrderAmount))
 }
 
 func (r *mutationResolver) ReleaseCoupon(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error) {
-	orderID, couponID, err := settlementRef(input)
+	orderID, couponID, err := settlementRef(input.OrderID, input.CouponID)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +115,7 @@ func (r *mutationResolver) ReleaseCoupon(ctx context.Context, input model.Settle
 }
 
 func (r *mutationResolver) RefundCoupon(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error) {
-	orderID, couponID, err := settlementRef(input)
+	orderID, couponID, err := settlementRef(input.OrderID, input.CouponID)
 	if err != nil {
 		return nil, err
 	}
@@ -207,12 +206,12 @@ func (r *queryResolver) CouponTask(ctx context.Context, id string) (*distributio
 	return t, err
 }
 
-func (r *queryResolver) CouponTasks(ctx context.Context, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) (*model.CouponTaskConnection, error) {
+func (r *queryResolver) CouponTasks(ctx context.Context, shopNumber *string, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) (*model.CouponTaskConnection, error) {
 	req, err := pageArgs(first, after, last, before)
 	if err != nil {
 		return nil, err
 	}
-	f, err := taskFilter(filter)
+	f, err := taskFilter(shopNumber, filter)
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +280,10 @@ func (r *queryResolver) TemplateLog(ctx context.Context, templateID string, firs
 	return r.templateLog(ctx, templateID, first, after)
 }
 
+func (r *queryResolver) Viewer(ctx context.Context) (*coupon.Actor, error) {
+	return optionalActor(ctx)
+}
+
 func (r *settlementResolver) Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error) {
 	return settlementCoupon(ctx, r.Checkout, obj)
 }
@@ -295,6 +298,22 @@ func (r *subscriptionResolver) CouponTaskProgress(ctx context.Context, id string
 
 func (r *userCouponResolver) Template(ctx context.Context, obj *coupon.UserCoupon) (*coupon.Template, error) {
 	return r.Templates.Get(ctx, nil, obj.TemplateID)
+}
+
+func (r *viewerResolver) UserID(ctx context.Context, obj *coupon.Actor) (string, error) {
+	return viewerUserID(obj), nil
+}
+
+func (r *viewerResolver) ShopNumber(ctx context.Context, obj *coupon.Actor) (*string, error) {
+	return viewerShop(obj), nil
+}
+
+func (r *viewerResolver) ExpiresAt(ctx context.Context, obj *coupon.Actor) (*time.Time, error) {
+	return viewerExpires(obj), nil
+}
+
+func (r *viewerResolver) Settings(ctx context.Context, obj *coupon.Actor) (*model.ServerSettings, error) {
+	return r.viewerSettings(), nil
 }
 
 func (r *Resolver) CouponTask() generated.CouponTaskResolver { return &couponTaskResolver{r} }
@@ -313,6 +332,8 @@ func (r *Resolver) Subscription() generated.SubscriptionResolver { return &subsc
 
 func (r *Resolver) UserCoupon() generated.UserCouponResolver { return &userCouponResolver{r} }
 
+func (r *Resolver) Viewer() generated.ViewerResolver { return &viewerResolver{r} }
+
 type (
 	couponTaskResolver     struct{ *Resolver }
 	couponTemplateResolver struct{ *Resolver }
@@ -321,4 +342,5 @@ type (
 	settlementResolver     struct{ *Resolver }
 	subscriptionResolver   struct{ *Resolver }
 	userCouponResolver     struct{ *Resolver }
+	viewerResolver         struct{ *Resolver }
 )

@@ -38,12 +38,13 @@ func createTaskInput(in model.CreateCouponTaskInput) (distribution.CreateInput, 
 	return out, nil
 }
 
-// taskFilter converts the GraphQL filter.
-func taskFilter(in *model.CouponTaskFilter) (distribution.Filter, error) {
-	if in == nil {
-		return distribution.Filter{}, nil
+// taskFilter converts couponTasks' shopNumber and filter arguments.
+func taskFilter(shopNumber *string, in *model.CouponTaskFilter) (distribution.Filter, error) {
+	shop, err := shopArg(shopNumber) // (graph/stats.go)
+	if err != nil || in == nil {
+		return distribution.Filter{ShopNumber: shop}, err
 	}
-	f := distribution.Filter{Status: in.Status}
+	f := distribution.Filter{ShopNumber: shop, Status: in.Status}
 	if in.TemplateID != nil {
 		id, err := scalar.ParseID(*in.TemplateID)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"coupond/coupon"
 	"coupond/coupon/template"
+	"coupond/ent/coupontemplate"
 	"coupond/graph/model"
 	"coupond/graph/scalar"
 )
@@ -36,6 +37,16 @@ func templateFilter(in *model.CouponTemplateFilter) (template.Filter, error) {
 		f.ShopNumber = &shop
 	}
 	return f, nil
+}
+
+// templateShop is CouponTemplate.shopNumber: null for a PLATFORM-source template, which belongs
+// to no shop (whatever its row carries).
+func templateShop(t *coupon.Template) *string {
+	if t.Source != coupontemplate.SourceSHOP {
+		return nil
+	}
+	s := strconv.FormatInt(t.ShopNumber, 10)
+	return &s
 }
 
 // templateConnection builds the Relay connection of a page.

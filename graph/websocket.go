@@ -155,10 +155,11 @@ func (s *session) init(ctx context.Context, p transport.InitPayload) (context.Co
 	if tok == "" {
 		return ctx, nil, nil
 	}
-	actor, exp, err := s.signer.ParseWithExpiry(strings.TrimPrefix(tok, "Bearer "))
+	actor, err := s.signer.Parse(strings.TrimPrefix(tok, "Bearer "))
 	if err != nil {
 		return refuseWebsocket(ctx, wsCloseUnauthorized, "unauthenticated: the token is not valid")
 	}
+	exp := actor.Expires
 	ctx, cancel := context.WithDeadlineCause(auth.WithActor(ctx, actor), exp, errTokenExpired)
 	s.mu.Lock()
 	s.expired = func() bool { return !time.Now().Before(exp) }

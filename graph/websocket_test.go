@@ -87,10 +87,11 @@ func TestWebsocketClosesAtTokenExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, exp, err := e.signer.ParseWithExpiry(tok)
+	actor, err := e.signer.Parse(tok)
 	if err != nil {
 		t.Fatal(err)
 	}
+	exp := actor.Expires
 	conn, ctx := e.dialWS(map[string]any{"Authorization": "Bearer " + tok})
 	wsAck(t, ctx, conn)
 	wsSubscribe(t, ctx, conn, "progress", progressSubscription, map[string]any{"id": strconv.FormatInt(task.ID, 10)})
@@ -102,7 +103,8 @@ func TestWebsocketClosesAtTokenExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, userExp, _ := e.signer.ParseWithExpiry(userTok)
+	userActor, _ := e.signer.Parse(userTok)
+	userExp := userActor.Expires
 	userConn, userCtx := e.dialWS(map[string]any{"Authorization": "Bearer " + userTok})
 	wsAck(t, userCtx, userConn)
 	tpl := e.stack.Template(t, 10, 1, nil)

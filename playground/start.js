@@ -20,7 +20,7 @@
   var defaultQuery = [
     "# coupond. Paste a bearer token after \"Bearer \"",
     "# in the Headers pane below (scripts/run.sh prints",
-    "# a USER, a MERCHANT and a PLATFORM token).",
+    "# a USER, a MERCHANT, a PLATFORM and a SERVICE token).",
     "",
     "query Templates {",
     "  couponTemplates(first: 5) {",
@@ -29,6 +29,19 @@
     "    pageInfo { hasNextPage endCursor }",
     "  }",
     "}",
+    "",
+    "# Checkout takes two parties. The user's app holds a",
+    "# coupon for an order (USER token; the id from myCoupons):",
+    "#   mutation { lockCoupon(input: {couponId: \"<id>\",",
+    "#     order: {orderId: \"1\", shopNumber: \"1001\", amount: \"120.00\"}})",
+    "#     { settlement { status discount payable } userErrors { code message } } }",
+    "# The order system says the order was paid, for the amount",
+    "# it charged, or refunded (SERVICE token; a USER is FORBIDDEN):",
+    "#   mutation { confirmCouponPayment(input: {orderId: \"1\",",
+    "#     couponId: \"<id>\", orderAmount: \"120.00\"})",
+    "#     { settlement { status } userErrors { code message } } }",
+    "#   mutation { refundCoupon(input: {orderId: \"1\", couponId: \"<id>\"})",
+    "#     { settlement { status } userErrors { code message } } }",
     "",
   ].join("\n");
 

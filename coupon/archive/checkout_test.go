@@ -37,11 +37,11 @@ func TestArchiveLeavesRefundableCouponsToCheckout(t *testing.T) {
 		if _, err := st.Checkout.Lock(ctx, user, c.ID, order(int64(i+1))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Checkout.Confirm(ctx, user, int64(i+1), c.ID); err != nil {
+		if _, err := st.Checkout.Confirm(ctx, stack.Orders, int64(i+1), c.ID, decimal.NewFromInt(100)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := st.Checkout.Refund(ctx, user, 2, cs[1].ID); err != nil {
+	if _, err := st.Checkout.Refund(ctx, stack.Orders, 2, cs[1].ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Checkout.Lock(ctx, user, cs[2].ID, order(3)); err != nil {
@@ -77,7 +77,7 @@ func TestArchiveLeavesRefundableCouponsToCheckout(t *testing.T) {
 		t.Fatalf("%d archived, want 2", n)
 	}
 	// The paid coupon's settlement still works: refund it.
-	s, err := st.Checkout.Refund(ctx, user, 1, cs[0].ID)
+	s, err := st.Checkout.Refund(ctx, stack.Orders, 1, cs[0].ID)
 	if err != nil || s.Status != couponsettlement.StatusREFUNDED {
 		t.Fatalf("refund after the archive: %+v, %v", s, err)
 	}

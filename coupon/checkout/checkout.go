@@ -29,6 +29,7 @@ import (
 	"coupond/coupon"
 	"coupond/ent"
 	"coupond/ent/usercoupon"
+	"coupond/ent/usercouponarchive"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -119,6 +120,35 @@ func (s *Service) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *ent
 		return fmt.Errorf("commit: %w", lostRace(err))
 	}
 	return nil
+}
+
+// holder is the user whose coupon couponID the actor names: a USER names its own (the reads that
+// follow find another user's coupon NOT_FOUND, as a missing one), a SERVICE any user's coupon —
+// its holder, read by id from the coupons and then the archive (a settled coupon may have been
+// archived since; NOT_FOUND when neither has it). Any other role is NOT_OWNER.
+func (s *Service) holder(ctx context.Context, actor coupon.Actor, couponID int64) (int64, error) {
+	switch actor.Role {
+	case coupon.RoleUser:
+		return actor.UserID, nil
+	case coupon.RoleService:
+	default:
+		return 0, coupon.Errorf(coupon.CodeNotOwner, "a %s does not settle coupons", actor.Role)
+	}
+	uc, err := s.db.UserCoupon.Query().Where(usercoupon.ID(couponID)).Select(usercoupon.FieldUserID).Only(ctx)
+	if err == nil {
+		return uc.UserID, nil
+	}
+	if !ent.IsNotFound(err) {
+		return 0, fmt.Errorf("the coupon's holder: %w", err)
+	}
+	ar, err := s.db.UserCouponArchive.Query().Where(usercouponarchive.ID(couponID)).Select(usercouponarchive.FieldUserID).Only(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		return 0, coupon.ErrNotFound
+	case err != nil:
+		return 0, fmt.Errorf("the coupon's holder: %w", err)
+	}
+	return ar.UserID, nil
 }
 
 // ownCoupon reads the caller's coupon; another user's coupon is NOT_FOUND, as a missing one.

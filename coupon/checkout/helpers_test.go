@@ -27,6 +27,9 @@ func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
 func user(id int64) coupon.Actor { return coupon.Actor{UserID: id, Role: coupon.RoleUser} }
 
+// orders is the order system: it confirms payments and refunds.
+var orders = coupon.Actor{Role: coupon.RoleService, Service: "orders"}
+
 // order is an order of stack.Merchant's shop of the given amount.
 func order(id int64, amount string) checkout.Order {
 	return checkout.Order{ID: id, Shop: stack.Merchant.Shop, Amount: dec(amount)}

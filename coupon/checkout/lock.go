@@ -38,8 +38,8 @@ func slotOf(t *coupon.Template) string {
 	return "S" + strconv.FormatInt(t.ShopNumber, 10)
 }
 
-// Lock holds the caller's coupon for order o: the coupon must be the caller's (another user's is
-// NOT_FOUND), UNUSED, within its validity (EXPIRED, NOT_STARTED) and apply to the order
+// Lock holds a coupon for order o: a USER's own coupon (another user's is NOT_FOUND), or for a
+// SERVICE any user's coupon (see holder). The coupon must be UNUSED, within its validity (EXPIRED, NOT_STARTED) and apply to the order
 // (NOT_APPLICABLE, THRESHOLD_NOT_MET; see Discount), and the order must have its stacking slot
 // free — one SHOP coupon per shop and one PLATFORM coupon, shop coupons before the platform one,
 // whose discount is measured on what the shop coupons left (NOT_APPLICABLE otherwise). The
@@ -55,8 +55,12 @@ func (s *Service) Lock(ctx context.Context, actor coupon.Actor, couponID int64, 
 	if err := o.Validate(); err != nil {
 		return nil, underField(err, "order")
 	}
+	userID, err := s.holder(ctx, actor, couponID)
+	if err != nil {
+		return nil, err
+	}
 	for attempt := 1; ; attempt++ {
-		st, err := s.lockOnce(ctx, actor.UserID, couponID, &o)
+		st, err := s.lockOnce(ctx, userID, couponID, &o)
 		if !errors.Is(err, errLost) {
 			return st, err
 		}

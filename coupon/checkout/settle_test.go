@@ -78,8 +78,8 @@ func TestRepeatsRace(t *testing.T) {
 		{"lock", func() (*checkout.Settlement, error) {
 			return st.Checkout.Lock(st.Ctx, user(7), uc.ID, order(9, "100"))
 		}, couponsettlement.StatusLOCKED},
-		{"confirm", func() (*checkout.Settlement, error) { return st.Checkout.Confirm(st.Ctx, user(7), 9, uc.ID) }, couponsettlement.StatusPAID},
-		{"refund", func() (*checkout.Settlement, error) { return st.Checkout.Refund(st.Ctx, user(7), 9, uc.ID) }, couponsettlement.StatusREFUNDED},
+		{"confirm", func() (*checkout.Settlement, error) { return st.Checkout.Confirm(st.Ctx, orders, 9, uc.ID, dec("100")) }, couponsettlement.StatusPAID},
+		{"refund", func() (*checkout.Settlement, error) { return st.Checkout.Refund(st.Ctx, orders, 9, uc.ID) }, couponsettlement.StatusREFUNDED},
 	}
 	var id int64
 	for _, c := range calls {
@@ -135,9 +135,11 @@ func TestTransitionsRace(t *testing.T) {
 							func() (*checkout.Settlement, error) {
 								return st.Checkout.Lock(st.Ctx, user(5), uc.ID, order(orderID, "50"))
 							},
-							func() (*checkout.Settlement, error) { return st.Checkout.Confirm(st.Ctx, user(5), orderID, uc.ID) },
+							func() (*checkout.Settlement, error) {
+								return st.Checkout.Confirm(st.Ctx, orders, orderID, uc.ID, dec("50"))
+							},
 							func() (*checkout.Settlement, error) { return st.Checkout.Release(st.Ctx, user(5), orderID, uc.ID) },
-							func() (*checkout.Settlement, error) { return st.Checkout.Refund(st.Ctx, user(5), orderID, uc.ID) },
+							func() (*checkout.Settlement, error) { return st.Checkout.Refund(st.Ctx, orders, orderID, uc.ID) },
 						}
 						wants := []couponsettlement.Status{couponsettlement.StatusLOCKED, couponsettlement.StatusPAID, couponsettlement.StatusCANCELED, couponsettlement.StatusREFUNDED}
 						for i, op := range ops {
@@ -195,7 +197,7 @@ func TestLockTTL(t *testing.T) {
 	if cur.Status != usercoupon.StatusUNUSED {
 		t.Fatalf("coupon %s after its lock expired", cur.Status)
 	}
-	if _, err := st.Checkout.Confirm(st.Ctx, user(3), 77, uc.ID); !isCode(err, coupon.CodeInvalidState) {
+	if _, err := st.Checkout.Confirm(st.Ctx, orders, 77, uc.ID, dec("20")); !isCode(err, coupon.CodeInvalidState) {
 		t.Fatalf("confirm after the lock's release: %v", err)
 	}
 	// The coupon can be locked again, by another order or by the same one.
@@ -217,7 +219,7 @@ func TestConfirmAfterExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock = clock.Add(checkout.DefaultLockTTL)
-	if _, err := st.Checkout.Confirm(st.Ctx, user(3), 5, uc.ID); !isCode(err, coupon.CodeExpired) {
+	if _, err := st.Checkout.Confirm(st.Ctx, orders, 5, uc.ID, dec("20")); !isCode(err, coupon.CodeExpired) {
 		t.Fatalf("confirm at the expiry: %v", err)
 	}
 	clock = clock.Add(time.Minute)
@@ -246,11 +248,11 @@ func TestRefundAfterEnd(t *testing.T) {
 		if _, err := st.Checkout.Lock(st.Ctx, user(8), uc.ID, order(3, "20")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Checkout.Confirm(st.Ctx, user(8), 3, uc.ID); err != nil {
+		if _, err := st.Checkout.Confirm(st.Ctx, orders, 3, uc.ID, dec("20")); err != nil {
 			t.Fatal(err)
 		}
 		clock = uc.ValidEndTime.Add(time.Second)
-		s, err := st.Checkout.Refund(st.Ctx, user(8), 3, uc.ID)
+		s, err := st.Checkout.Refund(st.Ctx, orders, 3, uc.ID)
 		if err != nil || s.Status != couponsettlement.StatusREFUNDED || s.Coupon.Status != tc.want {
 			t.Fatalf("refund: %+v, %v", s, err)
 		}
@@ -301,7 +303,7 @@ func TestSweepReplays(t *testing.T) {
 	if _, err := st.Checkout.Lock(st.Ctx, user(4), uc.ID, order(6, "30")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Checkout.Confirm(st.Ctx, user(4), 6, uc.ID); err != nil {
+	if _, err := st.Checkout.Confirm(st.Ctx, orders, 6, uc.ID, dec("30")); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -345,7 +347,7 @@ func TestLockRefusals(t *testing.T) {
 	if _, err := st.Checkout.Lock(st.Ctx, user(11), uc.ID, order(1, "10")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Checkout.Confirm(st.Ctx, user(11), 1, uc.ID); err != nil {
+	if _, err := st.Checkout.Confirm(st.Ctx, orders, 1, uc.ID, dec("10")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Checkout.Lock(st.Ctx, user(11), uc.ID, order(2, "10")); !isCode(err, coupon.CodeInvalidState) || err.Error() != "INVALID_STATE: the coupon is USED" {

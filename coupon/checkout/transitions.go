@@ -12,31 +12,59 @@ import (
 	"coupond/ent/coupontemplate"
 	"coupond/ent/predicate"
 	"coupond/ent/usercoupon"
+
+	"github.com/shopspring/decimal"
 )
 
-// Confirm records the order's payment: the settlement LOCKED → PAID (paidAt set) and the coupon
-// LOCKED → USED (usedAt set, D-29), both checked CAS in one transaction; after the commit the
-// payment is counted in the template's daily stats. A lock past its expiry is EXPIRED, never a
-// silent success; a repeat after the payment answers the PAID settlement; any other state is
-// INVALID_STATE naming it.
-func (s *Service) Confirm(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*Settlement, error) {
-	return s.transition(ctx, actor.UserID, orderID, couponID, confirm)
+// Confirm records the order's payment, as the order system (a SERVICE actor; anyone else is
+// NOT_OWNER) charged orderAmount: the settlement LOCKED → PAID (paidAt set) and the coupon
+// LOCKED → USED (usedAt set, D-29), both checked CAS in one transaction — the settlement's CAS also
+// on the locked order's amount, so a payment is never recorded for another amount than the one
+// locked; after the commit the payment is counted in the template's daily stats. An orderAmount
+// other than the locked order's (compared by value) is AMOUNT_MISMATCH and changes nothing. A lock
+// past its expiry is EXPIRED, never a silent success; a repeat after the payment answers the PAID
+// settlement; any other state is INVALID_STATE naming it.
+func (s *Service) Confirm(ctx context.Context, actor coupon.Actor, orderID, couponID int64, orderAmount decimal.Decimal) (*Settlement, error) {
+	if actor.Role != coupon.RoleService {
+		return nil, errServiceOnly
+	}
+	userID, err := s.holder(ctx, actor, couponID)
+	if err != nil {
+		return nil, err
+	}
+	return s.transition(ctx, userID, orderID, couponID, confirm, &orderAmount)
 }
 
 // Release gives the coupon back: the settlement LOCKED → CANCELED and the coupon LOCKED → UNUSED
 // (EXPIRED when its validity ended meanwhile), back in the card bag. A repeat answers the
-// CANCELED settlement; a PAID or REFUNDED one is INVALID_STATE.
+// CANCELED settlement; a PAID or REFUNDED one is INVALID_STATE. The actor is the coupon's USER
+// or a SERVICE (see holder).
 func (s *Service) Release(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*Settlement, error) {
-	return s.transition(ctx, actor.UserID, orderID, couponID, release)
+	userID, err := s.holder(ctx, actor, couponID)
+	if err != nil {
+		return nil, err
+	}
+	return s.transition(ctx, userID, orderID, couponID, release, nil)
 }
 
 // Refund undoes a paid order's use of the coupon: the settlement PAID → REFUNDED (refundedAt
 // set); with the template's RETURN policy the coupon USED → UNUSED again (EXPIRED when its
 // validity has ended, D-37; back in the card bag only when UNUSED), with FORFEIT it stays USED.
-// A repeat answers the REFUNDED settlement; any other state is INVALID_STATE.
+// A repeat answers the REFUNDED settlement; any other state is INVALID_STATE. Only the order
+// system (a SERVICE actor) refunds; anyone else is NOT_OWNER.
 func (s *Service) Refund(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*Settlement, error) {
-	return s.transition(ctx, actor.UserID, orderID, couponID, refund)
+	if actor.Role != coupon.RoleService {
+		return nil, errServiceOnly
+	}
+	userID, err := s.holder(ctx, actor, couponID)
+	if err != nil {
+		return nil, err
+	}
+	return s.transition(ctx, userID, orderID, couponID, refund, nil)
 }
+
+// errServiceOnly refuses a payment or refund that does not come from the order system.
+var errServiceOnly = coupon.Errorf(coupon.CodeNotOwner, "only the order system (a SERVICE token) confirms payments and refunds")
 
 // ErrNotDue is ExpireLock's answer for a lock that has not expired yet (its task ran early: clock
 // skew); the task retries later.
@@ -46,7 +74,7 @@ var ErrNotDue = errors.New("checkout: the lock has not expired yet")
 // and the sweep call it) and returns the CANCELED settlement; a settlement no longer LOCKED is left
 // alone (nil, nil), a lock not expired yet too (nil, ErrNotDue).
 func (s *Service) ExpireLock(ctx context.Context, userID, orderID, couponID int64) (*Settlement, error) {
-	st, err := s.transition(ctx, userID, orderID, couponID, expire)
+	st, err := s.transition(ctx, userID, orderID, couponID, expire, nil)
 	if errs := coupon.AsErrors(err); len(errs) == 1 && errs[0].Code != coupon.CodeNotFound {
 		return nil, nil // settled otherwise: nothing to release
 	}
@@ -80,20 +108,24 @@ func (k kind) to() couponsettlement.Status {
 		couponsettlement.StatusREFUNDED, couponsettlement.StatusCANCELED}[k]
 }
 
-// transition runs k on the settlement of (order, coupon), reading again after a lost race.
-func (s *Service) transition(ctx context.Context, userID, orderID, couponID int64, k kind) (*Settlement, error) {
+// transition runs k on the settlement of (order, coupon), reading again after a lost race. A
+// confirm passes the order's amount as charged (amount), nil for the other kinds.
+func (s *Service) transition(ctx context.Context, userID, orderID, couponID int64, k kind, amount *decimal.Decimal) (*Settlement, error) {
 	for attempt := 1; ; attempt++ {
-		st, err := s.transitionOnce(ctx, userID, orderID, couponID, k)
+		st, err := s.transitionOnce(ctx, userID, orderID, couponID, k, amount)
 		if !errors.Is(err, errLost) || attempt == casAttempts {
 			return st, err
 		}
 	}
 }
 
-func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID int64, k kind) (*Settlement, error) {
+func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID int64, k kind, amount *decimal.Decimal) (*Settlement, error) {
 	row, err := s.settlementOf(ctx, userID, orderID, couponID)
 	if err != nil {
 		return nil, err
+	}
+	if amount != nil && !amount.Equal(row.OrderAmount) {
+		return nil, amountMismatch(row, *amount)
 	}
 	now := ms(s.now())
 	if row.Status != k.from() {
@@ -133,7 +165,7 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 	}
 	wrote := false // the card bag was written (undo replays the journal entry)
 	err = s.inTx(ctx, nil, func(tx *ent.Tx) error {
-		if err := s.casSettlement(ctx, tx, row, k, now); err != nil {
+		if err := s.casSettlement(ctx, tx, row, k, now, amount); err != nil {
 			return err
 		}
 		if k == refund && !returns {
@@ -185,12 +217,14 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 	return &Settlement{CouponSettlement: row, Coupon: uc}, nil
 }
 
-// casSettlement moves the settlement from k.from() to k.to() in tx, or returns errLost.
-func (s *Service) casSettlement(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, k kind, now time.Time) error {
+// casSettlement moves the settlement from k.from() to k.to() in tx, or returns errLost; a confirm
+// only while the lock holds and is for amount (a release and a lock again in between may have
+// changed it).
+func (s *Service) casSettlement(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, k kind, now time.Time, amount *decimal.Decimal) error {
 	where := []predicate.CouponSettlement{couponsettlement.UserID(row.UserID), couponsettlement.ID(row.ID), couponsettlement.StatusEQ(k.from())}
 	switch k {
 	case confirm:
-		where = append(where, couponsettlement.LockExpiresAtGT(now))
+		where = append(where, couponsettlement.LockExpiresAtGT(now), couponsettlement.OrderAmountEQ(*amount))
 	case expire:
 		where = append(where, couponsettlement.LockExpiresAtLTE(now))
 	}
@@ -234,6 +268,12 @@ func (s *Service) answer(ctx context.Context, row *ent.CouponSettlement, k kind)
 		return &Settlement{CouponSettlement: row}, nil
 	}
 	return nil, coupon.Errorf(coupon.CodeInvalidState, "cannot %s: the settlement is %s", k, row.Status)
+}
+
+// amountMismatch refuses a payment of another amount than the locked order's.
+func amountMismatch(row *ent.CouponSettlement, amount decimal.Decimal) *coupon.Error {
+	return &coupon.Error{Code: coupon.CodeAmountMismatch, Field: []string{"orderAmount"},
+		Message: fmt.Sprintf("the order was locked for %s, not %s", row.OrderAmount.StringFixed(2), amount.String())}
 }
 
 func lockExpired(row *ent.CouponSettlement) *coupon.Error {

@@ -16,10 +16,19 @@ import (
 	"coupond/store"
 )
 
-// Get returns the task when the actor's shop owns it, else coupon.ErrNotFound.
+// Get returns the task when the actor may see it (a merchant its shop's, the platform any), else
+// coupon.ErrNotFound, as for an unknown id.
 func (s *Service) Get(ctx context.Context, actor coupon.Actor, id int64) (*Task, error) {
-	t, err := s.db.CouponTask.Query().Where(coupontask.ID(id), coupontask.ShopNumber(actor.Shop)).Only(ctx)
-	if ent.IsNotFound(err) || actor.Role != coupon.RoleMerchant {
+	q := s.db.CouponTask.Query().Where(coupontask.ID(id))
+	switch actor.Role {
+	case coupon.RoleMerchant:
+		q = q.Where(coupontask.ShopNumber(actor.Shop))
+	case coupon.RolePlatform:
+	default:
+		return nil, coupon.ErrNotFound
+	}
+	t, err := q.Only(ctx)
+	if ent.IsNotFound(err) {
 		return nil, coupon.ErrNotFound
 	}
 	if err != nil {
@@ -30,14 +39,23 @@ func (s *Service) Get(ctx context.Context, actor coupon.Actor, id int64) (*Task,
 
 // Filter narrows a task listing.
 type Filter struct {
+	ShopNumber *int64 // platform only; merchants always see their own shop
 	Status     *coupontask.Status
 	TemplateID *int64
 }
 
-// List returns the page k of the actor's shop's tasks matching f, newest first, with the count of
-// all matches.
+// List returns the page k of the tasks the actor may see matching f (a merchant its shop's, the
+// platform every shop's or f.ShopNumber's), newest first, with the count of all matches.
 func (s *Service) List(ctx context.Context, actor coupon.Actor, f Filter, k coupon.Keyset) (coupon.Page[*Task], error) {
-	where := []predicate.CouponTask{coupontask.ShopNumber(actor.Shop)}
+	var where []predicate.CouponTask
+	switch {
+	case actor.Role == coupon.RoleMerchant:
+		where = append(where, coupontask.ShopNumber(actor.Shop))
+	case actor.Role != coupon.RolePlatform:
+		return coupon.Page[*Task]{}, coupon.ErrNotFound
+	case f.ShopNumber != nil:
+		where = append(where, coupontask.ShopNumber(*f.ShopNumber))
+	}
 	if f.Status != nil {
 		where = append(where, coupontask.StatusEQ(*f.Status))
 	}

@@ -43,7 +43,7 @@ func (s *Service) Create(ctx context.Context, actor coupon.Actor, in CreateInput
 	}
 	tpl, err := s.db.CouponTemplate.Query().
 		Where(coupontemplate.ID(in.TemplateID), coupontemplate.ShopNumber(actor.Shop)).Only(ctx)
-	if ent.IsNotFound(err) {
+	if ent.IsNotFound(err) || (err == nil && !actor.ManagesTemplate(tpl.Source, tpl.ShopNumber)) {
 		return nil, &coupon.Error{Code: coupon.CodeNotFound, Field: []string{"templateId"}, Message: "no such template in your shop"}
 	}
 	if err != nil {

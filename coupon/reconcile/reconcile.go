@@ -109,13 +109,13 @@ func (r *Report) signature() string {
 	return s
 }
 
-// Check reads template id's books for actor (the platform, or the merchant of its shop; anyone
+// Check reads template id's books for actor (the platform, or the merchant of its SHOP template; anyone
 // else and an unknown id get coupon.ErrNotFound), with the counters of the first Users holders of
 // its coupons. A broken equation is read again after Recheck and reported only when it persists.
 // Check writes nothing.
 func (r *Reconciler) Check(ctx context.Context, actor coupon.Actor, id int64) (*Report, error) {
 	row, err := r.db.CouponTemplate.Query().Where(coupontemplate.ID(id)).Only(ctx)
-	if ent.IsNotFound(err) || (err == nil && !actor.CanSeeShop(row.ShopNumber)) {
+	if ent.IsNotFound(err) || (err == nil && !actor.ManagesTemplate(row.Source, row.ShopNumber)) {
 		return nil, coupon.ErrNotFound
 	}
 	if err != nil {

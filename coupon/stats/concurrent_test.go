@@ -73,15 +73,15 @@ func TestBooksBalanceUnderConcurrency(t *testing.T) {
 				switch i % 4 {
 				case 0: // stays locked
 				case 1:
-					step("pay", func() error { _, err := st.Checkout.Confirm(st.Ctx, user(u), o, c); return err })
+					step("pay", func() error { _, err := st.Checkout.Confirm(st.Ctx, stack.Orders, o, c, order(o).Amount); return err })
 				case 2:
-					step("pay", func() error { _, err := st.Checkout.Confirm(st.Ctx, user(u), o, c); return err })
-					step("refund", func() error { _, err := st.Checkout.Refund(st.Ctx, user(u), o, c); return err })
+					step("pay", func() error { _, err := st.Checkout.Confirm(st.Ctx, stack.Orders, o, c, order(o).Amount); return err })
+					step("refund", func() error { _, err := st.Checkout.Refund(st.Ctx, stack.Orders, o, c); return err })
 				case 3:
 					step("release", func() error { _, err := st.Checkout.Release(st.Ctx, user(u), o, c); return err })
 					step("lock again", func() error { _, err := st.Checkout.Lock(st.Ctx, user(u), c, order(o)); return err })
 					if i%8 == 3 {
-						step("pay", func() error { _, err := st.Checkout.Confirm(st.Ctx, user(u), o, c); return err })
+						step("pay", func() error { _, err := st.Checkout.Confirm(st.Ctx, stack.Orders, o, c, order(o).Amount); return err })
 					}
 				}
 			}()

@@ -30,7 +30,7 @@ func TestDailySeriesSumsToNetTotals(t *testing.T) {
 		if _, err := st.Checkout.Lock(st.Ctx, user(u), c, order(int64(7000+i))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Checkout.Confirm(st.Ctx, user(u), int64(7000+i), c); err != nil {
+		if _, err := st.Checkout.Confirm(st.Ctx, stack.Orders, int64(7000+i), c, order(int64(7000+i)).Amount); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,7 +61,7 @@ func TestDailySeriesSumsToNetTotals(t *testing.T) {
 	// Refunds today of a payment of 3 days ago, one of 20 days ago and one of today.
 	for i, u := range []int64{301, 303, 304} {
 		idx := map[int64]int{301: 0, 303: 2, 304: 3}[u]
-		if _, err := st.Checkout.Refund(st.Ctx, user(u), int64(7000+idx), couponOf(t, st, tpl.ID, u)); err != nil {
+		if _, err := st.Checkout.Refund(st.Ctx, stack.Orders, int64(7000+idx), couponOf(t, st, tpl.ID, u)); err != nil {
 			t.Fatalf("refund %d: %v", i, err)
 		}
 	}

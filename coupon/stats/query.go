@@ -35,7 +35,7 @@ func (s *Service) TemplateStats(ctx context.Context, actor coupon.Actor, templat
 	case err != nil:
 		return nil, fmt.Errorf("stats: template %d: %w", templateID, err)
 	}
-	if actor.Role == coupon.RoleUser || !actor.CanSeeShop(row.ShopNumber) {
+	if !actor.ManagesTemplate(row.Source, row.ShopNumber) {
 		return nil, coupon.ErrNotFound
 	}
 	days, err := s.span(from, to, row.CreatedAt)

@@ -31,7 +31,7 @@ func TestTemplateStatsMatchSQL(t *testing.T) {
 		}
 	}
 	for i, u := range users[:8] { // 8 paid
-		if _, err := st.Checkout.Confirm(st.Ctx, user(u), int64(5000+i), couponOf(t, st, tpl.ID, u)); err != nil {
+		if _, err := st.Checkout.Confirm(st.Ctx, stack.Orders, int64(5000+i), couponOf(t, st, tpl.ID, u), order(int64(5000+i)).Amount); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -41,7 +41,7 @@ func TestTemplateStatsMatchSQL(t *testing.T) {
 		}
 	}
 	for i, u := range users[:3] { // 3 refunded
-		if _, err := st.Checkout.Refund(st.Ctx, user(u), int64(5000+i), couponOf(t, st, tpl.ID, u)); err != nil {
+		if _, err := st.Checkout.Refund(st.Ctx, stack.Orders, int64(5000+i), couponOf(t, st, tpl.ID, u)); err != nil {
 			t.Fatal(err)
 		}
 	}

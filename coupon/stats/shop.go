@@ -30,9 +30,10 @@ const sumColumns = `SUM(issued), SUM(issued_distribution), SUM(used), SUM(discou
 SUM(refunded_discount), SUM(expired)`
 
 // shopRows is the shop's rows of template_daily_stats over a span of days (template_id IN a
-// subquery: no id list is sent).
+// subquery: no id list is sent). A shop's templates are its SHOP-source ones: a PLATFORM template
+// belongs to no shop, even an old row filed under one.
 const shopRows = ` FROM template_daily_stats
-WHERE template_id IN (SELECT id FROM coupon_template WHERE shop_number = ?) AND day >= ? AND day <= ?`
+WHERE template_id IN (SELECT id FROM coupon_template WHERE shop_number = ? AND source = 'SHOP') AND day >= ? AND day <= ?`
 
 // shopSums reads the shop's templates and sums their rows of the days [from, to) touches (see span;
 // from defaults to the first template's creation) by day and by template, in MySQL and in one
@@ -59,7 +60,7 @@ func (s *Service) shopSums(ctx context.Context, shop int64, from, to *time.Time)
 			since = created
 		}
 		return nil
-	}, `SELECT id, created_at FROM coupon_template WHERE shop_number = ? ORDER BY id`, shop)
+	}, `SELECT id, created_at FROM coupon_template WHERE shop_number = ? AND source = 'SHOP' ORDER BY id`, shop)
 	if err != nil {
 		return nil, fmt.Errorf("stats: templates of shop %d: %w", shop, err)
 	}
@@ -104,7 +105,7 @@ func (s *Service) shopSums(ctx context.Context, shop int64, from, to *time.Time)
 			return err
 		}, `SELECT template_id, CAST(day AS CHAR), issued, issued_distribution, used, discount_total, refunded,
 refunded_discount, expired, sealed FROM template_daily_stats
-WHERE template_id IN (SELECT id FROM coupon_template WHERE shop_number = ?) AND day >= ? AND day <= ?`,
+WHERE template_id IN (SELECT id FROM coupon_template WHERE shop_number = ? AND source = 'SHOP') AND day >= ? AND day <= ?`,
 			shop, dayDate(live[0]), dayDate(live[len(live)-1]))
 		if err != nil {
 			return nil, fmt.Errorf("stats: open days of shop %d: %w", shop, err)

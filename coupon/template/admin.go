@@ -47,6 +47,10 @@ func (a *Admin) Create(ctx context.Context, actor coupon.Actor, in CreateInput) 
 	if in.Source != wantSource {
 		return nil, coupon.ValidationError{coupon.FieldError("source", fmt.Sprintf("a %s may only create %s coupons", actor.Role, wantSource))}
 	}
+	shop := actor.Shop
+	if in.Source == coupontemplate.SourcePLATFORM {
+		shop = 0 // a platform template belongs to no shop
+	}
 	id := idgen.Next()
 	if err := a.cache.BloomAdd(ctx, id); err != nil {
 		return nil, fmt.Errorf("create template: bloom: %w", err)
@@ -54,7 +58,7 @@ func (a *Admin) Create(ctx context.Context, actor coupon.Actor, in CreateInput) 
 	var t *coupon.Template
 	err := store.WithTx(ctx, a.db, func(tx *ent.Tx) error {
 		c := tx.CouponTemplate.Create().
-			SetID(id).SetShopNumber(actor.Shop).SetName(strings.TrimSpace(in.Name)).
+			SetID(id).SetShopNumber(shop).SetName(strings.TrimSpace(in.Name)).
 			SetSource(in.Source).SetTarget(in.Target).SetType(in.Type).
 			SetValidStartTime(in.ValidStartTime.UTC()).SetValidEndTime(in.ValidEndTime.UTC()).
 			SetTotalStock(in.Stock).SetStock(in.Stock).SetCreatedBy(actor.UserID).
@@ -186,28 +190,29 @@ func (a *Admin) undo(ctx context.Context, id int64, fn func() error) {
 	}
 }
 
-// Get returns the template as the actor may see it: anonymous callers and users see any template,
-// a merchant only its own shop's, the platform all. It returns coupon.ErrNotFound otherwise.
+// Get returns the template as the actor may see it: a merchant only its own shop's SHOP
+// templates, everyone else (anonymous callers, users, the platform, services) any template. It
+// returns coupon.ErrNotFound otherwise.
 func (a *Admin) Get(ctx context.Context, actor *coupon.Actor, id int64) (*coupon.Template, error) {
 	t, err := a.cache.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if actor != nil && actor.Role != coupon.RoleUser && !actor.CanSeeShop(t.ShopNumber) {
+	if actor != nil && actor.Role == coupon.RoleMerchant && !actor.ManagesTemplate(t.Source, t.ShopNumber) {
 		return nil, coupon.ErrNotFound
 	}
 	return t, nil
 }
 
-// lockOwned loads the template row FOR UPDATE, restricted to the actor's shop (coupon.ErrNotFound for
-// another shop's template, so ids do not leak).
+// lockOwned loads the template row FOR UPDATE when the actor manages it (coupon.ErrNotFound for
+// another shop's or, to a merchant, a PLATFORM template, as for an unknown id, so ids do not leak).
 func (a *Admin) lockOwned(ctx context.Context, tx *ent.Tx, actor coupon.Actor, id int64) (*ent.CouponTemplate, error) {
 	q := tx.CouponTemplate.Query().Where(coupontemplate.ID(id))
 	if actor.Role != coupon.RolePlatform {
 		q = q.Where(coupontemplate.ShopNumber(actor.Shop))
 	}
 	row, err := q.ForUpdate().Only(ctx)
-	if ent.IsNotFound(err) {
+	if ent.IsNotFound(err) || (err == nil && !actor.ManagesTemplate(row.Source, row.ShopNumber)) {
 		return nil, coupon.ErrNotFound
 	}
 	if err != nil {

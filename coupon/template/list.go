@@ -29,8 +29,8 @@ type Filter struct {
 func (a *Admin) List(ctx context.Context, actor coupon.Actor, f Filter, k coupon.Keyset) (coupon.Page[*coupon.Template], error) {
 	var where []predicate.CouponTemplate
 	switch {
-	case actor.Role == coupon.RoleMerchant:
-		where = append(where, coupontemplate.ShopNumber(actor.Shop))
+	case actor.Role == coupon.RoleMerchant: // its shop's SHOP templates (a PLATFORM one belongs to no shop)
+		where = append(where, coupontemplate.ShopNumber(actor.Shop), coupontemplate.SourceEQ(coupontemplate.SourceSHOP))
 	case f.ShopNumber != nil:
 		where = append(where, coupontemplate.ShopNumber(*f.ShopNumber))
 	}

@@ -26,18 +26,18 @@ type LogEntry struct {
 }
 
 // Log returns the page k of template id's audit trail, newest first (highest id first), with the
-// entries' total. A merchant sees only its own shop's templates, the platform all; anyone else,
+// entries' total. A merchant sees only its own shop's SHOP templates, the platform all; anyone else,
 // and an unknown id, gets coupon.ErrNotFound.
 func (a *Admin) Log(ctx context.Context, actor coupon.Actor, id int64, k coupon.Keyset) (coupon.Page[LogEntry], error) {
-	shopNum, err := a.db.CouponTemplate.Query().Where(coupontemplate.ID(id)).Select(coupontemplate.FieldShopNumber).Int(ctx)
-	shop := int64(shopNum)
-	if ent.IsNotFound(err) || (err == nil && !actor.CanSeeShop(shop)) {
+	row, err := a.db.CouponTemplate.Query().Where(coupontemplate.ID(id)).
+		Select(coupontemplate.FieldShopNumber, coupontemplate.FieldSource).Only(ctx)
+	if ent.IsNotFound(err) || (err == nil && !actor.ManagesTemplate(row.Source, row.ShopNumber)) {
 		return coupon.Page[LogEntry]{}, coupon.ErrNotFound
 	}
 	if err != nil {
 		return coupon.Page[LogEntry]{}, fmt.Errorf("template log: %w", err)
 	}
-	q := a.db.CouponTemplateLog.Query().Where(coupontemplatelog.ShopNumber(shop), coupontemplatelog.TemplateID(id))
+	q := a.db.CouponTemplateLog.Query().Where(coupontemplatelog.ShopNumber(row.ShopNumber), coupontemplatelog.TemplateID(id))
 	total, err := q.Clone().Count(ctx)
 	if err != nil {
 		return coupon.Page[LogEntry]{}, fmt.Errorf("count template log: %w", err)

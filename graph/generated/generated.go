@@ -50,6 +50,7 @@ type ResolverRoot interface {
 	Settlement() SettlementResolver
 	Subscription() SubscriptionResolver
 	UserCoupon() UserCouponResolver
+	Viewer() ViewerResolver
 }
 
 type DirectiveRoot struct {
@@ -181,7 +182,7 @@ type ComplexityRoot struct {
 	Mutation struct {
 		CancelCouponTask            func(childComplexity int, input model.CancelCouponTaskInput) int
 		CancelReminder              func(childComplexity int, input model.CancelReminderInput) int
-		ConfirmCouponPayment        func(childComplexity int, input model.SettlementRefInput) int
+		ConfirmCouponPayment        func(childComplexity int, input model.ConfirmCouponPaymentInput) int
 		CreateCouponTask            func(childComplexity int, input model.CreateCouponTaskInput) int
 		CreateCouponTemplate        func(childComplexity int, input template.CreateInput) int
 		CreateReminder              func(childComplexity int, input model.CreateReminderInput) int
@@ -204,7 +205,7 @@ type ComplexityRoot struct {
 		ApplicableCoupons     func(childComplexity int, order model.OrderInput) int
 		BestCouponCombination func(childComplexity int, order model.OrderInput) int
 		CouponTask            func(childComplexity int, id string) int
-		CouponTasks           func(childComplexity int, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) int
+		CouponTasks           func(childComplexity int, shopNumber *string, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) int
 		CouponTemplate        func(childComplexity int, id string) int
 		CouponTemplates       func(childComplexity int, first *int, after *string, last *int, before *string, filter *model.CouponTemplateFilter) int
 		MyCoupons             func(childComplexity int, status *usercoupon.Status, first *int, after *string, last *int, before *string, includeArchived *bool) int
@@ -215,6 +216,7 @@ type ComplexityRoot struct {
 		ShopStats             func(childComplexity int, shopNumber *string, from *time.Time, to *time.Time) int
 		TemplateLog           func(childComplexity int, templateID string, first *int, after *string) int
 		TemplateStats         func(childComplexity int, templateID string, from *time.Time, to *time.Time) int
+		Viewer                func(childComplexity int) int
 	}
 
 	Reconciliation struct {
@@ -266,6 +268,13 @@ type ComplexityRoot struct {
 	ReminderPayload struct {
 		Reminder   func(childComplexity int) int
 		UserErrors func(childComplexity int) int
+	}
+
+	ServerSettings struct {
+		RedeemMode     func(childComplexity int) int
+		StatsMaxDays   func(childComplexity int) int
+		StatsTimeZone  func(childComplexity int) int
+		UploadMaxBytes func(childComplexity int) int
 	}
 
 	Settlement struct {
@@ -366,6 +375,14 @@ type ComplexityRoot struct {
 		Field   func(childComplexity int) int
 		Message func(childComplexity int) int
 	}
+
+	Viewer struct {
+		ExpiresAt  func(childComplexity int) int
+		Role       func(childComplexity int) int
+		Settings   func(childComplexity int) int
+		ShopNumber func(childComplexity int) int
+		UserID     func(childComplexity int) int
+	}
 }
 
 // endregion ***************************** api!.gotpl *****************************
@@ -379,7 +396,7 @@ type CouponTaskResolver interface {
 	FailureReportURL(ctx context.Context, obj *distribution.Task) (*string, error)
 }
 type CouponTemplateResolver interface {
-	ShopNumber(ctx context.Context, obj *coupon.Template) (string, error)
+	ShopNumber(ctx context.Context, obj *coupon.Template) (*string, error)
 }
 type MutationResolver interface {
 	CreateCouponTemplate(ctx context.Context, input template.CreateInput) (*model.CouponTemplatePayload, error)
@@ -389,7 +406,7 @@ type MutationResolver interface {
 	CreateCouponTask(ctx context.Context, input model.CreateCouponTaskInput) (*model.CouponTaskPayload, error)
 	CancelCouponTask(ctx context.Context, input model.CancelCouponTaskInput) (*model.CouponTaskPayload, error)
 	LockCoupon(ctx context.Context, input model.LockCouponInput) (*model.SettlementPayload, error)
-	ConfirmCouponPayment(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error)
+	ConfirmCouponPayment(ctx context.Context, input model.ConfirmCouponPaymentInput) (*model.SettlementPayload, error)
 	ReleaseCoupon(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error)
 	RefundCoupon(ctx context.Context, input model.SettlementRefInput) (*model.SettlementPayload, error)
 	CreateReminder(ctx context.Context, input model.CreateReminderInput) (*model.ReminderPayload, error)
@@ -402,7 +419,7 @@ type QueryResolver interface {
 	MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string, last *int, before *string, includeArchived *bool) (*model.UserCouponConnection, error)
 	Redemption(ctx context.Context, id string) (*claim.Redemption, error)
 	CouponTask(ctx context.Context, id string) (*distribution.Task, error)
-	CouponTasks(ctx context.Context, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) (*model.CouponTaskConnection, error)
+	CouponTasks(ctx context.Context, shopNumber *string, first *int, after *string, last *int, before *string, filter *model.CouponTaskFilter) (*model.CouponTaskConnection, error)
 	ApplicableCoupons(ctx context.Context, order model.OrderInput) ([]*model.CouponQuote, error)
 	BestCouponCombination(ctx context.Context, order model.OrderInput) (*model.CouponCombination, error)
 	MyReminders(ctx context.Context, first *int, after *string) (*model.ReminderConnection, error)
@@ -410,6 +427,7 @@ type QueryResolver interface {
 	ShopStats(ctx context.Context, shopNumber *string, from *time.Time, to *time.Time) (*model.ShopStats, error)
 	Reconciliation(ctx context.Context, templateID string) (*reconcile.Report, error)
 	TemplateLog(ctx context.Context, templateID string, first *int, after *string) (*model.TemplateLogConnection, error)
+	Viewer(ctx context.Context) (*coupon.Actor, error)
 }
 type SettlementResolver interface {
 	Coupon(ctx context.Context, obj *checkout.Settlement) (*coupon.UserCoupon, error)
@@ -419,6 +437,12 @@ type SubscriptionResolver interface {
 }
 type UserCouponResolver interface {
 	Template(ctx context.Context, obj *coupon.UserCoupon) (*coupon.Template, error)
+}
+type ViewerResolver interface {
+	UserID(ctx context.Context, obj *coupon.Actor) (string, error)
+	ShopNumber(ctx context.Context, obj *coupon.Actor) (*string, error)
+	ExpiresAt(ctx context.Context, obj *coupon.Actor) (*time.Time, error)
+	Settings(ctx context.Context, obj *coupon.Actor) (*model.ServerSettings, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -947,7 +971,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ConfirmCouponPayment(childComplexity, args["input"].(model.SettlementRefInput)), true
+		return e.ComplexityRoot.Mutation.ConfirmCouponPayment(childComplexity, args["input"].(model.ConfirmCouponPaymentInput)), true
 	case "Mutation.createCouponTask":
 		if e.ComplexityRoot.Mutation.CreateCouponTask == nil {
 			break
@@ -1116,7 +1140,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.CouponTasks(childComplexity, args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["filter"].(*model.CouponTaskFilter)), true
+		return e.ComplexityRoot.Query.CouponTasks(childComplexity, args["shopNumber"].(*string), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string), args["filter"].(*model.CouponTaskFilter)), true
 	case "Query.couponTemplate":
 		if e.ComplexityRoot.Query.CouponTemplate == nil {
 			break
@@ -1228,6 +1252,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TemplateStats(childComplexity, args["templateId"].(string), args["from"].(*time.Time), args["to"].(*time.Time)), true
+	case "Query.viewer":
+		if e.ComplexityRoot.Query.Viewer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 
 	case "Reconciliation.balanced":
 		if e.ComplexityRoot.Reconciliation.Balanced == nil {
@@ -1415,6 +1445,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReminderPayload.UserErrors(childComplexity), true
+
+	case "ServerSettings.redeemMode":
+		if e.ComplexityRoot.ServerSettings.RedeemMode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.RedeemMode(childComplexity), true
+	case "ServerSettings.statsMaxDays":
+		if e.ComplexityRoot.ServerSettings.StatsMaxDays == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.StatsMaxDays(childComplexity), true
+	case "ServerSettings.statsTimeZone":
+		if e.ComplexityRoot.ServerSettings.StatsTimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.StatsTimeZone(childComplexity), true
+	case "ServerSettings.uploadMaxBytes":
+		if e.ComplexityRoot.ServerSettings.UploadMaxBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.UploadMaxBytes(childComplexity), true
 
 	case "Settlement.coupon":
 		if e.ComplexityRoot.Settlement.Coupon == nil {
@@ -1811,6 +1866,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UserError.Message(childComplexity), true
 
+	case "Viewer.expiresAt":
+		if e.ComplexityRoot.Viewer.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.ExpiresAt(childComplexity), true
+	case "Viewer.role":
+		if e.ComplexityRoot.Viewer.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Role(childComplexity), true
+	case "Viewer.settings":
+		if e.ComplexityRoot.Viewer.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Settings(childComplexity), true
+	case "Viewer.shopNumber":
+		if e.ComplexityRoot.Viewer.ShopNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.ShopNumber(childComplexity), true
+	case "Viewer.userId":
+		if e.ComplexityRoot.Viewer.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.UserID(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -1822,6 +1908,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("CancelCouponTaskInput", ec.unmarshalInputCancelCouponTaskInput),
 			graphql.NewInputUnmarshaler("CancelReminderInput", ec.unmarshalInputCancelReminderInput),
+			graphql.NewInputUnmarshaler("ConfirmCouponPaymentInput", ec.unmarshalInputConfirmCouponPaymentInput),
 			graphql.NewInputUnmarshaler("CouponTaskFilter", ec.unmarshalInputCouponTaskFilter),
 			graphql.NewInputUnmarshaler("CouponTemplateFilter", ec.unmarshalInputCouponTemplateFilter),
 			graphql.NewInputUnmarshaler("CreateCouponTaskInput", ec.unmarshalInputCreateCouponTaskInput),
@@ -1943,8 +2030,10 @@ enum Role {
   USER
   "A shop's staff: manages the shop's templates (the JWT's ` + "`" + `shop` + "`" + ` claim)."
   MERCHANT
-  "The platform's operators: see every shop."
+  "The platform's operators: see every shop; a PLATFORM token administers no shop (its ` + "`" + `shop` + "`" + ` claim is ignored)."
   PLATFORM
+  "The order system, server to server: confirms payments and refunds (the JWT's ` + "`" + `sub` + "`" + ` is the service's name, e.g. \"orders\")."
+  SERVICE
 }
 
 "Only callers with one of these roles may use the field; others get FORBIDDEN (no token: UNAUTHENTICATED)."
@@ -1966,15 +2055,15 @@ interface Node {
 "The queries."
 type Query {
   """
-  The object with this id, as the caller may see it: a template (see couponTemplate), or the
-  caller's own coupon or redemption (USER callers). Null for an unknown id or one the caller may
-  not see; a malformed id is BAD_USER_INPUT.
+  The object with this id, as the caller may see it: a template (see couponTemplate), the
+  caller's own coupon or redemption (USER callers), or a distribution task (see couponTask). Null
+  for an unknown id or one the caller may not see; a malformed id is BAD_USER_INPUT.
   """
   node(
-    "A template's, coupon's or redemption's id."
+    "A template's, coupon's, redemption's or task's id."
     id: ID!
   ): Node
-  "Anyone may look a template up; a merchant sees only its own shop's templates (another shop's id gives null)."
+  "Anyone may look a template up; a merchant sees only its own shop's SHOP templates (another shop's or a PLATFORM template's id gives null)."
   couponTemplate(
     "The template's id."
     id: ID!
@@ -2030,16 +2119,23 @@ ones (valid in every shop); invalid input comes back as userErrors naming every 
     "The new template."
     input: CreateCouponTemplateInput!
   ): CouponTemplatePayload! @hasRole(roles: [MERCHANT, PLATFORM])
-  "Add stock to one of the merchant's templates (total and remaining stock grow by the amount)."
+  """
+  Add stock to a template (total and remaining stock grow by the amount): a merchant to its shop's
+  SHOP templates, the platform to any. Another shop's or a PLATFORM template is NOT_FOUND to a
+  merchant, as an unknown id.
+  """
   increaseCouponTemplateStock(
     "Which template, and by how much."
     input: IncreaseStockInput!
-  ): CouponTemplatePayload! @hasRole(roles: [MERCHANT])
-  "End one of the merchant's templates now: no claim succeeds afterwards. Ending an ended template changes nothing."
+  ): CouponTemplatePayload! @hasRole(roles: [MERCHANT, PLATFORM])
+  """
+  End a template now: no claim succeeds afterwards. Ending an ended template changes nothing. A
+  merchant ends its shop's SHOP templates, the platform any (NOT_FOUND as for increaseCouponTemplateStock).
+  """
   terminateCouponTemplate(
     "Which template."
     input: TerminateCouponTemplateInput!
-  ): CouponTemplatePayload! @hasRole(roles: [MERCHANT])
+  ): CouponTemplatePayload! @hasRole(roles: [MERCHANT, PLATFORM])
   """
   Claim one coupon. Accepted: redemption is set (PENDING in async mode, ISSUED with the coupon in
   sync mode). Refused: userErrors has one of OUT_OF_STOCK, LIMIT_REACHED, NOT_STARTED, ENDED,
@@ -2128,8 +2224,8 @@ input RedeemCouponInput {
 type CouponTemplate implements Node {
   "The template's id (a decimal string)."
   id: ID!
-  "The shop that owns the template."
-  shopNumber: String!
+  "The shop that owns the template; null for a PLATFORM-source template, which belongs to no shop."
+  shopNumber: String
   "Shown to users."
   name: String!
   "Who funds the coupon."
@@ -2376,6 +2472,8 @@ enum ErrorCode {
   INVALID_STATE
   "The uploaded file cannot be read."
   FILE_INVALID
+  "The amount the order system charged is not the locked order's amount."
+  AMOUNT_MISMATCH
 }
 
 # --- distribution (bulk issue from a spreadsheet) ---
@@ -2388,13 +2486,18 @@ file parts). Such a request must carry a non-simple header, ` + "`" + `Apollo-Re
 scalar Upload
 
 extend type Query {
-  "One of the merchant's distribution tasks; null for an unknown id or another shop's."
+  "One of the merchant's distribution tasks (the platform: any shop's); null for an unknown id or another shop's."
   couponTask(
     "The task's id."
     id: ID!
-  ): CouponTask @hasRole(roles: [MERCHANT])
-  "The merchant's distribution tasks, newest first. Page forward with first/after (default: the first 20)."
+  ): CouponTask @hasRole(roles: [MERCHANT, PLATFORM])
+  """
+  The merchant's distribution tasks (the platform: every shop's, or one shop's by shopNumber),
+  newest first. Page forward with first/after (default: the first 20).
+  """
   couponTasks(
+    "PLATFORM only: one shop's tasks. Ignored for merchants, who always see their own shop."
+    shopNumber: String
     "Page size when paging forward: 1 to 100 (default 20). Not together with last."
     first: Int
     "Start after this cursor (an edge's cursor from this connection)."
@@ -2405,7 +2508,7 @@ extend type Query {
     before: String
     "Narrows the list; totalCount counts the matches."
     filter: CouponTaskFilter
-  ): CouponTaskConnection! @hasRole(roles: [MERCHANT])
+  ): CouponTaskConnection! @hasRole(roles: [MERCHANT, PLATFORM])
 }
 
 # --- Checkout (issue 10) ---
@@ -2611,33 +2714,48 @@ enum TaskStatus {
 
 extend type Mutation {
   """
-  Hold one of the caller's coupons for an order until it is paid, released, or the lock expires
-  (COUPON_LOCK_TTL): the discount is computed here. userErrors: NOT_FOUND, ALREADY_LOCKED (another
-  order holds it), EXPIRED, NOT_STARTED, NOT_APPLICABLE, THRESHOLD_NOT_MET, INVALID_STATE,
-  INVALID_INPUT. A repeat for the same order answers the same settlement.
+  Hold a coupon for an order until it is paid, released, or the lock expires (COUPON_LOCK_TTL): a
+  USER's own coupon, or for the order system (SERVICE) any user's coupon named by couponId. The
+  discount is computed here. userErrors: NOT_FOUND, ALREADY_LOCKED (another order holds it),
+  EXPIRED, NOT_STARTED, NOT_APPLICABLE, THRESHOLD_NOT_MET, INVALID_STATE, INVALID_INPUT. A repeat
+  for the same order answers the same settlement.
   """
   lockCoupon(
     "The coupon and the order."
     input: LockCouponInput!
-  ): SettlementPayload! @hasRole(roles: [USER])
-  "The order is paid: the coupon is USED. After the lock expired: EXPIRED or INVALID_STATE. Idempotent."
+  ): SettlementPayload! @hasRole(roles: [USER, SERVICE])
+  """
+  The order is paid, as the order system says (SERVICE only: the app cannot pay its own orders):
+  the coupon is USED. An orderAmount other than the locked order's is AMOUNT_MISMATCH and the
+  settlement stays LOCKED. After the lock expired: EXPIRED or INVALID_STATE. Idempotent.
+  """
   confirmCouponPayment(
-    "The order and the coupon."
-    input: SettlementRefInput!
-  ): SettlementPayload! @hasRole(roles: [USER])
-  "The order gives the coupon back unpaid: it is UNUSED again (EXPIRED past its end). Idempotent."
+    "The order, the coupon and the amount charged."
+    input: ConfirmCouponPaymentInput!
+  ): SettlementPayload! @hasRole(roles: [SERVICE])
+  "The order gives the coupon back unpaid (the coupon's USER or the order system): it is UNUSED again (EXPIRED past its end). Idempotent."
   releaseCoupon(
     "The order and the coupon."
     input: SettlementRefInput!
-  ): SettlementPayload! @hasRole(roles: [USER])
+  ): SettlementPayload! @hasRole(roles: [USER, SERVICE])
   """
-  The paid order was refunded: with the template's RETURN policy the coupon is UNUSED again (EXPIRED
-  past its end), with FORFEIT it stays USED. Idempotent.
+  The paid order was refunded, as the order system says (SERVICE only): with the template's RETURN
+  policy the coupon is UNUSED again (EXPIRED past its end), with FORFEIT it stays USED. Idempotent.
   """
   refundCoupon(
     "The order and the coupon."
     input: SettlementRefInput!
-  ): SettlementPayload! @hasRole(roles: [USER])
+  ): SettlementPayload! @hasRole(roles: [SERVICE])
+}
+
+"The order system's word that an order was paid."
+input ConfirmCouponPaymentInput {
+  "The order."
+  orderId: ID!
+  "The coupon."
+  couponId: ID!
+  "The order's amount as the order system charged it: must be the locked order's amount."
+  orderAmount: Decimal!
 }
 
 "An order as the checkout prices it. Money has at most 2 decimals."
@@ -2664,7 +2782,7 @@ input OrderItemInput {
 
 "Which coupon to hold for which order."
 input LockCouponInput {
-  "The caller's coupon."
+  "The coupon: the caller's own (USER), any user's (SERVICE)."
   couponId: ID!
   "The order."
   order: OrderInput!
@@ -3055,6 +3173,39 @@ type TemplateLogConnection {
   "How many entries the trail holds, over all pages."
   totalCount: Int!
 }
+
+# --- Who is asking (issue 18) ---
+
+extend type Query {
+  "The caller as its token says, with the server's settings it works under; null without a token."
+  viewer: Viewer
+}
+
+"The authenticated caller."
+type Viewer {
+  "The token's role."
+  role: Role!
+  "The token's subject: a person's user id, or a SERVICE's name."
+  userId: ID!
+  "The shop a MERCHANT administers; null for the other roles."
+  shopNumber: String
+  "When the token expires: a websocket is closed then, requests are refused after it."
+  expiresAt: Time!
+  "Settings of this server that clients work under."
+  settings: ServerSettings!
+}
+
+"Settings of the server a client works under (read from its configuration)."
+type ServerSettings {
+  "The IANA time zone of statistics days (COUPON_STATS_TIMEZONE)."
+  statsTimeZone: String!
+  "The most days one statistics window may span (COUPON_STATS_MAX_DAYS)."
+  statsMaxDays: Int!
+  "The largest upload accepted, in bytes (COUPON_UPLOAD_MAX_BYTES)."
+  uploadMaxBytes: Int!
+  "How redeemCoupon answers: async (PENDING, then a redemption to poll) or sync (ISSUED with the coupon) (COUPON_REDEEM_MODE)."
+  redeemMode: String!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -3421,6 +3572,20 @@ func (ec *executionContext) childFields_ReminderPayload(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type ReminderPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_ServerSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "statsTimeZone":
+		return ec.fieldContext_ServerSettings_statsTimeZone(ctx, field)
+	case "statsMaxDays":
+		return ec.fieldContext_ServerSettings_statsMaxDays(ctx, field)
+	case "uploadMaxBytes":
+		return ec.fieldContext_ServerSettings_uploadMaxBytes(ctx, field)
+	case "redeemMode":
+		return ec.fieldContext_ServerSettings_redeemMode(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ServerSettings", field.Name)
+}
+
 func (ec *executionContext) childFields_Settlement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3611,6 +3776,22 @@ func (ec *executionContext) childFields_UserError(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type UserError", field.Name)
 }
 
+func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "role":
+		return ec.fieldContext_Viewer_role(ctx, field)
+	case "userId":
+		return ec.fieldContext_Viewer_userId(ctx, field)
+	case "shopNumber":
+		return ec.fieldContext_Viewer_shopNumber(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_Viewer_expiresAt(ctx, field)
+	case "settings":
+		return ec.fieldContext_Viewer_settings(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
+}
+
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -3795,8 +3976,8 @@ func (ec *executionContext) field_Mutation_confirmCouponPayment_args(ctx context
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
-		func(ctx context.Context, v any) (model.SettlementRefInput, error) {
-			return ec.unmarshalNSettlementRefInput2coupondᚋgraphᚋmodelᚐSettlementRefInput(ctx, v)
+		func(ctx context.Context, v any) (model.ConfirmCouponPaymentInput, error) {
+			return ec.unmarshalNConfirmCouponPaymentInput2coupondᚋgraphᚋmodelᚐConfirmCouponPaymentInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -3990,46 +4171,54 @@ func (ec *executionContext) field_Query_couponTask_args(ctx context.Context, raw
 func (ec *executionContext) field_Query_couponTasks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
-		func(ctx context.Context, v any) (*int, error) {
-			return ec.unmarshalOInt2ᚖint(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["first"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "shopNumber",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["after"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+	args["shopNumber"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["last"] = arg2
-	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["before"] = arg3
-	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
 		func(ctx context.Context, v any) (*model.CouponTaskFilter, error) {
 			return ec.unmarshalOCouponTaskFilter2ᚖcoupondᚋgraphᚋmodelᚐCouponTaskFilter(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["filter"] = arg4
+	args["filter"] = arg5
 	return args, nil
 }
 
@@ -5464,11 +5653,11 @@ func (ec *executionContext) _CouponTemplate_shopNumber(ctx context.Context, fiel
 			return ec.Resolvers.CouponTemplate().ShopNumber(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_CouponTemplate_shopNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -6380,7 +6569,7 @@ func (ec *executionContext) _Mutation_increaseCouponTemplateStock(ctx context.Co
 			directive0 := next
 
 			directive1 := func(ctx context.Context) (any, error) {
-				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT"})
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT", "PLATFORM"})
 				if err != nil {
 					var zeroVal *model.CouponTemplatePayload
 					return zeroVal, err
@@ -6442,7 +6631,7 @@ func (ec *executionContext) _Mutation_terminateCouponTemplate(ctx context.Contex
 			directive0 := next
 
 			directive1 := func(ctx context.Context) (any, error) {
-				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT"})
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT", "PLATFORM"})
 				if err != nil {
 					var zeroVal *model.CouponTemplatePayload
 					return zeroVal, err
@@ -6690,7 +6879,7 @@ func (ec *executionContext) _Mutation_lockCoupon(ctx context.Context, field grap
 			directive0 := next
 
 			directive1 := func(ctx context.Context) (any, error) {
-				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER", "SERVICE"})
 				if err != nil {
 					var zeroVal *model.SettlementPayload
 					return zeroVal, err
@@ -6746,13 +6935,13 @@ func (ec *executionContext) _Mutation_confirmCouponPayment(ctx context.Context, 
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ConfirmCouponPayment(ctx, fc.Args["input"].(model.SettlementRefInput))
+			return ec.Resolvers.Mutation().ConfirmCouponPayment(ctx, fc.Args["input"].(model.ConfirmCouponPaymentInput))
 		},
 		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
 			directive0 := next
 
 			directive1 := func(ctx context.Context) (any, error) {
-				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"SERVICE"})
 				if err != nil {
 					var zeroVal *model.SettlementPayload
 					return zeroVal, err
@@ -6814,7 +7003,7 @@ func (ec *executionContext) _Mutation_releaseCoupon(ctx context.Context, field g
 			directive0 := next
 
 			directive1 := func(ctx context.Context) (any, error) {
-				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER", "SERVICE"})
 				if err != nil {
 					var zeroVal *model.SettlementPayload
 					return zeroVal, err
@@ -6876,7 +7065,7 @@ func (ec *executionContext) _Mutation_refundCoupon(ctx context.Context, field gr
 			directive0 := next
 
 			directive1 := func(ctx context.Context) (any, error) {
-				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"USER"})
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"SERVICE"})
 				if err != nil {
 					var zeroVal *model.SettlementPayload
 					return zeroVal, err
@@ -7428,7 +7617,7 @@ func (ec *executionContext) _Query_couponTask(ctx context.Context, field graphql
 			directive0 := next
 
 			directive1 := func(ctx context.Context) (any, error) {
-				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT"})
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT", "PLATFORM"})
 				if err != nil {
 					var zeroVal *distribution.Task
 					return zeroVal, err
@@ -7484,13 +7673,13 @@ func (ec *executionContext) _Query_couponTasks(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().CouponTasks(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["filter"].(*model.CouponTaskFilter))
+			return ec.Resolvers.Query().CouponTasks(ctx, fc.Args["shopNumber"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string), fc.Args["filter"].(*model.CouponTaskFilter))
 		},
 		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
 			directive0 := next
 
 			directive1 := func(ctx context.Context) (any, error) {
-				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT"})
+				roles, err := ec.unmarshalNRole2ᚕcoupondᚋcouponᚐRoleᚄ(ctx, []any{"MERCHANT", "PLATFORM"})
 				if err != nil {
 					var zeroVal *model.CouponTaskConnection
 					return zeroVal, err
@@ -7966,6 +8155,38 @@ func (ec *executionContext) fieldContext_Query_templateLog(ctx context.Context, 
 	if fc.Args, err = ec.field_Query_templateLog_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_viewer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_viewer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Viewer(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *coupon.Actor) graphql.Marshaler {
+			return ec.marshalOViewer2ᚖcoupondᚋcouponᚐActor(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_viewer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Viewer(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -8806,6 +9027,98 @@ func (ec *executionContext) fieldContext_ReminderPayload_userErrors(_ context.Co
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ServerSettings_statsTimeZone(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_statsTimeZone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatsTimeZone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_statsTimeZone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "String")
+}
+
+func (ec *executionContext) _ServerSettings_statsMaxDays(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_statsMaxDays(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatsMaxDays, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_statsMaxDays(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ServerSettings_uploadMaxBytes(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_uploadMaxBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UploadMaxBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_uploadMaxBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ServerSettings_redeemMode(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_redeemMode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RedeemMode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_redeemMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "String")
 }
 
 func (ec *executionContext) _Settlement_id(ctx context.Context, field graphql.CollectedField, obj *checkout.Settlement) (ret graphql.Marshaler) {
@@ -10422,6 +10735,130 @@ func (ec *executionContext) fieldContext_UserError_message(_ context.Context, fi
 	return graphql.NewScalarFieldContext("UserError", field, false, false, "String")
 }
 
+func (ec *executionContext) _Viewer_role(ctx context.Context, field graphql.CollectedField, obj *coupon.Actor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v coupon.Role) graphql.Marshaler {
+			return ec.marshalNRole2coupondᚋcouponᚐRole(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, false, false, "Role")
+}
+
+func (ec *executionContext) _Viewer_userId(ctx context.Context, field graphql.CollectedField, obj *coupon.Actor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().UserID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, true, true, "ID")
+}
+
+func (ec *executionContext) _Viewer_shopNumber(ctx context.Context, field graphql.CollectedField, obj *coupon.Actor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_shopNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().ShopNumber(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_shopNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, true, true, "String")
+}
+
+func (ec *executionContext) _Viewer_expiresAt(ctx context.Context, field graphql.CollectedField, obj *coupon.Actor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().ExpiresAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalNTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Viewer", field, true, true, "Time")
+}
+
+func (ec *executionContext) _Viewer_settings(ctx context.Context, field graphql.CollectedField, obj *coupon.Actor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Viewer_settings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Viewer().Settings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ServerSettings) graphql.Marshaler {
+			return ec.marshalNServerSettings2ᚖcoupondᚋgraphᚋmodelᚐServerSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Viewer_settings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Viewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ServerSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11583,6 +12020,62 @@ func (ec *executionContext) unmarshalInputCancelReminderInput(ctx context.Contex
 func UnmarshalCancelReminderInput(ctx context.Context, raw any) (model.CancelReminderInput, error) {
 	var out model.CancelReminderInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "CancelReminderInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputConfirmCouponPaymentInput(ctx context.Context, obj any) (model.ConfirmCouponPaymentInput, error) {
+	var it model.ConfirmCouponPaymentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"orderId", "couponId", "orderAmount"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "orderId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("orderId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrderID = data
+		case "couponId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("couponId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CouponID = data
+		case "orderAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("orderAmount"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋshopspringᚋdecimalᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrderAmount = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalConfirmCouponPaymentInput unmarshals raw into the ConfirmCouponPaymentInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalConfirmCouponPaymentInput(ctx context.Context, raw any) (model.ConfirmCouponPaymentInput, error) {
+	var out model.ConfirmCouponPaymentInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ConfirmCouponPaymentInput", raw, &out)
 	return out, err
 }
 
@@ -12864,7 +13357,7 @@ func (ec *executionContext) _CouponTemplate(ctx context.Context, sel ast.Selecti
 			}
 		case "shopNumber":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._CouponTemplate_shopNumber(ctx, field, obj)
 				})
@@ -13466,6 +13959,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_templateLog(ctx, field)
 				})
+		case "viewer":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_viewer(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -13823,6 +14322,54 @@ func (ec *executionContext) _ReminderPayload(ctx context.Context, sel ast.Select
 			}
 		case "userErrors":
 			out.Values[i] = ec._ReminderPayload_userErrors(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var serverSettingsImplementors = []string{"ServerSettings"}
+
+func (ec *executionContext) _ServerSettings(ctx context.Context, sel ast.SelectionSet, obj *model.ServerSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, serverSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ServerSettings")
+		case "statsTimeZone":
+			out.Values[i] = ec._ServerSettings_statsTimeZone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "statsMaxDays":
+			out.Values[i] = ec._ServerSettings_statsMaxDays(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uploadMaxBytes":
+			out.Values[i] = ec._ServerSettings_uploadMaxBytes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "redeemMode":
+			out.Values[i] = ec._ServerSettings_redeemMode(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -14483,6 +15030,63 @@ func (ec *executionContext) _UserError(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var viewerImplementors = []string{"Viewer"}
+
+func (ec *executionContext) _Viewer(ctx context.Context, sel ast.SelectionSet, obj *coupon.Actor) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, viewerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Viewer")
+		case "role":
+			out.Values[i] = ec._Viewer_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "userId":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Viewer_userId(ctx, field, obj)
+				})
+		case "shopNumber":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Viewer_shopNumber(ctx, field, obj)
+				})
+		case "expiresAt":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Viewer_expiresAt(ctx, field, obj)
+				})
+		case "settings":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Viewer_settings(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
@@ -14866,6 +15470,11 @@ func (ec *executionContext) unmarshalNCancelCouponTaskInput2coupondᚋgraphᚋmo
 
 func (ec *executionContext) unmarshalNCancelReminderInput2coupondᚋgraphᚋmodelᚐCancelReminderInput(ctx context.Context, v any) (model.CancelReminderInput, error) {
 	res, err := ec.unmarshalInputCancelReminderInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNConfirmCouponPaymentInput2coupondᚋgraphᚋmodelᚐConfirmCouponPaymentInput(ctx context.Context, v any) (model.ConfirmCouponPaymentInput, error) {
+	res, err := ec.unmarshalInputConfirmCouponPaymentInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -15411,11 +16020,13 @@ var (
 		"USER":     coupon.RoleUser,
 		"MERCHANT": coupon.RoleMerchant,
 		"PLATFORM": coupon.RolePlatform,
+		"SERVICE":  coupon.RoleService,
 	}
 	marshalNRole2coupondᚋcouponᚐRole = map[coupon.Role]string{
 		coupon.RoleUser:     "USER",
 		coupon.RoleMerchant: "MERCHANT",
 		coupon.RolePlatform: "PLATFORM",
+		coupon.RoleService:  "SERVICE",
 	}
 )
 
@@ -15462,6 +16073,14 @@ func (ec *executionContext) marshalNSendType2coupondᚋentᚋcoupontaskᚐSendTy
 		graphql.AddInvalidNullFromMarshaler(ctx, "SendType!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNServerSettings2ᚖcoupondᚋgraphᚋmodelᚐServerSettings(ctx context.Context, sel ast.SelectionSet, v *model.ServerSettings) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ServerSettings!")
+		return graphql.Null
+	}
+	return ec._ServerSettings(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSettlementPayload2ᚖcoupondᚋgraphᚋmodelᚐSettlementPayload(ctx context.Context, sel ast.SelectionSet, v *model.SettlementPayload) graphql.Marshaler {
@@ -15650,6 +16269,24 @@ func (ec *executionContext) unmarshalNTime2timeᚐTime(ctx context.Context, v an
 func (ec *executionContext) marshalNTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
 	_ = sel
 	res := scalar.MarshalTime(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNTime2ᚖtimeᚐTime(ctx context.Context, v any) (*time.Time, error) {
+	res, err := scalar.UnmarshalTime(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTime2ᚖtimeᚐTime(ctx context.Context, sel ast.SelectionSet, v *time.Time) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Time!")
+		return graphql.Null
+	}
+	_ = sel
+	res := scalar.MarshalTime(*v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "Time!")
 	}
@@ -16277,6 +16914,13 @@ func (ec *executionContext) marshalOUserCouponStatus2ᚖcoupondᚋentᚋusercoup
 	_ = ctx
 	res := graphql.MarshalString(string(*v))
 	return res
+}
+
+func (ec *executionContext) marshalOViewer2ᚖcoupondᚋcouponᚐActor(ctx context.Context, sel ast.SelectionSet, v *coupon.Actor) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Viewer(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

@@ -32,6 +32,16 @@ type CancelReminderInput struct {
 	Channel couponreminder.Channel `json:"channel"`
 }
 
+// The order system's word that an order was paid.
+type ConfirmCouponPaymentInput struct {
+	// The order.
+	OrderID string `json:"orderId"`
+	// The coupon.
+	CouponID string `json:"couponId"`
+	// The order's amount as the order system charged it: must be the locked order's amount.
+	OrderAmount decimal.Decimal `json:"orderAmount"`
+}
+
 // The best set of coupons for an order.
 type CouponCombination struct {
 	// Shop coupons (by shop), then the platform coupon with its discount on what they leave.
@@ -209,7 +219,7 @@ type IssuedByOrigin struct {
 
 // Which coupon to hold for which order.
 type LockCouponInput struct {
-	// The caller's coupon.
+	// The coupon: the caller's own (USER), any user's (SERVICE).
 	CouponID string `json:"couponId"`
 	// The order.
 	Order *OrderInput `json:"order"`
@@ -297,6 +307,18 @@ type ReminderPayload struct {
 	Reminder *reminder.Reminder `json:"reminder,omitempty"`
 	// Why the mutation was refused (empty when it succeeded).
 	UserErrors []*coupon.Error `json:"userErrors"`
+}
+
+// Settings of the server a client works under (read from its configuration).
+type ServerSettings struct {
+	// The IANA time zone of statistics days (COUPON_STATS_TIMEZONE).
+	StatsTimeZone string `json:"statsTimeZone"`
+	// The most days one statistics window may span (COUPON_STATS_MAX_DAYS).
+	StatsMaxDays int `json:"statsMaxDays"`
+	// The largest upload accepted, in bytes (COUPON_UPLOAD_MAX_BYTES).
+	UploadMaxBytes int `json:"uploadMaxBytes"`
+	// How redeemCoupon answers: async (PENDING, then a redemption to poll) or sync (ISSUED with the coupon) (COUPON_REDEEM_MODE).
+	RedeemMode string `json:"redeemMode"`
 }
 
 // The result of a settlement mutation.

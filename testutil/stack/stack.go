@@ -42,6 +42,9 @@ type Stack struct {
 // Merchant is the merchant (shop 1001) that Template creates templates for.
 var Merchant = coupon.Actor{UserID: 1, Role: coupon.RoleMerchant, Shop: 1001}
 
+// Orders is the order system: the SERVICE that confirms payments and refunds.
+var Orders = coupon.Actor{Role: coupon.RoleService, Service: "orders"}
+
 // New builds the services on a fresh database coupond_t_<pkg>_<name> and the Redis namespace of
 // pkg (testutil.Redis), and starts what o asks for; all of it stops when the test ends.
 func New(t testing.TB, pkg, name string, o Options) *Stack {
