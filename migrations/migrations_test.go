@@ -10,6 +10,8 @@ import (
 	"coupond/migrations"
 	"coupond/store"
 	"coupond/testutil"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // TestMigrationsMatchEntSchema migrates an empty database with the versioned files and asks ent
@@ -51,7 +53,11 @@ func TestEnsureDatabaseCreatesAMissingDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec("DROP DATABASE coupond_t_ensure"); err != nil {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("DROP DATABASE `" + cfg.DBName + "`"); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 { // creates it, then finds it there
