@@ -2983,7 +2983,8 @@ extend type Query {
   A template's funnel over the stats days that [from, to) touches (days in the server's
   COUPON_STATS_TIMEZONE; from defaults to the template's creation, to to the end of today; at most
   COUPON_STATS_MAX_DAYS days), with its live stock and locks. Served from counters: its cost grows
-  with the days asked for, not with the coupons. A merchant of another shop gets FORBIDDEN.
+  with the days asked for, not with the coupons. Another shop's template, or a PLATFORM one, answers
+  a merchant NOT_FOUND, as a missing id does.
   """
   templateStats(
     "The template's id."
@@ -3009,8 +3010,9 @@ extend type Query {
 }
 
 """
-A template's numbers. Counts are of events over the days asked for: usedCount is payments with a
-coupon less their refunds, discountTotal the discount given less the discount refunded, redeemRate
+A template's numbers. Counts are of events over the days asked for, net of refunds: usedCount is
+payments with a coupon not refunded since, discountTotal their discount (a refund leaves the day of
+its payment, so the daily series sums to these totals), redeemRate
 usedCount ÷ issuedCount (0 when nothing was issued). totalStock, remainingStock and lockedCount are
 as they are now.
 """
@@ -3053,18 +3055,19 @@ type IssuedByOrigin {
 
 """
 One stats day (date YYYY-MM-DD in COUPON_STATS_TIMEZONE): coupons issued, payments with a coupon
-(used) and their discount, refunds of such payments, coupons expired, each on the day it happened.
+(used, net of refunds) and their discount, refunds of such payments, coupons expired: each on the
+day it happened, a refund on the day of its payment (which it leaves), so the days sum to the totals.
 """
 type DailyStat {
   "The day, YYYY-MM-DD in COUPON_STATS_TIMEZONE."
   date: String!
   "Coupons issued that day."
   issued: Int!
-  "Payments with a coupon that day."
+  "Payments with a coupon that day, not refunded since."
   used: Int!
   "Discount given by those payments."
   discount: Decimal!
-  "Refunds of payments with a coupon that day."
+  "Payments with a coupon that day that were refunded since."
   refunded: Int!
   "Coupons that expired unused that day."
   expired: Int!

@@ -185,17 +185,18 @@ type CreateReminderInput struct {
 }
 
 // One stats day (date YYYY-MM-DD in COUPON_STATS_TIMEZONE): coupons issued, payments with a coupon
-// (used) and their discount, refunds of such payments, coupons expired, each on the day it happened.
+// (used, net of refunds) and their discount, refunds of such payments, coupons expired: each on the
+// day it happened, a refund on the day of its payment (which it leaves), so the days sum to the totals.
 type DailyStat struct {
 	// The day, YYYY-MM-DD in COUPON_STATS_TIMEZONE.
 	Date string `json:"date"`
 	// Coupons issued that day.
 	Issued int `json:"issued"`
-	// Payments with a coupon that day.
+	// Payments with a coupon that day, not refunded since.
 	Used int `json:"used"`
 	// Discount given by those payments.
 	Discount decimal.Decimal `json:"discount"`
-	// Refunds of payments with a coupon that day.
+	// Payments with a coupon that day that were refunded since.
 	Refunded int `json:"refunded"`
 	// Coupons that expired unused that day.
 	Expired int `json:"expired"`
@@ -377,8 +378,9 @@ type TemplateLogEdge struct {
 	Node *template.LogEntry `json:"node"`
 }
 
-// A template's numbers. Counts are of events over the days asked for: usedCount is payments with a
-// coupon less their refunds, discountTotal the discount given less the discount refunded, redeemRate
+// A template's numbers. Counts are of events over the days asked for, net of refunds: usedCount is
+// payments with a coupon not refunded since, discountTotal their discount (a refund leaves the day of
+// its payment, so the daily series sums to these totals), redeemRate
 // usedCount ÷ issuedCount (0 when nothing was issued). totalStock, remainingStock and lockedCount are
 // as they are now.
 type TemplateStats struct {
