@@ -39,10 +39,7 @@ func TestRequestBudget(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "coupond")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t, dir)
 	dsn := testutil.FreshDatabase(t, "budget")
 	testutil.Redis(t, "main")
 	port := freePort(t)
