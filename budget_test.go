@@ -16,7 +16,6 @@ import (
 
 	"coupond/auth"
 	"coupond/coupon"
-	"coupond/coupon/keys"
 	"coupond/store"
 	"coupond/testutil"
 )
@@ -45,11 +44,7 @@ func TestRequestBudget(t *testing.T) {
 	port := freePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "serve", "--mode", "all")
-	cmd.Env = append(os.Environ(),
-		"COUPON_MYSQL_DSN="+dsn, "COUPON_REDIS_ADDR="+testutil.RedisAddr(), "COUPON_QUEUE_REDIS_ADDR="+testutil.RedisAddr(),
-		"COUPON_REDIS_DB=0", "COUPON_QUEUE_REDIS_DB=0", "COUPON_REDIS_NAMESPACE="+keys.Namespace(),
-		fmt.Sprintf("COUPON_HTTP_ADDR=127.0.0.1:%d", port), "COUPON_METRICS_ADDR=off",
-		"COUPON_BLOB_URL=file://"+filepath.Join(dir, "blobs")+"?create_dir=true")
+	cmd.Env = binaryEnv(dsn, dir, port)
 	logf, _ := os.Create(filepath.Join(dir, "coupond.log"))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {

@@ -41,11 +41,7 @@ func TestDistributionSurvivesKill9(t *testing.T) {
 	dsn := testutil.FreshDatabase(t, "dist_kill")
 	testutil.Redis(t, "main")
 	port := freePort(t)
-	env := append(os.Environ(),
-		"COUPON_MYSQL_DSN="+dsn, "COUPON_REDIS_ADDR="+testutil.RedisAddr(), "COUPON_QUEUE_REDIS_ADDR="+testutil.RedisAddr(),
-		"COUPON_REDIS_DB=0", "COUPON_QUEUE_REDIS_DB=0", "COUPON_REDIS_NAMESPACE="+keys.Namespace(),
-		fmt.Sprintf("COUPON_HTTP_ADDR=127.0.0.1:%d", port), "COUPON_METRICS_ADDR=off",
-		"COUPON_BLOB_URL=file://"+filepath.Join(dir, "blobs")+"?create_dir=true", "COUPON_DISTRIBUTION_BATCH=500")
+	env := append(binaryEnv(dsn, dir, port), "COUPON_DISTRIBUTION_BATCH=500")
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	start := func() *exec.Cmd {
 		cmd := exec.Command(bin, "serve", "--mode", "all")
@@ -225,6 +221,16 @@ func buildBinary(t *testing.T, dir string) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// binaryEnv is the environment of a built coupond serving on 127.0.0.1:port against the database
+// dsn and the test Redis under this package's namespace, keeping its uploads under dir.
+func binaryEnv(dsn, dir string, port int) []string {
+	return append(os.Environ(),
+		"COUPON_MYSQL_DSN="+dsn, "COUPON_REDIS_ADDR="+testutil.RedisAddr(), "COUPON_QUEUE_REDIS_ADDR="+testutil.RedisAddr(),
+		"COUPON_REDIS_DB=0", "COUPON_QUEUE_REDIS_DB=0", "COUPON_REDIS_NAMESPACE="+keys.Namespace(),
+		fmt.Sprintf("COUPON_HTTP_ADDR=127.0.0.1:%d", port), "COUPON_METRICS_ADDR=off",
+		"COUPON_BLOB_URL=file://"+filepath.Join(dir, "blobs")+"?create_dir=true")
 }
 
 // gqlTemplate creates an open template of the token's shop over GraphQL and returns its id.
