@@ -28,6 +28,7 @@ func (a *app) routes() http.Handler {
 		Introspection:   a.cfg.Env != "prod",
 		ComplexityLimit: a.cfg.ComplexityLimit,
 		DepthLimit:      a.cfg.DepthLimit,
+		ExecutorOnly:    a.cfg.ClaimPlans == "off",
 		CORSOrigins:     a.cfg.CORSOrigins,
 		MaxUpload:       a.cfg.UploadMaxBytes,
 	})

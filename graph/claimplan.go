@@ -8,48 +8,38 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
-// claimPlans is the claim path's shortcut past gqlgen's executor. A redeemCoupon document earns a
-// plan by passing gqlgen's whole pipeline once (parse, queryGuard, validation, operationLimits: the
-// plans are learned by the last operation-context mutator, so only a document every check accepted
-// is learned); later POSTs of the same document text are answered by the plan (runPlan): the same
-// variable checks for the shapes it accepts, the same @hasRole and the same resolver, its answer
-// written field by field with gqlgen's own marshalers, errors through the same presenter with the
-// same path and location. A plan covers only what it can answer exactly as the executor does (the
-// fields in planLeaves, no fragments, directives or default values); any other document, and any
-// request whose variables it does not take as they are, goes the normal way.
-// TestClaimPlanAnswersAsTheExecutor holds the two paths to the same bytes. A planned claim never
-// reaches the executor, so a handler extension added later that intercepts operations, fields or
-// responses (tracing, per-operation metrics) does not see it: such an extension must be added
-// here too, or NewHandler built with ExecutorOnly.
+// claimPlans answers redeemCoupon without gqlgen's executor, from inside gqlgen's pipeline. It is
+// the handler's last extension, an operation interceptor: an operation reaches it only after
+// gqlgen parsed, checked (queryGuard, validation, operationLimits) and coerced it, and every
+// operation interceptor registered before it wraps it. On the first sight of a document text it
+// compiles a plan, or notes that there is none (compilePlan); an operation with a plan is answered
+// with graphql.OneShot (claimPlan.run): its input from gqlgen's coerced variables, the resolver
+// inside the operation context's root-field and field middleware and the schema's @hasRole, the
+// payload written with gqlgen's marshalers and errors through the same presenter, path and location.
+// TestClaimPlanAnswersAsTheExecutor holds the two paths to the same bytes.
+//
+// What a plan does not run: field middleware around the payload's own fields (id, status, …) and
+// response interceptors, which live inside the executor; an extension of either kind turns the
+// plans off (plannable), and TestClaimPlanExtensionsReviewed fails when the handler registers an
+// extension type nobody reviewed for plans. A directive the plan does not apply turns them off too
+// (newClaimPlans; TestClaimPlanDirectives), and so does HandlerConfig.ExecutorOnly
+// (COUPON_CLAIM_PLANS=off).
 type claimPlans struct {
-	known *lru.Cache[string, *claimPlan] // by document text; nil: the document is not plannable
-	roles []coupon.Role                  // redeemCoupon's @hasRole(roles:), read from the schema
+	known    *lru.Cache[string, *claimPlan] // by document text; nil: the document is not plannable
+	roles    []coupon.Role                  // redeemCoupon's @hasRole(roles:), read from the schema
+	hasRole  hasRoleFunc                    // the handler's @hasRole implementation
+	resolver *Resolver
 }
+
+// hasRoleFunc is the signature of the @hasRole directive's implementation.
+type hasRoleFunc func(ctx context.Context, obj any, next graphql.Resolver, roles []coupon.Role) (any, error)
 
 // claimPlan is one compiled redeemCoupon operation.
 type claimPlan struct {
-	opName   string                 // the operation's name ("" when anonymous)
 	field    graphql.CollectedField // the redeemCoupon field (its alias is the response name)
-	input    planInput              // where templateId and requestId come from
 	selected []planField            // the RedeemCouponPayload selection, in order
-	roles    []coupon.Role          // as claimPlans.roles
-	vars     ast.VariableDefinitionList
-}
-
-// planInput says where the input's values come from: a variable holding the whole input object
-// (whole), or per field a variable or a literal.
-type planInput struct {
-	whole                 string
-	templateID, requestID planValue
-}
-
-// planValue is a variable's name, or a literal (nil: null or absent).
-type planValue struct {
-	variable string
-	literal  *string
 }
 
 // planField is one selected field: its response name, what it is, the type it is selected on
@@ -86,15 +76,43 @@ var planLeaves = map[string]map[string]planLeaf{
 // planChildType is the type of a payload field's sub-selection.
 var planChildType = map[planLeaf]string{leafRedemption: "Redemption", leafUserErrors: "UserError"}
 
-// newClaimPlans reads redeemCoupon's @hasRole roles from schema; without that directive there is
-// no shortcut (nil: every request takes the executor).
-func newClaimPlans(schema *ast.Schema) *claimPlans {
+// plannedDirectives are the schema directives a plan applies (or that do nothing at run time).
+var plannedDirectives = map[string]bool{"hasRole": true, "deprecated": true}
+
+// newClaimPlans returns the plans of schema's redeemCoupon, answered by r with hasRole for its
+// @hasRole, or nil when the schema puts on redeemCoupon, its argument, its input's fields or the
+// payload fields a plan answers a directive a plan does not apply (plannedDirectives), or
+// redeemCoupon has no @hasRole(roles:): then every request takes the executor.
+func newClaimPlans(schema *ast.Schema, r *Resolver, hasRole hasRoleFunc) *claimPlans {
 	if schema.Mutation == nil {
 		return nil
 	}
 	f := schema.Mutation.Fields.ForName("redeemCoupon")
-	if f == nil {
+	if f == nil || !onlyPlanned(f.Directives) {
 		return nil
+	}
+	for _, a := range f.Arguments {
+		if !onlyPlanned(a.Directives) || a.DefaultValue != nil {
+			return nil
+		}
+		if in := schema.Types[a.Type.Name()]; in != nil {
+			for _, x := range in.Fields {
+				if !onlyPlanned(x.Directives) || x.DefaultValue != nil {
+					return nil
+				}
+			}
+		}
+	}
+	for typ, leaves := range planLeaves {
+		def := schema.Types[typ]
+		if def == nil || !onlyPlanned(def.Directives) {
+			return nil
+		}
+		for name := range leaves {
+			if x := def.Fields.ForName(name); x != nil && !onlyPlanned(x.Directives) {
+				return nil
+			}
+		}
 	}
 	d := f.Directives.ForName("hasRole")
 	if d == nil || d.Arguments.ForName("roles") == nil {
@@ -105,27 +123,46 @@ func newClaimPlans(schema *ast.Schema) *claimPlans {
 		roles = append(roles, coupon.Role(c.Value.Raw))
 	}
 	known, _ := lru.New[string, *claimPlan](256) // fails only for a size <= 0
-	return &claimPlans{known: known, roles: roles}
+	return &claimPlans{known: known, roles: roles, hasRole: hasRole, resolver: r}
+}
+
+// onlyPlanned reports whether every directive of list is one a plan applies.
+func onlyPlanned(list ast.DirectiveList) bool {
+	for _, d := range list {
+		if !plannedDirectives[d.Name] {
+			return false
+		}
+	}
+	return true
 }
 
 func (*claimPlans) ExtensionName() string                   { return "ClaimPlans" }
 func (*claimPlans) Validate(graphql.ExecutableSchema) error { return nil }
 
-// MutateOperationContext learns the plan of a document that reached it (every check passed) and
-// was not seen yet. It never refuses anything.
-func (p *claimPlans) MutateOperationContext(_ context.Context, oc *graphql.OperationContext) *gqlerror.Error {
-	if oc.RawQuery != "" && !p.known.Contains(oc.RawQuery) {
-		p.known.Add(oc.RawQuery, compilePlan(oc.Doc, p.roles))
+// InterceptOperation answers an operation that has a plan (learning it on the document's first
+// sight) and hands any other to the executor.
+func (p *claimPlans) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	oc := graphql.GetOperationContext(ctx)
+	plan, ok := p.known.Get(oc.RawQuery)
+	if !ok {
+		plan = compilePlan(oc.Doc)
+		p.known.Add(oc.RawQuery, plan)
 	}
-	return nil
+	if plan == nil {
+		return next(ctx)
+	}
+	resp, ok := plan.run(ctx, oc, p)
+	if !ok {
+		return next(ctx)
+	}
+	return graphql.OneShot(resp)
 }
 
 // compilePlan returns the plan of doc, or nil when doc is not one a plan answers exactly: one
-// mutation whose only root field is redeemCoupon, its input inline or one variable, its payload
-// selection made of planLeaves fields with distinct response names, and no fragments, directives
-// or variable defaults anywhere.
-func compilePlan(doc *ast.QueryDocument, roles []coupon.Role) *claimPlan {
-	if len(doc.Operations) != 1 || len(doc.Fragments) != 0 {
+// mutation whose only root field is redeemCoupon, its payload selection made of planLeaves fields
+// with distinct response names, and no fragments or directives anywhere.
+func compilePlan(doc *ast.QueryDocument) *claimPlan {
+	if doc == nil || len(doc.Operations) != 1 || len(doc.Fragments) != 0 {
 		return nil
 	}
 	op := doc.Operations[0]
@@ -133,77 +170,19 @@ func compilePlan(doc *ast.QueryDocument, roles []coupon.Role) *claimPlan {
 		return nil
 	}
 	for _, v := range op.VariableDefinitions {
-		if v.DefaultValue != nil || len(v.Directives) != 0 {
+		if len(v.Directives) != 0 {
 			return nil
 		}
 	}
 	root, ok := op.SelectionSet[0].(*ast.Field)
-	if !ok || root.Name != "redeemCoupon" || len(root.Directives) != 0 || len(root.Arguments) != 1 {
-		return nil
-	}
-	in, ok := compileInput(root.Arguments[0], op.VariableDefinitions)
-	if !ok {
+	if !ok || root.Name != "redeemCoupon" || len(root.Directives) != 0 {
 		return nil
 	}
 	selected, ok := compileSelection(root.SelectionSet, "RedeemCouponPayload")
 	if !ok {
 		return nil
 	}
-	return &claimPlan{opName: op.Name, field: graphql.CollectedField{Field: root, Selections: root.SelectionSet},
-		input: in, selected: selected, roles: roles, vars: op.VariableDefinitions}
-}
-
-// compileInput reads redeemCoupon's input argument: a variable, or an object of string literals,
-// nulls and variables.
-func compileInput(arg *ast.Argument, defs ast.VariableDefinitionList) (planInput, bool) {
-	if arg.Name != "input" {
-		return planInput{}, false
-	}
-	switch arg.Value.Kind {
-	case ast.Variable:
-		return planInput{whole: arg.Value.Raw}, varType(defs, arg.Value.Raw) == "RedeemCouponInput"
-	case ast.ObjectValue:
-	default:
-		return planInput{}, false
-	}
-	var in planInput
-	for _, c := range arg.Value.Children {
-		v, ok := compileValue(c.Value, defs)
-		if !ok {
-			return planInput{}, false
-		}
-		switch {
-		case c.Name == "templateId" && (v.literal != nil || varType(defs, v.variable) == "ID"):
-			in.templateID = v
-		case c.Name == "requestId" && (v.variable == "" || varType(defs, v.variable) == "String"):
-			in.requestID = v
-		default:
-			return planInput{}, false
-		}
-	}
-	return in, true
-}
-
-// compileValue reads a string literal, a null or a variable.
-func compileValue(v *ast.Value, defs ast.VariableDefinitionList) (planValue, bool) {
-	switch v.Kind {
-	case ast.Variable:
-		return planValue{variable: v.Raw}, defs.ForName(v.Raw) != nil
-	case ast.StringValue, ast.BlockValue:
-		s := v.Raw
-		return planValue{literal: &s}, true
-	case ast.NullValue:
-		return planValue{}, true
-	}
-	return planValue{}, false
-}
-
-// varType is the named type of variable name ("" when undeclared or a list).
-func varType(defs ast.VariableDefinitionList, name string) string {
-	if d := defs.ForName(name); d != nil && d.Type.Elem == nil {
-		return d.Type.NamedType
-	}
-	return ""
+	return &claimPlan{field: graphql.CollectedField{Field: root, Selections: root.SelectionSet}, selected: selected}
 }
 
 // compileSelection reads a selection of typ made of planLeaves fields with distinct response names.

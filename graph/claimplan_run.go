@@ -13,83 +13,27 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
-// match returns the learned plan of params and the input it gives, or false when the executor
-// must answer: no plan for this document text, extensions (persisted queries), another operation
-// name, or variables the plan does not take as they are (anything but strings where strings go,
-// nulls where they may be null, and no unknown input fields): the executor then checks and
-// refuses them with its own messages.
-func (p *claimPlans) match(params *graphql.RawParams) (*claimPlan, model.RedeemCouponInput, bool) {
-	if p == nil || params.Query == "" || len(params.Extensions) != 0 {
-		return nil, model.RedeemCouponInput{}, false
+// run answers the operation as the executor does, or returns false (before anything ran) when its
+// input does not unmarshal as the executor's would: the executor then refuses it in its own words.
+// The resolver runs inside the operation context's root-field and field middleware, with @hasRole
+// inside those (as the generated directive chain is); a panic becomes the operation context's
+// Recover error, as in the executor; an error is presented by ErrorPresenter on the field's path
+// and location, with data null (redeemCoupon is non-null).
+func (p *claimPlan) run(ctx context.Context, oc *graphql.OperationContext, plans *claimPlans) (*graphql.Response, bool) {
+	in, ok := p.input(oc.Variables)
+	if !ok {
+		return nil, false
 	}
-	plan, ok := p.known.Get(params.Query)
-	if !ok || plan == nil || (params.OperationName != "" && params.OperationName != plan.opName) {
-		return nil, model.RedeemCouponInput{}, false
-	}
-	in, ok := plan.inputOf(params.Variables)
-	return plan, in, ok
-}
-
-// inputOf is the input the variables give, as the executor would coerce it.
-func (p *claimPlan) inputOf(vars map[string]any) (model.RedeemCouponInput, bool) {
-	var in model.RedeemCouponInput
-	if p.input.whole != "" {
-		obj, ok := vars[p.input.whole].(map[string]any)
-		if !ok {
-			return in, false
-		}
-		for k := range obj {
-			if k != "templateId" && k != "requestId" {
-				return in, false
-			}
-		}
-		t, ok := obj["templateId"].(string)
-		if !ok {
-			return in, false
-		}
-		in.TemplateID = t
-		switch r := obj["requestId"].(type) {
-		case nil:
-		case string:
-			in.RequestID = &r
-		default:
-			return in, false
-		}
-		return in, true
-	}
-	t, ok := p.value(p.input.templateID, vars)
-	if !ok || t == nil {
-		return in, false
-	}
-	in.TemplateID = *t
-	in.RequestID, ok = p.value(p.input.requestID, vars)
-	return in, ok
-}
-
-// value is v's literal, or its variable's value when that is a string, or null where the
-// variable's type allows null.
-func (p *claimPlan) value(v planValue, vars map[string]any) (*string, bool) {
-	if v.variable == "" {
-		return v.literal, true
-	}
-	switch x := vars[v.variable].(type) {
-	case nil:
-		return nil, !p.vars.ForName(v.variable).Type.NonNull
-	case string:
-		return &x, true
-	}
-	return nil, false
-}
-
-// run answers the claim as the executor does: redeemCoupon's @hasRole around the resolver (a
-// panic becomes Recover's error, as in the executor), then the payload's selection; an error is
-// presented by ErrorPresenter on the field's path and location, with data null (redeemCoupon is
-// non-null).
-func (p *claimPlan) run(ctx context.Context, r *Resolver, in model.RedeemCouponInput) *graphql.Response {
-	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Mutation", Field: p.field, IsMethod: true, IsResolver: true})
-	res, err := p.resolve(ctx, r, in)
-	if err != nil {
-		return &graphql.Response{Errors: gqlerror.List{ErrorPresenter(ctx, graphql.ErrorOnPath(ctx, err))}, Data: []byte("null")}
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Mutation"})
+	ctx = graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{Object: p.field.Name, Field: p.field})
+	var res *model.RedeemCouponPayload
+	var errs gqlerror.List
+	oc.RootResolverMiddleware(ctx, func(ctx context.Context) graphql.Marshaler {
+		res, errs = p.resolve(ctx, oc, plans, in)
+		return graphql.Null
+	})
+	if errs != nil {
+		return &graphql.Response{Errors: errs, Data: []byte("null")}, true
 	}
 	b := bytes.NewBuffer(make([]byte, 0, 256)) // a claim's answer, without regrowing
 	b.WriteByte('{')
@@ -97,26 +41,57 @@ func (p *claimPlan) run(ctx context.Context, r *Resolver, in model.RedeemCouponI
 	b.WriteByte(':')
 	writeObject(b, p.selected, res, nil, nil)
 	b.WriteByte('}')
-	return &graphql.Response{Data: b.Bytes()}
+	return &graphql.Response{Data: b.Bytes()}, true
 }
 
-// resolve runs @hasRole and the resolver. A payload without userErrors (which the resolver never
-// answers without an error) would be a broken non-null list, so it is an error here too.
-func (p *claimPlan) resolve(ctx context.Context, r *Resolver, in model.RedeemCouponInput) (res *model.RedeemCouponPayload, err error) {
+// input is redeemCoupon's input as the generated code unmarshals it from gqlgen's coerced
+// variables (ArgumentMap): templateId with graphql.UnmarshalID, requestId with
+// graphql.UnmarshalString where it is not null; false when either does not unmarshal.
+func (p *claimPlan) input(vars map[string]any) (model.RedeemCouponInput, bool) {
+	var in model.RedeemCouponInput
+	obj, ok := p.field.ArgumentMap(vars)["input"].(map[string]any)
+	if !ok {
+		return in, false
+	}
+	t, err := graphql.UnmarshalID(obj["templateId"])
+	if err != nil {
+		return in, false
+	}
+	in.TemplateID = t
+	if r := obj["requestId"]; r != nil {
+		s, err := graphql.UnmarshalString(r)
+		if err != nil {
+			return in, false
+		}
+		in.RequestID = &s
+	}
+	return in, true
+}
+
+// resolve runs the field middleware around @hasRole and the resolver. A payload without
+// userErrors (which the resolver never answers without an error) would be a broken non-null
+// list, so it is an error here too.
+func (p *claimPlan) resolve(ctx context.Context, oc *graphql.OperationContext, plans *claimPlans, in model.RedeemCouponInput) (res *model.RedeemCouponPayload, errs gqlerror.List) {
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Mutation", Field: p.field, IsMethod: true, IsResolver: true,
+		Args: map[string]any{"input": in}})
 	defer func() {
 		if rec := recover(); rec != nil {
-			res, err = nil, Recover(ctx, rec)
+			res, errs = nil, gqlerror.List{ErrorPresenter(ctx, graphql.ErrorOnPath(ctx, oc.Recover(ctx, rec)))}
 		}
 	}()
-	out, err := HasRole(ctx, nil, func(ctx context.Context) (any, error) {
-		return r.Mutation().RedeemCoupon(ctx, in)
-	}, p.roles)
-	if err != nil {
-		return nil, graphql.AddFieldLocationToError(ctx, err)
+	out, err := oc.ResolverMiddleware(ctx, func(ctx context.Context) (any, error) {
+		return plans.hasRole(ctx, nil, func(ctx context.Context) (any, error) {
+			return plans.resolver.Mutation().RedeemCoupon(ctx, in)
+		}, plans.roles)
+	})
+	if err == nil {
+		res, _ = out.(*model.RedeemCouponPayload)
+		if res == nil || res.UserErrors == nil {
+			err = errNullPayload
+		}
 	}
-	res, _ = out.(*model.RedeemCouponPayload)
-	if res == nil || res.UserErrors == nil {
-		return nil, graphql.AddFieldLocationToError(ctx, errNullPayload)
+	if err != nil {
+		return nil, gqlerror.List{ErrorPresenter(ctx, graphql.ErrorOnPath(ctx, graphql.AddFieldLocationToError(ctx, err)))}
 	}
 	return res, nil
 }

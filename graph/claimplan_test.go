@@ -2,10 +2,13 @@ package graph
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,8 +21,17 @@ import (
 	"coupond/services"
 	"coupond/testutil/stack"
 
+	"coupond/graph/generated"
+
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/validator"
 )
+
+// plansOff is COUPON_CLAIM_PLANS=off: the package's claim tests run through gqlgen's executor
+// (the tests comparing the plans with the executor build both).
+var plansOff = os.Getenv("COUPON_CLAIM_PLANS") == "off"
 
 // planDocs are redeemCoupon documents a plan answers: aliases, __typename, every payload leaf,
 // the input inline (variables, literals, null) or as one variable, a named operation.
@@ -35,6 +47,7 @@ var planDocs = []struct {
 	{query: `mutation($t: ID!) { redeemCoupon(input: {templateId: $t, requestId: "literal-<>&\u2028"}) { redemption { id } userErrors { code field } } }`, replays: true},
 	{query: `mutation($t: ID!) { redeemCoupon(input: {templateId: $t, requestId: null}) { redemption { status } userErrors { field message } } }`},
 	{query: `mutation($t: ID!, $r: String!) { redeemCoupon(input: {templateId: $t, requestId: $r}) { userErrors { code } } }`, replays: true},
+	{query: `mutation($t: ID!, $r: String = "d") { redeemCoupon(input: {templateId: $t, requestId: $r}) { userErrors { code } } }`, replays: true},
 }
 
 // unplannedDocs pass validation but are answered by the executor only.
@@ -42,7 +55,6 @@ var unplannedDocs = []string{
 	`mutation($t: ID!) { redeemCoupon(input: {templateId: $t}) { redemption { id coupon { code } } userErrors { code } } }`,
 	`mutation($t: ID!, $r: String) { redeemCoupon(input: {templateId: $t, requestId: $r}) { ...P } } fragment P on RedeemCouponPayload { userErrors { code } }`,
 	`mutation($t: ID!, $s: Boolean!) { redeemCoupon(input: {templateId: $t}) { redemption @include(if: $s) { id } userErrors { code } } }`,
-	`mutation($t: ID!, $r: String = "d") { redeemCoupon(input: {templateId: $t, requestId: $r}) { userErrors { code } } }`,
 	`mutation($t: ID!) { redeemCoupon(input: {templateId: $t}) { userErrors { code } userErrors { code } } }`,
 	`mutation A($t: ID!) { redeemCoupon(input: {templateId: $t}) { userErrors { code } } } mutation B { __typename }`,
 }
@@ -50,9 +62,10 @@ var unplannedDocs = []string{
 // TestClaimPlanAnswersAsTheExecutor holds the claim plans to the executor, byte for byte: every
 // planned document (planDocs), in both redeem modes, for an accepted claim (a replay of the
 // executor's, so the same redemption), refusals (OUT_OF_STOCK, LIMIT_REACHED), top-level errors
-// (no token, the wrong role, a malformed and an unknown template id) and variables a plan leaves
-// to the executor (a number where a string goes, a missing non-null variable, an unknown input
-// field). It also checks that the planned documents are planned and the others are not.
+// (no token, the wrong role, a malformed and an unknown template id), numbers where an ID or a
+// string goes (gqlgen coerces them) and variables gqlgen refuses before a plan sees them (a list
+// where a string goes, a missing non-null variable, an unknown input field). It also checks that the planned documents
+// are planned and the others are not.
 func TestClaimPlanAnswersAsTheExecutor(t *testing.T) {
 	for _, mode := range []claim.Mode{claim.ModeAsync, claim.ModeSync} {
 		t.Run(string(mode), func(t *testing.T) {
@@ -104,8 +117,9 @@ func TestClaimPlanAnswersAsTheExecutor(t *testing.T) {
 					{name: "merchant", token: token(coupon.Actor{UserID: 9, Role: coupon.RoleMerchant, Shop: 1001}), vars: vars(open, nil)},
 					{name: "malformed id", token: user, vars: vars("abc", nil)},
 					{name: "unknown template", token: user, vars: vars("999999999", nil)},
-					{name: "number id", token: user, vars: vars(open, map[string]any{"t": json.Number("5")}), executor: strings.Contains(d.query, "$t")},
-					{name: "number requestId", token: user, vars: vars(open, map[string]any{"r": json.Number("5")}), executor: strings.Contains(d.query, "$r")},
+					{name: "number id", token: user, vars: vars(open, map[string]any{"t": json.Number("5")})},
+					{name: "number requestId", token: user, vars: vars(open, map[string]any{"r": json.Number("5")})},
+					{name: "list requestId", token: user, vars: vars(open, map[string]any{"r": []any{"x"}}), executor: strings.Contains(d.query, "$r")},
 					{name: "no variables", token: user, executor: true},
 				}
 				if strings.Contains(d.query, "$in") {
@@ -129,8 +143,7 @@ func TestClaimPlanAnswersAsTheExecutor(t *testing.T) {
 				for _, c := range cases {
 					post(t, executor, c.token, d.opName, d.query, c.vars) // an accepted claim: the first answer
 					want := post(t, executor, c.token, d.opName, d.query, c.vars)
-					_, _, usesPlan := plans.match(&graphql.RawParams{Query: d.query, OperationName: d.opName, Variables: jsonRoundTrip(t, c.vars)})
-					if usesPlan == c.executor {
+					if usesPlan := planTakes(t, d.query, d.opName, c.vars); usesPlan == c.executor {
 						t.Errorf("doc %d, %s: the plan takes it: %v, want %v", i, c.name, usesPlan, !c.executor)
 					}
 					if got := post(t, planned, c.token, d.opName, d.query, c.vars); got != want {
@@ -170,7 +183,7 @@ func TestClaimPlanPanicIsInternal(t *testing.T) {
 	}
 	vars := map[string]any{"t": "1", "r": "x"}
 	post(t, planned, tok, "", benchRedeemQuery, vars)
-	if _, _, ok := plans.match(&graphql.RawParams{Query: benchRedeemQuery, Variables: vars}); !ok {
+	if p, ok := plans.known.Get(benchRedeemQuery); !ok || p == nil || !planTakes(t, benchRedeemQuery, "", vars) {
 		t.Fatal("the plan was not learned")
 	}
 	got, want := post(t, planned, tok, "", benchRedeemQuery, vars), post(t, executor, tok, "", benchRedeemQuery, vars)
@@ -196,15 +209,31 @@ func post(t *testing.T, h http.Handler, token, opName, query string, vars map[st
 	return fmt.Sprintf("%d %s %s", w.Code, w.Header().Get("Content-Type"), w.Body.String())
 }
 
-// jsonRoundTrip is vars as decodePost hands them to a transport.
-func jsonRoundTrip(t *testing.T, vars map[string]any) map[string]any {
+// planTakes reports whether a plan answers query with vars (as a client sends them): gqlgen
+// accepts the variables (validator.VariableValues, as the executor coerces them), the document
+// compiles to a plan and the plan's input unmarshals.
+func planTakes(t *testing.T, query, opName string, vars map[string]any) bool {
 	t.Helper()
-	b, _ := json.Marshal(map[string]any{"query": "q", "variables": vars})
-	p, msg := decodePost(b)
+	b, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	params, msg := decodePost(b)
 	if msg != "" {
 		t.Fatal(msg)
 	}
-	return p.Variables
+	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
+	doc, errs := gqlparser.LoadQueryWithRules(schema, query, nil)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	coerced, err := validator.VariableValues(schema, doc.Operations.ForName(opName), params.Variables)
+	if err != nil {
+		return false
+	}
+	plan := compilePlan(doc)
+	if plan == nil {
+		return false
+	}
+	_, ok := plan.input(coerced)
+	return ok
 }
 
 // TestConcurrentPlannedClaimsBalance: 16 clients send 600 claims through the planned path (100
@@ -212,12 +241,12 @@ func jsonRoundTrip(t *testing.T, vars map[string]any) map[string]any {
 // at most 2 per person, with the persister running. The books balance: exactly 150 claims are
 // accepted (a repeated requestId answers its first redemption, counted once), MySQL holds one
 // coupon per accepted redemption and no user holds more than 2, the stock row is 0, and every
-// accepted redemption ends ISSUED.
+// accepted redemption ends ISSUED. With COUPON_CLAIM_PLANS=off it runs through the executor.
 func TestConcurrentPlannedClaimsBalance(t *testing.T) {
 	s := stack.New(t, "graph", "claimplan_books", stack.Options{Worker: true, Kick: true})
 	signer := auth.NewSigner(testSecret)
 	h, plans := newHandler(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet},
-		HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15})
+		HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15, ExecutorOnly: plansOff})
 	h = signer.Middleware(h)
 	tpl := s.Template(t, 150, 2, nil)
 	tid := strconv.FormatInt(tpl.ID, 10)
@@ -261,8 +290,10 @@ func TestConcurrentPlannedClaimsBalance(t *testing.T) {
 		})
 	}
 	post(t, h, tokens[0], "", benchRedeemQuery, map[string]any{"t": "1"}) // learns the plan (an unknown template)
-	if _, _, ok := plans.match(&graphql.RawParams{Query: benchRedeemQuery, Variables: map[string]any{"t": tid, "r": "x"}}); !ok {
-		t.Fatal("the claim document has no plan")
+	if !plansOff {
+		if p, ok := plans.known.Get(benchRedeemQuery); !ok || p == nil || !planTakes(t, benchRedeemQuery, "", map[string]any{"t": tid, "r": "x"}) {
+			t.Fatal("the claim document has no plan")
+		}
 	}
 	for a := range attempts {
 		for u := range users {
@@ -339,5 +370,129 @@ func TestConcurrentPlannedClaimsBalance(t *testing.T) {
 		if err != nil || red.Status != claim.RedemptionIssued {
 			t.Fatalf("redemption %s = %+v, %v; want ISSUED", rid, red, err)
 		}
+	}
+}
+
+// recorder is an extension registered before the claim plans: it notes every operation and root
+// field it wraps.
+type recorder struct{ seen []string }
+
+func (*recorder) ExtensionName() string                   { return "recorder" }
+func (*recorder) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (r *recorder) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	r.seen = append(r.seen, "operation "+graphql.GetOperationContext(ctx).OperationName)
+	return next(ctx)
+}
+
+func (r *recorder) InterceptRootField(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
+	r.seen = append(r.seen, "root field "+graphql.GetRootFieldContext(ctx).Field.Alias)
+	return next(ctx)
+}
+
+// fieldRecorder also intercepts every field, which a plan does not run around the payload's fields.
+type fieldRecorder struct{ recorder }
+
+func (*fieldRecorder) InterceptField(ctx context.Context, next graphql.Resolver) (any, error) {
+	return next(ctx)
+}
+
+// TestClaimPlanRunsInsideExtensions: an operation and root-field interceptor registered before
+// the plans wraps a planned claim exactly as it wraps the executor's; a field interceptor turns
+// the plans off.
+func TestClaimPlanRunsInsideExtensions(t *testing.T) {
+	signer := auth.NewSigner(testSecret)
+	query := `mutation Claim($t: ID!) { c: redeemCoupon(input: {templateId: $t}) { userErrors { code } } }`
+	run := func(executorOnly bool) (string, []string, *claimPlans) {
+		rec := &recorder{}
+		h, plans := newHandler(&Resolver{}, HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15,
+			ExecutorOnly: executorOnly, Extensions: []graphql.HandlerExtension{rec}})
+		h = signer.Middleware(h)
+		post(t, h, "", "Claim", query, map[string]any{"t": "1"}) // learns the plan
+		rec.seen = nil
+		out := post(t, h, "", "Claim", query, map[string]any{"t": "1"}) // no token: @hasRole refuses
+		return out, rec.seen, plans
+	}
+	planned, planSeen, plans := run(false)
+	if p, ok := plans.known.Get(query); !ok || p == nil {
+		t.Fatal("no plan learned")
+	}
+	executor, execSeen, _ := run(true)
+	if planned != executor || !strings.Contains(planned, "UNAUTHENTICATED") {
+		t.Errorf("plan %s\nexecutor %s", planned, executor)
+	}
+	if fmt.Sprint(planSeen) != fmt.Sprint(execSeen) || len(execSeen) != 2 {
+		t.Errorf("the extension saw %q under the plan, %q under the executor", planSeen, execSeen)
+	}
+	if _, plans := newHandler(&Resolver{}, HandlerConfig{Extensions: []graphql.HandlerExtension{&fieldRecorder{}}}); plans != nil {
+		t.Error("a field interceptor left the plans on")
+	}
+}
+
+// TestClaimPlanDirectives is the tripwire for directives: redeemCoupon carries only @hasRole,
+// which its plan applies, and a directive the plan does not apply, on the field, its input's
+// fields or a payload field the plan answers, turns the plans off.
+func TestClaimPlanDirectives(t *testing.T) {
+	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
+	var names []string
+	for _, d := range schema.Mutation.Fields.ForName("redeemCoupon").Directives {
+		names = append(names, d.Name)
+	}
+	if fmt.Sprint(names) != "[hasRole]" {
+		t.Fatalf("redeemCoupon's directives are %v: make claimPlans apply the new ones (plannedDirectives), then update this test", names)
+	}
+	if newClaimPlans(schema, &Resolver{}, HasRole) == nil {
+		t.Fatal("the schema's redeemCoupon has no plans")
+	}
+	src, err := os.ReadFile("../schema.graphql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const extra = "\ndirective @traced on FIELD_DEFINITION | INPUT_FIELD_DEFINITION | ARGUMENT_DEFINITION\n"
+	for _, c := range []struct{ name, old, new string }{
+		{"on redeemCoupon", "): RedeemCouponPayload! @hasRole(roles: [USER])", "): RedeemCouponPayload! @hasRole(roles: [USER]) @traced"},
+		{"on its argument", "input: RedeemCouponInput!\n  ): RedeemCouponPayload!", "input: RedeemCouponInput! @traced\n  ): RedeemCouponPayload!"},
+		{"on an input field", "templateId: ID!\n  \"Client idempotency", "templateId: ID! @traced\n  \"Client idempotency"},
+		{"on a payload field", "claim was refused (empty when accepted).\"\n  userErrors: [UserError!]!", "claim was refused (empty when accepted).\"\n  userErrors: [UserError!]! @traced"},
+		{"on a field no plan selects", "type RedeemCouponPayload {", "type RedeemCouponPayload {\n  x: Int @traced"},
+	} {
+		if !strings.Contains(string(src), c.old) {
+			t.Fatalf("%s: schema.graphql no longer holds %q", c.name, c.old)
+		}
+		changed, gqlErr := gqlparser.LoadSchema(&ast.Source{Name: "schema.graphql", Input: strings.Replace(string(src), c.old, c.new, 1) + extra})
+		if gqlErr != nil {
+			t.Fatalf("%s: %v", c.name, gqlErr)
+		}
+		if c.name == "on a field no plan selects" {
+			if newClaimPlans(changed, &Resolver{}, HasRole) == nil {
+				t.Errorf("%s: plans off", c.name)
+			}
+			continue
+		}
+		if newClaimPlans(changed, &Resolver{}, HasRole) != nil {
+			t.Errorf("a directive %s left the plans on", c.name)
+		}
+	}
+}
+
+// reviewedExtensions are the extension types reviewed for claim plans: none intercepts fields or
+// responses (what a plan does not run), and the plans come last.
+var reviewedExtensions = []string{"graph.queryGuard", "graph.persistedQueries", "extension.Introspection", "*graph.operationLimits", "*graph.claimPlans"}
+
+// TestClaimPlanExtensionsReviewed is the tripwire for extensions: the handler registers only
+// reviewed extension types, the claim plans last. It reads gqlgen's private list of the
+// server's extensions, so it also fails if that moves.
+func TestClaimPlanExtensionsReviewed(t *testing.T) {
+	srv, plans := newServer(&Resolver{}, HandlerConfig{Introspection: true, ComplexityLimit: 500, DepthLimit: 15})
+	if plans == nil {
+		t.Fatal("no plans")
+	}
+	list := reflect.ValueOf(srv).Elem().FieldByName("exec").Elem().FieldByName("extensions")
+	var got []string
+	for i := range list.Len() {
+		got = append(got, list.Index(i).Elem().Type().String())
+	}
+	if fmt.Sprint(got) != fmt.Sprint(reviewedExtensions) {
+		t.Errorf("the handler registers %v; reviewed for claim plans: %v (review a new extension: does a plan run what it needs?)", got, reviewedExtensions)
 	}
 }

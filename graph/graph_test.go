@@ -42,7 +42,7 @@ func newEnv(t *testing.T, name string) *env {
 	signer := auth.NewSigner(testSecret)
 	h := NewHandler(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Distribution: s.Distribution,
 		Checkout: s.Checkout, Reminders: s.Reminders, Stats: s.Stats, Reconciler: s.Reconciler, Settings: testSettings}, HandlerConfig{
-		Signer: signer, Introspection: true, ComplexityLimit: 500, DepthLimit: 15,
+		Signer: signer, Introspection: true, ComplexityLimit: 500, DepthLimit: 15, ExecutorOnly: plansOff,
 	})
 	handler := signer.Middleware(h)
 	srv := httptest.NewServer(handler)

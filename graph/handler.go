@@ -29,9 +29,13 @@ type HandlerConfig struct {
 	MaxRepeats   int   // fields sharing a response name in one selection set (default 30)
 	MaxUpload    int64 // the largest uploaded file of a multipart request (default 64 MiB)
 
-	// ExecutorOnly answers every redeemCoupon with gqlgen's executor, without claim plans (the
-	// reference the plans are tested against).
+	// ExecutorOnly answers every redeemCoupon with gqlgen's executor, without claim plans
+	// (COUPON_CLAIM_PLANS=off; the reference the plans are tested against).
 	ExecutorOnly bool
+
+	// Extensions are registered after the built-in ones, before the claim plans (which then run
+	// inside them). One that intercepts fields or responses turns the plans off (plannable).
+	Extensions []graphql.HandlerExtension
 }
 
 // Defaults of the pre-authentication bounds.
@@ -45,9 +49,9 @@ const (
 // NewHandler returns the /query handler: the CORS allowlist, request size and parameter checks
 // (httpEdge), POST, GET, multipart and websocket transports, a token and shape limit before
 // validation (queryGuard), a parsed query cache, automatic persisted queries, complexity and
-// depth limits, typed error mapping and panic recovery, and claim plans (claimPlans: a
-// redeemCoupon document seen once is answered without the executor). HTTP authentication is done
-// by auth.Signer.Middleware in front of it.
+// depth limits, typed error mapping and panic recovery, and, last, claim plans (claimPlans: a
+// redeemCoupon operation answered without the executor, inside every extension before it). HTTP
+// authentication is done by auth.Signer.Middleware in front of it.
 func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
 	h, _ := newHandler(r, cfg)
 	return h
@@ -59,35 +63,60 @@ func newHandler(r *Resolver, cfg HandlerConfig) (http.Handler, *claimPlans) {
 	cfg.MaxTokens = cmp.Or(cfg.MaxTokens, defaultMaxTokens)
 	cfg.MaxRepeats = cmp.Or(cfg.MaxRepeats, defaultMaxRepeats)
 	cfg.MaxUpload = cmp.Or(cfg.MaxUpload, defaultMaxUpload)
-	es := generated.NewExecutableSchema(generated.Config{
-		Resolvers:  r,
-		Directives: generated.DirectiveRoot{HasRole: HasRole}, Complexity: complexityRoot(),
-	})
+	srv, plans := newServer(r, cfg)
+	return withCORS(httpEdge{next: srv, max: cfg.MaxBodyBytes, maxUpload: cfg.MaxUpload}, cfg.CORSOrigins), plans
+}
+
+// newServer is the gqlgen server behind newHandler's HTTP checks: its transports, extensions
+// (claimPlans last) and error handling.
+func newServer(r *Resolver, cfg HandlerConfig) (*handler.Server, *claimPlans) {
+	directives := generated.DirectiveRoot{HasRole: HasRole}
+	es := generated.NewExecutableSchema(generated.Config{Resolvers: r, Directives: directives, Complexity: complexityRoot()})
 	srv := handler.New(es)
-	var plans *claimPlans
-	if !cfg.ExecutorOnly {
-		plans = newClaimPlans(es.Schema())
-	}
 	srv.AddTransport(websocketTransport(cfg.Signer, cfg.CORSOrigins, cfg.MaxBodyBytes))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
-	srv.AddTransport(postJSON{max: cfg.MaxBodyBytes, plans: plans, resolver: r})
+	srv.AddTransport(postJSON{max: cfg.MaxBodyBytes})
 	srv.AddTransport(transport.MultipartForm{MaxUploadSize: cfg.MaxUpload + uploadSlack, MaxMemory: 8 << 20})
 
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	srv.Use(newQueryGuard(cfg.MaxTokens, cfg.MaxRepeats)) // before the persisted-query cache stores a query
-	srv.Use(persistedQueries{extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)}})
+	exts := []graphql.HandlerExtension{
+		newQueryGuard(cfg.MaxTokens, cfg.MaxRepeats), // before the persisted-query cache stores a query
+		persistedQueries{extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)}},
+	}
 	if cfg.Introspection {
-		srv.Use(extension.Introspection{})
+		exts = append(exts, extension.Introspection{})
 	}
 	srv.SetDisableSuggestion(!cfg.Introspection) // "Did you mean …" would tell field names introspection hides
-	srv.Use(newOperationLimits(cfg.ComplexityLimit, cfg.DepthLimit))
+	exts = append(append(exts, newOperationLimits(cfg.ComplexityLimit, cfg.DepthLimit)), cfg.Extensions...)
+	for _, e := range exts {
+		srv.Use(e)
+	}
+	var plans *claimPlans
+	if !cfg.ExecutorOnly && plannable(exts) {
+		plans = newClaimPlans(es.Schema(), r, directives.HasRole)
+	}
 	if plans != nil {
-		srv.Use(plans) // last: it learns only documents every check above accepted
+		srv.Use(plans) // last: inside every extension above, after every check
 	}
 	srv.SetErrorPresenter(ErrorPresenter)
 	srv.SetRecoverFunc(Recover)
-	return withCORS(httpEdge{next: srv, max: cfg.MaxBodyBytes, maxUpload: cfg.MaxUpload}, cfg.CORSOrigins), plans
+	return srv, plans
+}
+
+// plannable reports whether claim plans can run inside exts: none of them intercepts fields or
+// responses, which the executor runs around the payload's own fields and its answer and a plan
+// does not (operation and root-field interceptors, and field middleware around redeemCoupon
+// itself, it runs).
+func plannable(exts []graphql.HandlerExtension) bool {
+	for _, e := range exts {
+		_, fields := e.(graphql.FieldInterceptor)
+		_, responses := e.(graphql.ResponseInterceptor)
+		if fields || responses {
+			return false
+		}
+	}
+	return true
 }
 
 var (

@@ -18,13 +18,8 @@ import (
 // (decodePost) and the parameters themselves come from the same pass, where httpEdge used to parse
 // the body for the checks and gqlgen parsed it again. A response that is data alone is written as
 // it is (writeResponse). This is the claim path's transport, so its cost is paid on every claim.
-//
-// A redeemCoupon document with a learned plan (claimPlans) is answered by its plan instead of the
-// executor, after the same body checks.
 type postJSON struct {
-	max      int64
-	plans    *claimPlans // nil: no shortcut
-	resolver *Resolver   // what a plan calls
+	max int64
 }
 
 func (postJSON) Supports(r *http.Request) bool {
@@ -50,10 +45,6 @@ func (t postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphE
 	contentType := responseContentType(r.Header.Get("Accept"))
 	w.Header().Set("Content-Type", contentType)
 	ctx := r.Context()
-	if plan, in, ok := t.plans.match(params); ok {
-		writeResponse(w, plan.run(ctx, t.resolver, in))
-		return
-	}
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
 
