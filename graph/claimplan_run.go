@@ -24,7 +24,6 @@ func (p *claimPlan) run(ctx context.Context, oc *graphql.OperationContext, plans
 	if !ok {
 		return nil, false
 	}
-	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Mutation"})
 	ctx = graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{Object: p.field.Name, Field: p.field})
 	var res *model.RedeemCouponPayload
 	var errs gqlerror.List
@@ -68,12 +67,12 @@ func (p *claimPlan) input(vars map[string]any) (model.RedeemCouponInput, bool) {
 	return in, true
 }
 
-// resolve runs the field middleware around @hasRole and the resolver. A payload without
+// resolve runs the field middleware around @hasRole and the resolver (the field context carries
+// no Args: field interceptors, which read them, turn the plans off). A payload without
 // userErrors (which the resolver never answers without an error) would be a broken non-null
 // list, so it is an error here too.
 func (p *claimPlan) resolve(ctx context.Context, oc *graphql.OperationContext, plans *claimPlans, in model.RedeemCouponInput) (res *model.RedeemCouponPayload, errs gqlerror.List) {
-	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Mutation", Field: p.field, IsMethod: true, IsResolver: true,
-		Args: map[string]any{"input": in}})
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Mutation", Field: p.field, IsMethod: true, IsResolver: true})
 	defer func() {
 		if rec := recover(); rec != nil {
 			res, errs = nil, gqlerror.List{ErrorPresenter(ctx, graphql.ErrorOnPath(ctx, oc.Recover(ctx, rec)))}
