@@ -20,6 +20,7 @@ require (
 	github.com/rs/cors v1.11.1
 	github.com/shopspring/decimal v1.6.0
 	github.com/vektah/gqlparser/v2 v2.5.64
+	github.com/vikstrous/dataloadgen v0.0.10
 	golang.org/x/sync v0.25.0
 	golang.org/x/time v0.15.0
 )

@@ -476,8 +476,10 @@ func TestClaimPlanDirectives(t *testing.T) {
 }
 
 // reviewedExtensions are the extension types reviewed for claim plans: none intercepts fields or
-// responses (what a plan does not run), and the plans come last.
-var reviewedExtensions = []string{"graph.queryGuard", "graph.persistedQueries", "extension.Introspection", "*graph.operationLimits", "*graph.claimPlans"}
+// responses (what a plan does not run) but statsLoaders, whose loader no claim payload reads, and
+// the plans come last.
+var reviewedExtensions = []string{"graph.queryGuard", "graph.persistedQueries", "extension.Introspection", "*graph.operationLimits",
+	"graph.statsLoaders", "*graph.claimPlans"}
 
 // TestClaimPlanExtensionsReviewed is the tripwire for extensions: the handler registers only
 // reviewed extension types, the claim plans last. It reads gqlgen's private list of the

@@ -88,7 +88,8 @@ func newServer(r *Resolver, cfg HandlerConfig) (*handler.Server, *claimPlans) {
 		exts = append(exts, extension.Introspection{})
 	}
 	srv.SetDisableSuggestion(!cfg.Introspection) // "Did you mean …" would tell field names introspection hides
-	exts = append(append(exts, newOperationLimits(cfg.ComplexityLimit, cfg.DepthLimit)), cfg.Extensions...)
+	exts = append(exts, newOperationLimits(cfg.ComplexityLimit, cfg.DepthLimit), statsLoaders{stats: r.Stats})
+	exts = append(exts, cfg.Extensions...)
 	for _, e := range exts {
 		srv.Use(e)
 	}
@@ -107,9 +108,13 @@ func newServer(r *Resolver, cfg HandlerConfig) (*handler.Server, *claimPlans) {
 // plannable reports whether claim plans can run inside exts: none of them intercepts fields or
 // responses, which the executor runs around the payload's own fields and its answer and a plan
 // does not (operation and root-field interceptors, and field middleware around redeemCoupon
-// itself, it runs).
+// itself, it runs), but statsLoaders: its per-response loader serves CouponTemplate.stats, which
+// no claim payload selects.
 func plannable(exts []graphql.HandlerExtension) bool {
 	for _, e := range exts {
+		if _, ok := e.(statsLoaders); ok {
+			continue
+		}
 		_, fields := e.(graphql.FieldInterceptor)
 		_, responses := e.(graphql.ResponseInterceptor)
 		if fields || responses {

@@ -33,8 +33,16 @@ func (r *couponTaskResolver) FailureReportURL(ctx context.Context, obj *distribu
 	return failureReportURL(obj), nil
 }
 
+func (r *couponTaskResolver) FailureCounts(ctx context.Context, obj *distribution.Task) ([]*distribution.FailureCount, error) {
+	return r.Distribution.FailureCounts(ctx, obj.ID)
+}
+
 func (r *couponTemplateResolver) ShopNumber(ctx context.Context, obj *coupon.Template) (*string, error) {
 	return templateShop(obj), nil
+}
+
+func (r *couponTemplateResolver) Stats(ctx context.Context, obj *coupon.Template, from *time.Time, to *time.Time) (*model.TemplateStats, error) {
+	return loadTemplateStats(ctx, obj.ID, from, to)
 }
 
 func (r *mutationResolver) CreateCouponTemplate(ctx context.Context, input template.CreateInput) (*model.CouponTemplatePayload, error) {
@@ -171,7 +179,9 @@ func (r *queryResolver) CouponTemplates(ctx context.Context, first *int, after *
 	if err != nil {
 		return nil, err
 	}
-	return templateConnection(page, req), nil
+	conn := templateConnection(page, req)
+	prefetchStats(ctx, conn)
+	return conn, nil
 }
 
 func (r *queryResolver) MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string, last *int, before *string, includeArchived *bool) (*model.UserCouponConnection, error) {
