@@ -10,13 +10,13 @@
 -- ARGV[2]      now, unix milliseconds
 -- ARGV[2+i]    row i: "<row number>:<user id>" (one user at most once per batch)
 --
--- Returns an array {status, code_1, rc_1, code_2, rc_2, …} (never a bit-packed number, D-07):
+-- Returns an array {status, code_1, rc_1, code_2, rc_2, …} (never a bit-packed number, which overflows):
 --   status: 0 deducted now, 1 replayed (the journal already held this batch: its stored outcome,
 --           nothing deducted again), 2 UNSETTLED (the journal holds another batch: settle it
 --           first; nothing written), 6 CACHE_MISSING (no complete template hash: nothing written,
---           D-09/D-13; reload the cache and call again)
+--           never a Lua error; reload the cache and call again)
 --   code_i: 0 OK, 1 OUT_OF_STOCK, 2 LIMIT_REACHED, 4 ENDED (template not ACTIVE or past its end)
---   rc_i:   row i's receive_count (the user's seq + 1, the claim script's sequence, D-16); 0 unless OK
+--   rc_i:   row i's receive_count (the user's seq + 1, the claim script's sequence, so claims and distribution share one 1-based count); 0 unless OK
 --
 -- Each OK row did, as an accepted claim does: stock -1, n +1, seq +1, the claim hash expiring at the
 -- template's end (seconds). The journal is a JSON object {start, rows: [[row, user, code, rc], …]},

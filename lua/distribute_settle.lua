@@ -18,7 +18,7 @@
 --
 -- Settling deletes the journal and its entry in the set; on drift deletes the template hash,
 -- otherwise adds ARGV[2] to "stock" only when the complete hash exists (never a partial hash,
--- D-09); lowers "n" of each KEYS[3+i] by one when the hash exists and n > 0 ("seq"
+-- which would break later reads); lowers "n" of each KEYS[3+i] by one when the hash exists and n > 0 ("seq"
 -- is kept, so no receive_count is reused); adds ARGV[3] to "issued_distribution" of KEYS[3].
 local journal = redis.call('GET', KEYS[2])
 if not journal or tostring(cjson.decode(journal).start) ~= ARGV[1] then

@@ -260,7 +260,7 @@ type ReleaseKeys struct {
 // failed later. In one atomic round trip it deletes the claim's redemption key and, only when that
 // key existed, lowers the user's "n" in k.Claims by one (only when the hash exists and n > 0;
 // "seq" is kept, so no receive_count is reused), gives one back to the template's stock when the
-// complete template hash exists (never a partial hash, D-09), and deletes k.Request (may be "")
+// complete template hash exists (never a partial hash, which would break later reads), and deletes k.Request (may be "")
 // so the user can retry.
 //
 // It is idempotent: released is true for the one call that gave the claim back, false when the

@@ -82,7 +82,7 @@ func TestRedeemRelease(t *testing.T) {
 		t.Error("redemption key survived the release")
 	}
 
-	// The same request id may retry; it gets a new receive_count (seq never reused, D-16).
+	// The same request id may retry; it gets a new receive_count (seq never reused).
 	k2 := redeemKeys(16, 2, "req", "rd-2")
 	res := mustRedeem(t, rdb, k2, asyncArgs(2, "rd-2"))
 	if res.Code != RedeemOK || res.ReceiveCount != 2 || res.Replayed {
@@ -271,7 +271,7 @@ func TestRedeemReleaseWithoutTemplateHash(t *testing.T) {
 	rdb.Set(ctx, k.Redemption, "3", time.Minute)
 	mustRelease(t, rdb, k, true)
 	if rdb.Exists(ctx, k.Template).Val() != 0 {
-		t.Error("release created a template hash (D-09)")
+		t.Error("release created a template hash")
 	}
 	if n := hgetInt(t, rdb, k.Claims, "n"); n != 1 {
 		t.Errorf("n = %d, want 1", n)

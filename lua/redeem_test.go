@@ -111,7 +111,7 @@ func TestRedeemAccept(t *testing.T) {
 	if n, seq := hgetInt(t, rdb, k.Claims, "n"), hgetInt(t, rdb, k.Claims, "seq"); n != 1 || seq != 1 {
 		t.Errorf("claims n=%d seq=%d, want 1 1", n, seq)
 	}
-	// The claim hash expires at the template's end, in seconds (D-14: not 1000× later).
+	// The claim hash expires at the template's end, in seconds (not 1000× later, as if given milliseconds).
 	wantTTL := time.Until(p.end)
 	if ttl := rdb.TTL(ctx, k.Claims).Val(); ttl < wantTTL-5*time.Second || ttl > wantTTL+5*time.Second {
 		t.Errorf("claims TTL = %v, want ≈ %v", ttl, wantTTL)
@@ -219,7 +219,7 @@ func TestRedeemCacheMissing(t *testing.T) {
 	a := asyncArgs(3, "rd-1")
 	a.RateLimit, a.RateWindow = 1, time.Minute
 
-	// No hash at all: a code, not a Lua error (D-13), and no partial hash created (D-09).
+	// No hash at all: a code, not a Lua error, and no partial hash created.
 	for i := 0; i < 2; i++ { // twice: the rate limit (1) must not count cache misses
 		res := mustRedeem(t, rdb, k, a)
 		if want := (RedeemResult{Code: RedeemCacheMissing}); res != want {

@@ -4,7 +4,7 @@
 //
 // Every transition is one MySQL transaction of two checked compare-and-set UPDATEs (the coupon's
 // status and the settlement's), so MySQL alone decides who wins a race: no distributed lock, no
-// read-then-write (D-33). One coupon is in at most one live settlement (LOCKED or PAID) and one
+// read-then-write. One coupon is in at most one live settlement (LOCKED or PAID) and one
 // order carries at most one live coupon per stacking slot, by unique keys. Each transition is
 // idempotent per (order, coupon): a repeat — also one racing the first — answers the settlement as
 // it stands and changes nothing.

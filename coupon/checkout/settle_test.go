@@ -233,7 +233,7 @@ func TestConfirmAfterExpiry(t *testing.T) {
 }
 
 // TestRefundAfterEnd: a RETURN refund after the coupon's end makes it EXPIRED, not UNUSED, and
-// keeps it out of the card bag (D-37); FORFEIT keeps it USED.
+// keeps it out of the card bag; FORFEIT keeps it USED.
 func TestRefundAfterEnd(t *testing.T) {
 	st := stack.New(t, pkg, "refund_end", stack.Options{})
 	forfeit := coupontemplate.RefundPolicyFORFEIT

@@ -18,7 +18,7 @@ import (
 
 // Confirm records the order's payment, as the order system (a SERVICE actor; anyone else is
 // NOT_OWNER) charged orderAmount: the settlement LOCKED → PAID (paidAt set) and the coupon
-// LOCKED → USED (usedAt set, D-29), both checked CAS in one transaction — the settlement's CAS also
+// LOCKED → USED (usedAt set), both checked CAS in one transaction — the settlement's CAS also
 // on the locked order's amount, so a payment is never recorded for another amount than the one
 // locked; after the commit the payment is counted in the template's daily stats. An orderAmount
 // other than the locked order's (compared by value) is AMOUNT_MISMATCH and changes nothing. A lock
@@ -49,7 +49,7 @@ func (s *Service) Release(ctx context.Context, actor coupon.Actor, orderID, coup
 
 // Refund undoes a paid order's use of the coupon: the settlement PAID → REFUNDED (refundedAt
 // set); with the template's RETURN policy the coupon USED → UNUSED again (EXPIRED when its
-// validity has ended, D-37; back in the card bag only when UNUSED), with FORFEIT it stays USED.
+// validity has ended: a refund never revives an expired coupon; back in the card bag only when UNUSED), with FORFEIT it stays USED.
 // A repeat answers the REFUNDED settlement; any other state is INVALID_STATE. Only the order
 // system (a SERVICE actor) refunds; anyone else is NOT_OWNER.
 func (s *Service) Refund(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*Settlement, error) {

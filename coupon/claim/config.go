@@ -17,8 +17,8 @@ const (
 // Config tunes the claim path.
 type Config struct {
 	Mode Mode
-	// TemplateRate is the per-template claim rate each instance admits (token bucket, in process,
-	// like the seed's Sentinel hot-parameter rule); HotTemplateRates overrides it per template.
+	// TemplateRate is the per-template claim rate each instance admits (token bucket, in process:
+	// a hot-parameter limit that costs no round trip); HotTemplateRates overrides it per template.
 	TemplateRate     float64
 	HotTemplateRates map[int64]float64
 	// UserRate claim attempts per UserWindow per user and template, counted in the claim script;

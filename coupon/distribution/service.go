@@ -17,7 +17,7 @@ type Config struct {
 	MaxUploadBytes int64         // largest accepted upload, default 64 MiB
 	MaxRows        int           // most data rows of one task, default 1,048,575 (an .xlsx sheet's rows less a header)
 	LeaseTTL       time.Duration // how long a killed worker's lease keeps others away, default 3s
-	CountAgain     time.Duration // delay of the second row count (D-22), default 20s
+	CountAgain     time.Duration // delay of the second row count (a fallback for a lost first one), default 20s
 }
 
 func (c Config) withDefaults() Config {

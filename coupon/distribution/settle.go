@@ -16,7 +16,7 @@ import (
 // settle does the Redis side of a committed batch: the issued coupons' card bags and expiry
 // buckets (issue.Issuer, idempotent), then in one script, exactly once (it deletes the batch's
 // journal): the give-back of what MySQL refused (the stock unit of a row refused for want of a
-// slot; the counter of every refused row the script had counted, D-06) and the "issued_distribution"
+// slot; the counter of every refused row the script had counted) and the "issued_distribution"
 // counter of the coupons' stats day. A crash anywhere in between is healed by settling again (settleFromDB).
 func (s *Service) settle(ctx context.Context, t *ent.CouponTask, start int, plan settlePlan) error {
 	if err := s.issuer.AfterCommit(ctx, t.TemplateID, plan.issued, 0); err != nil {

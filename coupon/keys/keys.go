@@ -1,5 +1,5 @@
 // Package keys builds every Redis key and set/stream member format coupond uses; nothing else
-// does (the seed's D-05 was a second, wrongly formatted builder).
+// does, so no two builders of one key can disagree.
 //
 // The hash-tag rule: every key of one template carries the tag {t<id>}, so the keys one script
 // touches live in one Redis Cluster slot. Keys not tied to one template (card bags, the Bloom
@@ -201,7 +201,7 @@ func parsePair(m, sep string) (int64, int64, bool) {
 
 // DistributionJournal is a distribution task's journal of its batch in flight: what the batch's
 // deduction script decided per row, kept until the batch is committed and settled (no TTL: it is
-// task-level state, D-19). One batch of a task is in flight at a time.
+// task-level state, which must outlive the longest run of a large file). One batch of a task is in flight at a time.
 func DistributionJournal(templateID, taskID int64) string {
 	return tagged(templateID, ":dist:"+id(taskID))
 }

@@ -1,4 +1,4 @@
-// Package reconcile proves a template's books balance (seed 004, pitfall 1; D-38): in Redis,
+// Package reconcile proves a template's books balance (a cache rebuild must not re-inflate Redis stock while claims are in flight): in Redis,
 // total = remaining + issued + pending; in MySQL, total = remaining + issued; both totals agree;
 // and each user's claim counter in Redis equals the coupons MySQL holds for the user plus the
 // user's claims still pending. A drift is reported (the query, a metric, an audit row once per

@@ -54,13 +54,13 @@ func (o CacheOptions) withDefaults() CacheOptions {
 
 // Cache is the Redis side of coupon templates, shared by all instances through Redis: the
 // template hash (TTL at the template's end), the null-value key of absent ids, the Bloom filter
-// of existing ids and the rebuild lock. Get is the lookup chain of seed 000. Safe for concurrent
+// of existing ids and the rebuild lock. Get is the lookup chain (lookup.go). Safe for concurrent
 // use.
 //
 // The hash has the fields stock (live remaining stock), total, status (stored status, ACTIVE or
 // ENDED), start and end (claim window, unix milliseconds), limit (per person), shop, ver (version)
 // and data (JSON of the whole coupon.Template). Lua scripts read the plain fields; a hash is complete
-// only when it has data, and no writer ever creates an incomplete one (D-09).
+// only when it has data, and no writer ever creates an incomplete one.
 type Cache struct {
 	rdb   redis.UniversalClient
 	db    *ent.Client
@@ -85,7 +85,7 @@ func NewCache(rdb redis.UniversalClient, db *ent.Client, opts CacheOptions) *Cac
 
 // loadTemplate reads one template by id, or returns coupon.ErrNotFound, with the stock Redis
 // should show: the row's stock less the claims journaled in the template's outbox and the rows of
-// distribution batches in flight that MySQL does not hold yet (D-38). It is below 0 when the outbox
+// distribution batches in flight that MySQL does not hold yet, never the row's stock alone. It is below 0 when the outbox
 // holds more claims than MySQL can fill (Redis accepted them on a hash a restart had rewound): each
 // of them fails, and its give-back brings the stock back up, to 0 once all are settled. It reads
 // the outbox and the distribution journals first, then, in one transaction, the row with a shared
@@ -225,7 +225,7 @@ func templateKeys(id int64) lua.TemplateKeys {
 // rebuild in progress (whose database read may be older) by deleting the rebuild lock.
 //
 // When a complete hash already exists, the cached stock is kept if it is smaller than t.Stock:
-// claims deducted in Redis may not have reached the database yet (D-38). Raise stock with AddStock.
+// claims deducted in Redis may not have reached the database yet. Raise stock with AddStock.
 func (c *Cache) Put(ctx context.Context, t *coupon.Template) error {
 	if err := c.put(ctx, t, ""); err != nil {
 		return fmt.Errorf("template cache: put %d: %w", t.ID, err)
@@ -260,7 +260,7 @@ func (c *Cache) expireAt(t *coupon.Template, now time.Time) int64 {
 }
 
 // AddStock adds n (negative to undo an addition) to the cached stock and total of template id, in
-// one script, only when its complete hash exists (D-09); cached is false when there was none, and
+// one script, only when its complete hash exists; cached is false when there was none, and
 // then no hash field is written (the next Get rebuilds from the database). Call it inside the
 // transaction that changed the row, while that transaction holds the row FOR UPDATE: a rebuild
 // racing with the change is then either cancelled (the script deletes its lock) or reads the row
