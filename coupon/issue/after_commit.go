@@ -28,7 +28,7 @@ func NewIssuer(rdb redis.UniversalClient, s expiry.Scheduler) *Issuer {
 }
 
 // AfterCommit puts the committed coupons of one template into their users' card bags (keyed by
-// the coupon's user, never a request's, which a job has none of; only those still UNUSED as read, so a replayed batch
+// the coupon's user, never a request's, D-01; only those still UNUSED as read, so a replayed batch
 // does not bring back a coupon locked or spent since) and their expiry buckets in one pipeline,
 // counts the last fresh of coupons (inserted by this commit, not replays) in the issued counters
 // of their created_at's stats day (CountIssued), and then schedules each bucket's expiry task.
