@@ -38,7 +38,8 @@ const (
 	RedeemCacheMissing RedeemCode = 6
 )
 
-// String returns the code's name, as used in GraphQL userErrors (OK and CACHE_MISSING are internal).
+// String returns the code's name, for logs and error messages (claim.refusal maps codes to the
+// typed errors GraphQL answers with).
 func (c RedeemCode) String() string {
 	switch c {
 	case RedeemOK:
@@ -292,19 +293,6 @@ func RedeemRelease(ctx context.Context, rdb redis.Scripter, k ReleaseKeys) (rele
 	}
 	return res[0] != -1, nil
 }
-
-// RedeemScriptSource returns the source of redeem.lua, for tools that load it themselves (the
-// benchmark runs redis-benchmark with EVALSHA of it).
-func RedeemScriptSource() string {
-	src, err := sources.ReadFile("redeem.lua")
-	if err != nil {
-		panic("lua: " + err.Error()) // embedded: cannot happen once mustLoad succeeded
-	}
-	return string(src)
-}
-
-// RedeemScriptSHA returns the SHA-1 of redeem.lua, the name EVALSHA knows it by after SCRIPT LOAD.
-func RedeemScriptSHA() string { return redeem.Hash() }
 
 // RestoreAnswer stores res under the request key k, as redeem.lua stores every answer of its steps 4
 // to 7 ("code:receive_count:redemption_id", EX ttl), unless the key exists: the way to give a

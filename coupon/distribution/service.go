@@ -71,9 +71,6 @@ func New(db *ent.Client, rdb redis.UniversalClient, cache *template.Cache, issue
 	return &Service{db: db, rdb: rdb, cache: cache, issuer: issuer, files: files, sched: sched, cfg: cfg.withDefaults(), now: time.Now}
 }
 
-// MaxUploadBytes is the largest upload Create accepts (the HTTP transport's cap too).
-func (s *Service) MaxUploadBytes() int64 { return s.cfg.MaxUploadBytes }
-
 func (s *Service) stepDone(name string) {
 	if s.step != nil {
 		s.step(name)
