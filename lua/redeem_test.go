@@ -230,7 +230,7 @@ func TestRedeemCacheMissing(t *testing.T) {
 		t.Errorf("%d keys exist after CACHE_MISSING, want 0", n)
 	}
 
-	// A partial hash (no "data", e.g. left by the seed's HINCRBY on an expired hash): same code, the
+	// A partial hash (no "data", e.g. left by an HINCRBY on an expired hash): same code, the
 	// hash is left exactly as it was.
 	rdb.HSet(ctx, k.Template, "stock", 5)
 	res := mustRedeem(t, rdb, k, a)
