@@ -81,9 +81,9 @@ type RedeemArgs struct {
 	RequestTTL    time.Duration // how long the answer is kept under the request key; > 0 when Request is set
 	RateLimit     int           // attempts allowed per user and window; 0 turns the per-user limit off
 	RateWindow    time.Duration // the rate window; > 0 when RateLimit > 0
-	Outbox        bool          // true: XADD the accepted claim to the outbox (the server always does); false: not journaled
+	Outbox        bool          // true: XADD the accepted claim to the outbox (the server always does); false: not in the outbox
 	RedemptionTTL time.Duration // lifetime of the redemption key; 0 = no key (only without the outbox)
-	RequestID     string        // the client's requestId, journaled with the claim ("" for none)
+	RequestID     string        // the client's requestId, in the claim's outbox entry ("" for none)
 }
 
 // RedeemResult is the answer of redeem.lua.
@@ -92,7 +92,7 @@ type RedeemResult struct {
 	ReceiveCount int    // the user's 1-based claim number for the template; 0 when refused
 	RedemptionID string // the accepted claim's redemption id; "" when refused
 	Replayed     bool   // the stored answer of an earlier call with the same request key
-	EntryID      string // the claim's outbox entry (stream id) when this call journaled it, else ""
+	EntryID      string // the claim's outbox entry (stream id) when this call appended it, else ""
 	Counted      int    // the user's claim counter after this claim when this call accepted it, else 0
 }
 
@@ -211,7 +211,7 @@ func redeemCall(k RedeemKeys, a RedeemArgs) ([]string, []any, error) {
 	outbox := "0"
 	if a.Outbox {
 		if k.Outbox == "" || a.RedemptionTTL <= 0 {
-			return nil, nil, errors.New("lua: Redeem: journaling needs an outbox key and a RedemptionTTL")
+			return nil, nil, errors.New("lua: Redeem: the outbox needs an outbox key and a RedemptionTTL")
 		}
 		outbox = "1"
 	} else if k.Outbox == "" {

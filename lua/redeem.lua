@@ -12,9 +12,9 @@
 -- ARGV[4]  request-key TTL in seconds; 0 = the call has no request id (no replay, nothing stored)
 -- ARGV[5]  per-user rate limit: attempts allowed per window; 0 = off
 -- ARGV[6]  rate window in milliseconds (> 0 when ARGV[5] > 0)
--- ARGV[7]  "1": XADD the accepted claim to the outbox (the server always journals); "0": don't
+-- ARGV[7]  "1": XADD the accepted claim to the outbox (the server always does); "0": don't
 -- ARGV[8]  redemption-key TTL in seconds; 0 = don't set the redemption key
--- ARGV[9]  the client's requestId, journaled with the claim (field req); "" or absent: none
+-- ARGV[9]  the client's requestId, in the claim's outbox entry (field req); "" or absent: none
 --
 -- Returns an array {code, receive_count, redemption_id, replayed, entry_id, counted}; never a
 -- bit-packed number (a packed return overflows and can decode "no stock" as success).

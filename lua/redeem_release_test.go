@@ -121,7 +121,7 @@ func TestRedeemRelease(t *testing.T) {
 func TestRedeemReleaseWithoutOutbox(t *testing.T) {
 	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	putTemplate(t, rdb, 24, activeTpl(10, 2))
-	// A claim journaled nowhere sets the redemption key too, so its release is idempotent as well.
+	// A claim put in no outbox sets the redemption key too, so its release is idempotent as well.
 	k := RedeemKeys{Template: ns + "{t24}:tpl", Claims: ns + "{t24}:u:1", Redemption: ns + "{t24}:rd:s-1"}
 	a := RedeemArgs{UserID: 1, RedemptionID: "s-1", Now: time.Now(), RedemptionTTL: time.Minute}
 	if res := mustRedeem(t, rdb, k, a); res.Code != RedeemOK {

@@ -100,7 +100,7 @@ func TestRedeemAccept(t *testing.T) {
 		t.Fatalf("entry id %q, outbox %v: want the id of the one entry", res.EntryID, entries)
 	}
 	if e, err := ParseOutboxEntry(entries[0]); err != nil || e.RequestID != "req-1" || e.RedemptionID != "rd-1" || e.UserID != 7 {
-		t.Fatalf("journaled entry %+v, %v; want rd-1 of user 7 with its requestId", e, err)
+		t.Fatalf("outbox entry %+v, %v; want rd-1 of user 7 with its requestId", e, err)
 	}
 	if want := (RedeemResult{Code: RedeemOK, ReceiveCount: 1, RedemptionID: "rd-1", EntryID: entries[0].ID, Counted: 1}); res != want {
 		t.Fatalf("Redeem = %+v, want %+v", res, want)

@@ -294,7 +294,7 @@ func TestReleaseAfterEnd(t *testing.T) {
 }
 
 // TestSweepReplays: a crash between a commit and its Redis side (simulated: the bag entry put
-// back, the counters' Redis side undone, the journal entry left) is repaired by the sweep, and a
+// back, the counters' Redis side undone, the pending entry left) is repaired by the sweep, and a
 // replayed count adds nothing.
 func TestSweepReplays(t *testing.T) {
 	st := stack.New(t, pkg, "replay", stack.Options{})
@@ -321,7 +321,7 @@ func TestSweepReplays(t *testing.T) {
 		t.Fatalf("stats after a replay %v, want used 1 and 500 cents", stats)
 	}
 	if n, _ := st.Redis.ZCard(ctx, keys.CheckoutPending()).Result(); n != 0 {
-		t.Fatalf("%d journal entries left", n)
+		t.Fatalf("%d pending entries left", n)
 	}
 }
 

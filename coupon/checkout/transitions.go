@@ -76,7 +76,7 @@ var ErrNotDue = errors.New("checkout: the lock has not expired yet")
 func (s *Service) ExpireLock(ctx context.Context, userID, orderID, couponID int64) (*Settlement, error) {
 	st, err := s.transition(ctx, userID, orderID, couponID, expire, nil)
 	if errs := coupon.AsErrors(err); len(errs) == 1 && errs[0].Code != coupon.CodeNotFound {
-		return nil, nil // settled otherwise: nothing to release
+		return nil, nil // the settlement moved on: nothing to release
 	}
 	return st, err
 }
@@ -152,7 +152,7 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 		}
 		returns = t.RefundPolicy == coupontemplate.RefundPolicyRETURN
 	}
-	member, err := s.journal(ctx, userID, orderID, couponID)
+	member, err := s.markPending(ctx, userID, orderID, couponID)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 			couponTo = usercoupon.StatusEXPIRED
 		}
 	}
-	wrote := false // the card bag was written (undo replays the journal entry)
+	wrote := false // the card bag was written (undo replays the pending entry)
 	err = s.inTx(ctx, nil, func(tx *ent.Tx) error {
 		if err := s.casSettlement(ctx, tx, row, k, now, amount); err != nil {
 			return err
@@ -210,7 +210,7 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 			uc.OrderID, uc.DiscountAmount, uc.UsedAt = nil, nil, nil
 		}
 	}
-	s.settle(ctx, row, uc, member)
+	s.finishAfterCommit(ctx, row, uc, member)
 	if k == confirm {
 		uc = nil // partial: the API reads it when asked (Service.Coupon)
 	}

@@ -2,7 +2,7 @@ package claim
 
 import "time"
 
-// Mode says where a claim is persisted. Either way the claim script journals the claim in the
+// Mode says where a claim is persisted. Either way the claim script appends the claim to the
 // template's outbox first. "async" (default) answers PENDING at once and a persister writes claims
 // to MySQL in batches; "sync" writes each claim in the request (the same batch logic, for one
 // claim) and answers ISSUED with the coupon, leaving to the persister what it could not finish.

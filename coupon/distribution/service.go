@@ -60,7 +60,7 @@ type Service struct {
 	cfg    Config
 	now    func() time.Time
 	// step, when set, is called after each step of a batch ("deducted", "committed",
-	// "settled"): the tests' way to inject a fault between two steps.
+	// "after-commit"): the tests' way to inject a fault between two steps.
 	step func(name string)
 	// progress is the process's one Redis subscription to task announcements (hub.go).
 	progress progressHub

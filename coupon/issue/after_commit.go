@@ -64,7 +64,7 @@ const countedTTL = 8 * 24 * time.Hour
 
 // CountIssued adds coupons, all inserted by one commit, to the issued counters (by origin) of
 // their created_at's stats day, once: the event is named by the smallest coupon id of each day's
-// group (a fresh snowflake of that commit), so a follow-up retried after Redis ran it but the
+// group (a fresh snowflake of that commit), so an after-commit retried after Redis ran it but the
 // answer was lost adds nothing. A crash between the commit and this count loses it (a replay
 // inserts nothing and so counts nothing); the day's seal, or a rebuild, recomputes it from MySQL.
 func CountIssued(ctx context.Context, rdb redis.UniversalClient, templateID int64, coupons []*ent.UserCoupon) error {

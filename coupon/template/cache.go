@@ -84,10 +84,10 @@ func NewCache(rdb redis.UniversalClient, db *ent.Client, opts CacheOptions) *Cac
 }
 
 // loadTemplate reads one template by id, or returns coupon.ErrNotFound, with the stock Redis
-// should show: the row's stock less the claims journaled in the template's outbox and the rows of
+// should show: the row's stock less the claims in the template's outbox and the rows of
 // distribution batches in flight that MySQL does not hold yet, never the row's stock alone. It is below 0 when the outbox
 // holds more claims than MySQL can fill (Redis accepted them on a hash a restart had rewound): each
-// of them fails, and its give-back brings the stock back up, to 0 once all are settled. It reads
+// of them fails, and its give-back brings the stock back up, to 0 once all are given back. It reads
 // the outbox and the distribution journals first, then, in one transaction, the row with a shared
 // lock (LOCK IN SHARE MODE, which MySQL 8 and MariaDB both accept) and the coupons and failures of
 // those claims and rows. The shared lock keeps every persister or distribution batch (which lock
@@ -95,12 +95,12 @@ func NewCache(rdb redis.UniversalClient, db *ent.Client, opts CacheOptions) *Cac
 // administrative transaction holding the row, so it never caches the row as it was before a change
 // whose cache update already ran. A batch committed after the outbox was read is found by the
 // second read: its claims count once, whether or not their entries are acknowledged yet. A
-// distribution batch settled meanwhile (its give-back went to the hash this rebuild replaces) is
+// distribution batch whose after-commit ran meanwhile (its give-back went to the hash this rebuild replaces) is
 // seen by reading the journals again, and the template is read again.
 func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, error) {
 	var t *coupon.Template
 	for attempt := 0; ; attempt++ {
-		journaled, err := c.outbox(ctx, id)
+		inOutbox, err := c.outbox(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +117,7 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 			if err != nil {
 				return err
 			}
-			decided, err := c.decidedClaims(ctx, tx, id, journaled)
+			decided, err := c.decidedClaims(ctx, tx, id, inOutbox)
 			if err != nil {
 				return err
 			}
@@ -126,7 +126,7 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 				return err
 			}
 			t = coupon.TemplateFromRow(row)
-			t.Stock -= len(journaled) - decided + held // below 0 while Redis holds more claims than MySQL can fill
+			t.Stock -= len(inOutbox) - decided + held // below 0 while Redis holds more claims than MySQL can fill
 			return nil
 		}, nil)
 		if err != nil || len(batches) == 0 || attempt == maxLoadAttempts-1 {
@@ -142,12 +142,12 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 	}
 }
 
-// maxLoadAttempts bounds loadTemplate's reads while distribution batches settle under it (a new
+// maxLoadAttempts bounds loadTemplate's reads while distribution batches finish under it (a new
 // batch needs the cached hash, which is missing while it is rebuilt, so a second read normally
 // finds the same batches as the first).
 const maxLoadAttempts = 3
 
-// outbox returns the claims journaled in the template's outbox.
+// outbox returns the claims in the template's outbox.
 func (c *Cache) outbox(ctx context.Context, id int64) ([]lua.OutboxEntry, error) {
 	msgs, err := c.rdb.XRange(ctx, keys.Outbox(id), "-", "+").Result()
 	if err != nil {

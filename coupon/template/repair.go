@@ -15,7 +15,7 @@ import (
 )
 
 // RepairStocks compares, for every template in the outbox index, the cached stock with what it
-// must be (the database's stock less the journaled claims MySQL does not hold yet) and drops the
+// must be (the database's stock less the outbox's claims MySQL does not hold yet) and drops the
 // hashes that show more, so the next lookup rebuilds them exactly. That is what a Redis restored
 // from an AOF older than MySQL looks like (claims persisted after its last fsync): left alone, it
 // would sell those units again. Each dropped hash is recorded in the template's audit trail
