@@ -3,8 +3,8 @@
 // in Redis equals the coupons MySQL holds for the user plus the user's claims still pending. A
 // drift is reported (the query, a metric, an audit row once per distinct drift), never repaired:
 // re-seeding Redis stock from MySQL while claims are in flight would sell units twice. (The one
-// repair of cached stock, template.Cache.RepairStocks at start-up, only drops a hash showing more
-// stock than MySQL allows.)
+// repair of cached stock, template.Cache.RepairStocks at start-up and after a Redis restart, only
+// drops a hash showing more stock than MySQL allows.)
 package reconcile
 
 import (
