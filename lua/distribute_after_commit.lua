@@ -1,5 +1,6 @@
--- distribute_after_commit: the Redis half of a committed distribution batch's after-commit work — give back what MySQL did not
--- take and count the issued coupons — exactly once, by deleting the batch's journal.
+-- distribute_after_commit: the script of a committed distribution batch's after-commit work: give
+-- back what MySQL did not take and count the issued coupons, exactly once, by deleting the batch's
+-- journal.
 --
 -- KEYS[1]      template hash    {t<id>}:tpl
 -- KEYS[2]      batch journal    {t<id>}:dist:<task>

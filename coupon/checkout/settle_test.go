@@ -293,7 +293,7 @@ func TestReleaseAfterEnd(t *testing.T) {
 	}
 }
 
-// TestSweepReplays: a crash between a commit and its Redis side (simulated: the bag entry put
+// TestSweepReplays: a crash between a commit and its after-commit work (simulated: the bag entry put
 // back, the counters' Redis side undone, the pending entry left) is repaired by the sweep, and a
 // replayed count adds nothing.
 func TestSweepReplays(t *testing.T) {

@@ -78,7 +78,7 @@ func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 	return res, nil
 }
 
-// replay redoes the Redis side of the settlement a pending entry names, as it now stands, and
+// replay redoes the Redis writes of the settlement a pending entry names, as it now stands, and
 // drops the entry: the card bag under the coupon's row lock (SELECT … FOR UPDATE in a
 // transaction, as the transitions write it), then the after-commit work.
 func (s *Service) replay(ctx context.Context, member string) error {

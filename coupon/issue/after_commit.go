@@ -14,7 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Issuer does the Redis side of coupons whose rows are committed. Every step is idempotent, so a
+// Issuer does the after-commit work of coupons whose rows are committed. Every step is idempotent, so a
 // caller that crashed after its commit replays AfterCommit for the same coupons safely.
 type Issuer struct {
 	rdb     redis.UniversalClient
