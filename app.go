@@ -90,8 +90,8 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		return nil, fmt.Errorf("bloom filter: %w", err)
 	}
 	a.warnWithoutAOF(ctx)
-	if fixed, err := a.svc.Cache.ReconcileStocks(ctx); err != nil {
-		slog.Warn("start-up stock reconciliation failed", "err", err)
+	if fixed, err := a.svc.Cache.RepairStocks(ctx); err != nil {
+		slog.Warn("start-up stock repair failed", "err", err)
 	} else if len(fixed) > 0 {
 		slog.Warn("Redis held more stock than MySQL allows (restored from an older AOF?); hashes dropped for an exact rebuild", "templates", fixed)
 	}

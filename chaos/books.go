@@ -12,10 +12,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// settle waits until the template's outbox is empty (XLEN 0 and nothing pending in its consumer
+// waitQuiet waits until the template's outbox is empty (XLEN 0 and nothing pending in its consumer
 // group) and the number of user_coupon rows has not changed for 2 s. It returns the time from the
 // call to the start of that quiet period, or max and false when it never came.
-func (w *world) settle(ctx context.Context, templateID int64, max time.Duration) (time.Duration, bool) {
+func (w *world) waitQuiet(ctx context.Context, templateID int64, max time.Duration) (time.Duration, bool) {
 	start := time.Now()
 	outbox := fmt.Sprintf("{t%d}:outbox", templateID)
 	lastRows := -1

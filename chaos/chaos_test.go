@@ -10,7 +10,7 @@ import (
 // TestChaosShort runs the short bursts of every scenario that passes on the current code (the
 // known-failing ones are listed in scenarios and run with `go run ./chaos -all`) and fails on any
 // lost claim, leaked stock or limit, oversold unit, user over the limit, inconsistent retry or
-// template that does not settle. It needs mariadb-install-db, mariadbd and redis-server on the
+// template that does not become quiet. It needs mariadb-install-db, mariadbd and redis-server on the
 // PATH (scripts/services.sh installs them); -short skips it.
 func TestChaosShort(t *testing.T) {
 	if testing.Short() {

@@ -3,7 +3,7 @@ package main
 // Checkout scenarios: users hold coupons and lock, confirm, release and refund them on orders
 // while one fault hits (kill -9 of coupond early and late in the burst — mid-lock and mid-confirm —,
 // a kill inside a MariaDB stall, MariaDB stalls, client timeouts with retries). After the system
-// settles (the short lock TTL has released every abandoned lock and the checkout journal is
+// is quiet (the short lock TTL has released every abandoned lock and the checkout's pending set is
 // empty) the books say: no coupon LOCKED without its live LOCKED settlement, none USED without a
 // PAID one, none UNUSED with a live settlement, at most one live settlement per coupon, a card-bag
 // entry exactly for the UNUSED coupons, and every answer a client got still true (PAID stays
@@ -27,7 +27,7 @@ const (
 	checkoutCouponsPerUser                = 2
 	checkoutConcurrency                   = 32
 	checkoutLockTTL                       = 3 * time.Second
-	checkoutSettleMax                     = 60 * time.Second
+	checkoutQuietMax                      = 60 * time.Second
 )
 
 func init() {
@@ -48,8 +48,8 @@ type checkoutBooks struct {
 	coupons                 int
 	byStatus                map[string]int
 	broken                  []string // invariants that do not hold, one line each
-	settled                 bool
-	settle                  time.Duration
+	quiet                   bool
+	quietAfter              time.Duration
 }
 
 func (c *checkoutBooks) failures() []string {
@@ -57,8 +57,8 @@ func (c *checkoutBooks) failures() []string {
 	if len(f) > 5 {
 		f = append(f[:5], fmt.Sprintf("… %d more", len(c.broken)-5))
 	}
-	if !c.settled {
-		f = append(f, fmt.Sprintf("not settled in %s", checkoutSettleMax))
+	if !c.quiet {
+		f = append(f, fmt.Sprintf("not quiet in %s", checkoutQuietMax))
 	}
 	return f
 }
@@ -68,8 +68,8 @@ func (c *checkoutBooks) line(r result) string {
 	if f := r.failures(); len(f) > 0 {
 		verdict = "FAIL: " + strings.Join(f, "; ")
 	}
-	return fmt.Sprintf("%-28s %-5s ops %d (answered %d, unanswered %d, retries %d) refusals %v coupons %d %v settle %s  %s",
-		r.name, r.mode, c.ops, c.answered, c.noAnswer, c.retries, c.refusals, c.coupons, c.byStatus, round(c.settle), verdict)
+	return fmt.Sprintf("%-28s %-5s ops %d (answered %d, unanswered %d, retries %d) refusals %v coupons %d %v quiet %s  %s",
+		r.name, r.mode, c.ops, c.answered, c.noAnswer, c.retries, c.refusals, c.coupons, c.byStatus, round(c.quietAfter), verdict)
 }
 
 // pair is one (order, coupon) a user works on, and what the client was told about it last.
@@ -152,7 +152,7 @@ func runCheckout(ctx context.Context, r *run, s scenario, short bool, logf func(
 		return res
 	}
 	logf("%s: %d pairs, %d calls in %s; fault: %s", s.name, len(pairs), co.ops, round(b.end.Sub(b.start)), res.fault)
-	co.settle, co.settled = w.settleCheckout(ctx, checkoutSettleMax)
+	co.quietAfter, co.quiet = w.waitCheckoutQuiet(ctx, checkoutQuietMax)
 	if err := w.checkoutBooks(ctx, tid, pairs, co); err != nil {
 		res.err = err
 		return res
@@ -291,8 +291,8 @@ func (p *pair) play(ctx context.Context, c *gqlClient, token, orders string, tmi
 	return ops, answered, retries
 }
 
-// settleCheckout waits until no settlement is LOCKED and the checkout journal is empty for 2 s.
-func (w *world) settleCheckout(ctx context.Context, max time.Duration) (time.Duration, bool) {
+// waitCheckoutQuiet waits until no settlement is LOCKED and the checkout's pending set is empty for 2 s.
+func (w *world) waitCheckoutQuiet(ctx context.Context, max time.Duration) (time.Duration, bool) {
 	start := time.Now()
 	var quietSince time.Time
 	for time.Since(start) < max+2*time.Second {

@@ -3,7 +3,7 @@
 // loopback with their data in a temp dir, creates a template over GraphQL, fires a bounded burst
 // of redeemCoupon calls with unique requestIds, injects one fault (kill -9 of a process, a store
 // stall or restart, client timeouts, cache evictions, an emulated Redis power loss, an archived
-// persister task), waits for the system to settle and checks the books against what the clients
+// persister task), waits for the system to be quiet and checks the books against what the clients
 // were told. It depends only on the binary, SQL and Redis (and asynq's inspector), never on
 // coupond's packages, so it measures any build.
 //

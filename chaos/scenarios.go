@@ -36,10 +36,10 @@ const (
 	limitPerPerson        = 2 // so demand (users × 2) exceeds the stock and the sale sells out
 	concurrency           = 32
 	claimsPerSec          = 600
-	settleMax             = 30 * time.Second
-	// settleTarget is issue 7's bound: persistence resumes within 2 s of a store's recovery and
+	quietMax              = 30 * time.Second
+	// quietTarget is issue 7's bound: persistence resumes within 2 s of a store's recovery and
 	// within 5 s of a worker's death, so the last claim is in MySQL within 5 s of the burst's end.
-	settleTarget = 5 * time.Second
+	quietTarget = 5 * time.Second
 )
 
 // scenarios is the table of every scenario the runner knows, in the order it runs them. The
@@ -101,8 +101,8 @@ type result struct {
 	bk           *books
 	inconsistent int
 	examples     []string
-	settle       time.Duration
-	settled      bool
+	quietAfter   time.Duration
+	quiet        bool
 	serverLost   int // claims the server itself counts as lost (/metrics)
 	took         time.Duration
 	lossAllowed  bool
@@ -136,10 +136,10 @@ func (r result) failures() []string {
 	add(bk.limitsLow, "limits below rows")
 	add(r.inconsistent, "inconsistent retries")
 	switch {
-	case !r.settled:
-		f = append(f, fmt.Sprintf("not settled in %s", settleMax))
-	case r.settle > settleTarget:
-		f = append(f, fmt.Sprintf("settled after %s (target %s)", round(r.settle), settleTarget))
+	case !r.quiet:
+		f = append(f, fmt.Sprintf("not quiet in %s", quietMax))
+	case r.quietAfter > quietTarget:
+		f = append(f, fmt.Sprintf("quiet after %s (target %s)", round(r.quietAfter), quietTarget))
 	}
 	return f
 }
@@ -186,16 +186,16 @@ func runScenario(ctx context.Context, r *run, s scenario, short bool, logf func(
 		return res
 	}
 	logf("%s: %d calls in %s, first answers: %s; fault: %s", s.name, len(b.calls), round(b.end.Sub(b.start)), b.summary(), res.fault)
-	res.settle, res.settled = w.settle(ctx, tid, settleMax)
+	res.quietAfter, res.quiet = w.waitQuiet(ctx, tid, quietMax)
 	// Every answered call once more with its requestId: the answers must agree, and whatever the
 	// replays did (new claims where the first answer was forgotten) is in the books below.
 	res.inconsistent, res.examples = b.replay(ctx, w.gql, tpl, r.users)
-	again := settleMax
-	if !res.settled {
+	again := quietMax
+	if !res.quiet {
 		again = 5 * time.Second
 	}
-	if _, ok := w.settle(ctx, tid, again); !ok {
-		res.settled = false
+	if _, ok := w.waitQuiet(ctx, tid, again); !ok {
+		res.quiet = false
 	}
 	if res.bk, err = w.takeBooks(ctx, tid, limitPerPerson, b, r.users); err != nil {
 		res.err = err
@@ -207,7 +207,7 @@ func runScenario(ctx context.Context, r *run, s scenario, short bool, logf func(
 }
 
 // header and line format the one-line-per-scenario table.
-const header = "scenario                     mode   accepted  rows failed leak(db/redis) lost oversold overlimit limits(hi/lo) badretry  settle  verdict"
+const header = "scenario                     mode   accepted  rows failed leak(db/redis) lost oversold overlimit limits(hi/lo) badretry   quiet  verdict"
 
 func (r result) line() string {
 	if r.err != nil {
@@ -221,9 +221,9 @@ func (r result) line() string {
 	if bk.hashMissing {
 		redis = "nohash"
 	}
-	settle := round(r.settle).String()
-	if !r.settled {
-		settle = ">" + settleMax.String()
+	quiet := round(r.quietAfter).String()
+	if !r.quiet {
+		quiet = ">" + quietMax.String()
 	}
 	verdict := "PASS"
 	if f := r.failures(); len(f) > 0 {
@@ -235,5 +235,5 @@ func (r result) line() string {
 	}
 	return fmt.Sprintf("%-28s %-5s %9d %5d %6d %7d/%-6s %4d %8d %9d %7d/%-5d %8d %7s  %s",
 		r.name, r.mode, bk.accepted, bk.rows, bk.failed, bk.dbLeak, redis, bk.lost, bk.oversold,
-		bk.overLimit, bk.limitsHigh, bk.limitsLow, r.inconsistent, settle, verdict)
+		bk.overLimit, bk.limitsHigh, bk.limitsLow, r.inconsistent, quiet, verdict)
 }

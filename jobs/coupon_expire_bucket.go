@@ -23,7 +23,7 @@ type expireBucketPayload struct {
 // (truncated to its minute). It is processed once that minute is over (minute + 1m; at once when
 // that is past) and its id "expire:<template>:<minuteUnix>" is deterministic, so a bucket has at
 // most one task queued however many coupons join it. asynq keeps scheduled tasks in a sorted set
-// by time, so a minute months ahead is scheduled like one a minute ahead (D-17).
+// by time, so a minute months ahead is scheduled like one a minute ahead: no limit on how far ahead a coupon may expire.
 func NewExpireBucketTask(templateID int64, minute time.Time) (*asynq.Task, []asynq.Option) {
 	minute = expiry.BucketMinute(minute)
 	p := expireBucketPayload{TemplateID: templateID, Minute: minute.Unix()}

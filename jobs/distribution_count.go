@@ -13,7 +13,7 @@ import (
 const TypeCountDistribution = "distribution:count"
 
 // NewCountDistributionTask returns the count of one task after delay, on the low queue, with an
-// id per (task, delay): the count right after creation and the second one 20 s later (D-22).
+// id per (task, delay): the count right after creation and the second one 20 s later, a fallback for a first count that was lost.
 func NewCountDistributionTask(taskID int64, delay time.Duration) (*asynq.Task, []asynq.Option) {
 	id := TypeCountDistribution + ":" + strconv.FormatInt(taskID, 10) + ":" + delay.String()
 	return asynq.NewTask(TypeCountDistribution, payload(distributionPayload{TaskID: taskID})),

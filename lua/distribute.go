@@ -12,8 +12,8 @@ import (
 )
 
 var (
-	distribute       = mustLoad("distribute.lua")
-	distributeSettle = mustLoad("distribute_settle.lua")
+	distribute            = mustLoad("distribute.lua")
+	distributeAfterCommit = mustLoad("distribute_after_commit.lua")
 )
 
 // DistributeStatus says what one Distribute call did as a whole.
@@ -26,9 +26,10 @@ const (
 	// DistributeReplayed means the journal already held this batch: its stored outcomes came
 	// back and nothing was deducted again.
 	DistributeReplayed DistributeStatus = 1
-	// DistributeUnsettled means the journal holds another batch of the task: settle it first.
+	// DistributeOtherBatch means the journal holds another batch of the task: finish that
+	// batch's after-commit work first.
 	// Nothing was written.
-	DistributeUnsettled DistributeStatus = 2
+	DistributeOtherBatch DistributeStatus = 2
 	// DistributeCacheMissing means the template hash is missing or incomplete: reload the cache
 	// and call again. Nothing was written.
 	DistributeCacheMissing DistributeStatus = 6
@@ -159,8 +160,8 @@ func ParseJournal(key string, raw []byte) (*Journal, error) {
 	return out, nil
 }
 
-// SettleKeys are the keys of one batch's settlement (the template's hash tag on all of them).
-type SettleKeys struct {
+// AfterCommitKeys are the keys of one batch's after-commit script (the template's hash tag on all of them).
+type AfterCommitKeys struct {
 	Template string   // the template cache hash
 	Journal  string   // the task's batch journal
 	Stats    string   // the stats hash of the batch's created_at day (coupon/keys DailyStats)
@@ -168,17 +169,17 @@ type SettleKeys struct {
 	Journals string   // the template's set of journals in flight
 }
 
-// DistributeSettle runs distribute_settle.lua: when the journal still holds the batch of start,
+// DistributeAfterCommit runs distribute_after_commit.lua: when the journal still holds the batch of start,
 // it deletes it (and its entry in k.Journals), gives giveBack units back to the cached stock
 // (complete hash only) or, on drift (MySQL refused rows for want of stock Redis had shown),
 // deletes the template hash for an exact rebuild, lowers each refused user's counter by one and
-// adds issued to the day's "issued_distribution" counter, atomically, and reports settled=true. A repeat (the
+// adds issued to the day's "issued_distribution" counter, atomically, and reports done=true. A repeat (the
 // journal gone or holding another batch) changes nothing.
-func DistributeSettle(ctx context.Context, rdb redis.Scripter, k SettleKeys, start, giveBack, issued int, drift bool) (settled bool, err error) {
+func DistributeAfterCommit(ctx context.Context, rdb redis.Scripter, k AfterCommitKeys, start, giveBack, issued int, drift bool) (done bool, err error) {
 	keys := append(append([]string{k.Template, k.Journal, k.Stats}, k.Refused...), k.Journals)
 	flag := "0"
 	if drift {
 		flag = "1"
 	}
-	return distributeSettle.runFlag(ctx, rdb, keys, start, giveBack, issued, flag)
+	return distributeAfterCommit.runFlag(ctx, rdb, keys, start, giveBack, issued, flag)
 }

@@ -10,17 +10,17 @@
 -- ARGV[2]      now, unix milliseconds
 -- ARGV[2+i]    row i: "<row number>:<user id>" (one user at most once per batch)
 --
--- Returns an array {status, code_1, rc_1, code_2, rc_2, …} (never a bit-packed number, D-07):
+-- Returns an array {status, code_1, rc_1, code_2, rc_2, …} (never a bit-packed number, which overflows):
 --   status: 0 deducted now, 1 replayed (the journal already held this batch: its stored outcome,
---           nothing deducted again), 2 UNSETTLED (the journal holds another batch: settle it
---           first; nothing written), 6 CACHE_MISSING (no complete template hash: nothing written,
---           D-09/D-13; reload the cache and call again)
+--           nothing deducted again), 2 OTHER_BATCH (the journal holds another batch: finish its
+--           after-commit first; nothing written), 6 CACHE_MISSING (no complete template hash: nothing written,
+--           never a Lua error; reload the cache and call again)
 --   code_i: 0 OK, 1 OUT_OF_STOCK, 2 LIMIT_REACHED, 4 ENDED (template not ACTIVE or past its end)
---   rc_i:   row i's receive_count (the user's seq + 1, the claim script's sequence, D-16); 0 unless OK
+--   rc_i:   row i's receive_count (the user's seq + 1, the claim script's sequence, so claims and distribution share one 1-based count); 0 unless OK
 --
 -- Each OK row did, as an accepted claim does: stock -1, n +1, seq +1, the claim hash expiring at the
 -- template's end (seconds). The journal is a JSON object {start, rows: [[row, user, code, rc], …]},
--- without TTL: distribute_settle.lua deletes it once the batch is committed. Its key is in the
+-- without TTL: distribute_after_commit.lua deletes it once the batch is committed. Its key is in the
 -- template's set of journals until then (a cache rebuild counts the units it holds).
 local journal = redis.call('GET', KEYS[2])
 if journal then

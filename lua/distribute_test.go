@@ -20,9 +20,9 @@ func distKeys(tid, task int64) DistributeKeys {
 }
 
 // A batch deducts stock and counts each user with the claim script's counter and sequence; a
-// replay of the same batch returns the same outcomes and deducts nothing more; settling gives
+// replay of the same batch returns the same outcomes and deducts nothing more; its after-commit gives
 // back what MySQL refused once.
-func TestDistributeDeductReplaySettle(t *testing.T) {
+func TestDistributeDeductReplayAfterCommit(t *testing.T) {
 	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	const tid, task = 71, 9001
 	putTemplate(t, rdb, tid, activeTpl(3, 1))
@@ -50,8 +50,8 @@ func TestDistributeDeductReplaySettle(t *testing.T) {
 	if s := hgetInt(t, rdb, k.Template, "stock"); s != 0 {
 		t.Fatalf("replay deducted again: stock %d", s)
 	}
-	if status, _, _ := Distribute(ctx, rdb, k, 6, time.Now(), rows[:1]); status != DistributeUnsettled {
-		t.Fatalf("next batch before settling: %v, want UNSETTLED", status)
+	if status, _, _ := Distribute(ctx, rdb, k, 6, time.Now(), rows[:1]); status != DistributeOtherBatch {
+		t.Fatalf("next batch before the after-commit: %v, want OTHER_BATCH", status)
 	}
 	j, err := ReadJournal(ctx, rdb, k.Journal)
 	if err != nil || j == nil || j.Start != 0 || len(j.Rows) != 5 || j.Rows[2] != (JournalRow{4, 12, DistributeOK, 1}) {
@@ -61,30 +61,30 @@ func TestDistributeDeductReplaySettle(t *testing.T) {
 		t.Fatalf("journal %s not in the set of journals in flight", k.Journal)
 	}
 	// MySQL refused user 12 (say, at its limit there): one unit and its counter come back, once.
-	sk := SettleKeys{Template: k.Template, Journal: k.Journal, Stats: k.Template[:len(k.Template)-4] + ":stats:d", Refused: []string{k.Claims(12)}, Journals: k.Journals}
+	sk := AfterCommitKeys{Template: k.Template, Journal: k.Journal, Stats: k.Template[:len(k.Template)-4] + ":stats:d", Refused: []string{k.Claims(12)}, Journals: k.Journals}
 	for i, want := range []bool{true, false} {
-		settled, err := DistributeSettle(ctx, rdb, sk, 0, 1, 1, false)
-		if err != nil || settled != want {
-			t.Fatalf("settle %d: %v %v", i, settled, err)
+		done, err := DistributeAfterCommit(ctx, rdb, sk, 0, 1, 1, false)
+		if err != nil || done != want {
+			t.Fatalf("after-commit %d: %v %v", i, done, err)
 		}
 	}
 	if s, n, issued := hgetInt(t, rdb, k.Template, "stock"), hgetInt(t, rdb, k.Claims(12), "n"), hgetInt(t, rdb, sk.Stats, "issued_distribution"); s != 1 || n != 0 || issued != 1 {
-		t.Fatalf("after settle: stock %d, n %d, issued %d; want 1 0 1", s, n, issued)
+		t.Fatalf("after the after-commit: stock %d, n %d, issued %d; want 1 0 1", s, n, issued)
 	}
 	if seq := hgetInt(t, rdb, k.Claims(12), "seq"); seq != 1 {
 		t.Fatalf("seq %d: a receive_count must never be handed out twice", seq)
 	}
 	if j, _ := ReadJournal(ctx, rdb, k.Journal); j != nil {
-		t.Fatalf("journal left after settle: %+v", j)
+		t.Fatalf("journal left after the after-commit: %+v", j)
 	}
 	if n, _ := rdb.SCard(ctx, k.Journals).Result(); n != 0 {
-		t.Fatalf("%d journals left in the set after settle", n)
+		t.Fatalf("%d journals left in the set after the after-commit", n)
 	}
 }
 
-// Settling a batch MySQL refused for want of stock (Redis showed more than MySQL had) deletes the
+// The after-commit of a batch MySQL refused for want of stock (Redis showed more than MySQL had) deletes the
 // template hash instead of giving units back, so the next lookup rebuilds it from MySQL.
-func TestDistributeSettleOnDriftDropsTheHash(t *testing.T) {
+func TestDistributeAfterCommitOnDriftDropsTheHash(t *testing.T) {
 	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	const tid, task = 73, 9002
 	putTemplate(t, rdb, tid, activeTpl(5, 1))
@@ -92,12 +92,12 @@ func TestDistributeSettleOnDriftDropsTheHash(t *testing.T) {
 	if status, _, err := Distribute(ctx, rdb, k, 0, time.Now(), []DistributeRow{{2, 20}, {3, 21}}); err != nil || status != DistributeDeducted {
 		t.Fatalf("Distribute: %v %v", status, err)
 	}
-	sk := SettleKeys{Template: k.Template, Journal: k.Journal, Stats: k.Template[:len(k.Template)-4] + ":stats:d", Refused: []string{k.Claims(21)}, Journals: k.Journals}
-	if settled, err := DistributeSettle(ctx, rdb, sk, 0, 0, 1, true); err != nil || !settled {
-		t.Fatalf("settle: %v %v", settled, err)
+	sk := AfterCommitKeys{Template: k.Template, Journal: k.Journal, Stats: k.Template[:len(k.Template)-4] + ":stats:d", Refused: []string{k.Claims(21)}, Journals: k.Journals}
+	if done, err := DistributeAfterCommit(ctx, rdb, sk, 0, 0, 1, true); err != nil || !done {
+		t.Fatalf("after-commit: %v %v", done, err)
 	}
 	if n, _ := rdb.Exists(ctx, k.Template, k.Journal).Result(); n != 0 {
-		t.Fatalf("%d of the template hash and journal left after a drift settle", n)
+		t.Fatalf("%d of the template hash and journal left after a drift's after-commit", n)
 	}
 	if n := hgetInt(t, rdb, k.Claims(21), "n"); n != 0 {
 		t.Fatalf("refused user's counter %d, want 0", n)

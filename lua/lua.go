@@ -1,7 +1,7 @@
 // Package lua holds coupond's Redis Lua scripts, one .lua file per script, embedded at build time.
 // Each file opens with a header that states its KEYS, ARGV and return value; each script has one
 // typed Go wrapper here, so callers never build EVAL arguments by hand. Scripts return integers or
-// arrays, never bit-packed numbers (the seed's D-07). All keys of one call share one hash tag, so
+// arrays, never bit-packed numbers (a packed return overflows and can decode "no stock" as success). All keys of one call share one hash tag, so
 // every script is Redis Cluster safe.
 package lua
 
@@ -58,7 +58,7 @@ type TemplateKeys struct {
 // With lockToken "" the write is the data owner's (create, administration): it always happens, it
 // deletes the rebuild lock (a rebuild in progress may hold an older database read), and when a
 // complete hash already exists the stored stock is the smaller of the cached and the given one
-// (D-38). With a non-empty lockToken the write happens only while the rebuild lock still holds that
+// (claims deducted in Redis may not have reached the database yet). With a non-empty lockToken the write happens only while the rebuild lock still holds that
 // token; written is false otherwise, and then nothing changed.
 func TemplatePut(ctx context.Context, rdb redis.Scripter, k TemplateKeys, fields map[string]string, expireAtUnix int64, lockToken string) (written bool, err error) {
 	args := make([]any, 0, 2+2*len(fields))
@@ -77,7 +77,7 @@ func TemplateSetNull(ctx context.Context, rdb redis.Scripter, k TemplateKeys, tt
 
 // TemplateAddStock adds n to the "stock" and "total" fields of the template hash (and one to "ver")
 // when the complete hash exists, and reports cached=true. Without a complete hash it writes no
-// hash field (D-09), deletes the rebuild lock so that a rebuild racing with the caller's database
+// hash field (a partial hash would break later reads), deletes the rebuild lock so that a rebuild racing with the caller's database
 // change re-reads the database, and reports cached=false.
 func TemplateAddStock(ctx context.Context, rdb redis.Scripter, k TemplateKeys, n int64) (cached bool, err error) {
 	return templateAddStock.runFlag(ctx, rdb, []string{k.Hash, k.Lock}, strconv.FormatInt(n, 10))

@@ -153,7 +153,7 @@ func TestTemplateSetNull(t *testing.T) {
 func TestTemplateAddStock(t *testing.T) {
 	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 
-	// D-09: no hash, or a partial one, is never written to.
+	// No hash, or a partial one, is never written to (a partial hash breaks later reads).
 	rdb.Set(ctx, keys.Lock, "rebuilder", time.Minute)
 	if ok, err := TemplateAddStock(ctx, rdb, keys, 5); err != nil || ok {
 		t.Fatalf("missing hash: %v, %v; want cached=false", ok, err)

@@ -9,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// OutboxEntry is one claim redeem.lua journaled in a template's outbox stream (XADD … rid user rc
+// OutboxEntry is one claim redeem.lua appended to a template's outbox stream (XADD … rid user rc
 // ts n [req]).
 type OutboxEntry struct {
 	StreamID     string
@@ -18,7 +18,7 @@ type OutboxEntry struct {
 	ReceiveCount int
 	At           time.Time // the claim's time, milliseconds, UTC
 	RequestID    string    // the client's requestId, "" when it sent none
-	// Counted is the user's claim counter right after this claim (0 in an entry journaled before
+	// Counted is the user's claim counter right after this claim (0 in an entry appended before
 	// the field existed): fewer than the coupons MySQL holds with this one means Redis lost claims.
 	Counted int
 }

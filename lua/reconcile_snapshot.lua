@@ -1,5 +1,5 @@
 -- reconcile_snapshot: read, at one instant, everything of one template that the reconciliation
--- compares with MySQL: the cached stock and total, the claims journaled in the outbox (each with
+-- compares with MySQL: the cached stock and total, the claims in the outbox (each with
 -- whether its redemption key still exists), the distribution batches in flight and some users'
 -- claim counters. It writes nothing.
 --

@@ -38,7 +38,8 @@ const (
 	RedeemCacheMissing RedeemCode = 6
 )
 
-// String returns the code's name, as used in GraphQL userErrors (OK and CACHE_MISSING are internal).
+// String returns the code's name, for logs and error messages (claim.refusal maps codes to the
+// typed errors GraphQL answers with).
 func (c RedeemCode) String() string {
 	switch c {
 	case RedeemOK:
@@ -80,9 +81,9 @@ type RedeemArgs struct {
 	RequestTTL    time.Duration // how long the answer is kept under the request key; > 0 when Request is set
 	RateLimit     int           // attempts allowed per user and window; 0 turns the per-user limit off
 	RateWindow    time.Duration // the rate window; > 0 when RateLimit > 0
-	Outbox        bool          // true: XADD the accepted claim to the outbox (the server always does); false: not journaled
+	Outbox        bool          // true: XADD the accepted claim to the outbox (the server always does); false: not in the outbox
 	RedemptionTTL time.Duration // lifetime of the redemption key; 0 = no key (only without the outbox)
-	RequestID     string        // the client's requestId, journaled with the claim ("" for none)
+	RequestID     string        // the client's requestId, in the claim's outbox entry ("" for none)
 }
 
 // RedeemResult is the answer of redeem.lua.
@@ -91,7 +92,7 @@ type RedeemResult struct {
 	ReceiveCount int    // the user's 1-based claim number for the template; 0 when refused
 	RedemptionID string // the accepted claim's redemption id; "" when refused
 	Replayed     bool   // the stored answer of an earlier call with the same request key
-	EntryID      string // the claim's outbox entry (stream id) when this call journaled it, else ""
+	EntryID      string // the claim's outbox entry (stream id) when this call appended it, else ""
 	Counted      int    // the user's claim counter after this claim when this call accepted it, else 0
 }
 
@@ -210,7 +211,7 @@ func redeemCall(k RedeemKeys, a RedeemArgs) ([]string, []any, error) {
 	outbox := "0"
 	if a.Outbox {
 		if k.Outbox == "" || a.RedemptionTTL <= 0 {
-			return nil, nil, errors.New("lua: Redeem: journaling needs an outbox key and a RedemptionTTL")
+			return nil, nil, errors.New("lua: Redeem: the outbox needs an outbox key and a RedemptionTTL")
 		}
 		outbox = "1"
 	} else if k.Outbox == "" {
@@ -260,7 +261,7 @@ type ReleaseKeys struct {
 // failed later. In one atomic round trip it deletes the claim's redemption key and, only when that
 // key existed, lowers the user's "n" in k.Claims by one (only when the hash exists and n > 0;
 // "seq" is kept, so no receive_count is reused), gives one back to the template's stock when the
-// complete template hash exists (never a partial hash, D-09), and deletes k.Request (may be "")
+// complete template hash exists (never a partial hash, which would break later reads), and deletes k.Request (may be "")
 // so the user can retry.
 //
 // It is idempotent: released is true for the one call that gave the claim back, false when the
@@ -292,19 +293,6 @@ func RedeemRelease(ctx context.Context, rdb redis.Scripter, k ReleaseKeys) (rele
 	}
 	return res[0] != -1, nil
 }
-
-// RedeemScriptSource returns the source of redeem.lua, for tools that load it themselves (the
-// benchmark runs redis-benchmark with EVALSHA of it).
-func RedeemScriptSource() string {
-	src, err := sources.ReadFile("redeem.lua")
-	if err != nil {
-		panic("lua: " + err.Error()) // embedded: cannot happen once mustLoad succeeded
-	}
-	return string(src)
-}
-
-// RedeemScriptSHA returns the SHA-1 of redeem.lua, the name EVALSHA knows it by after SCRIPT LOAD.
-func RedeemScriptSHA() string { return redeem.Hash() }
 
 // RestoreAnswer stores res under the request key k, as redeem.lua stores every answer of its steps 4
 // to 7 ("code:receive_count:redemption_id", EX ttl), unless the key exists: the way to give a

@@ -12,12 +12,12 @@
 -- ARGV[4]  request-key TTL in seconds; 0 = the call has no request id (no replay, nothing stored)
 -- ARGV[5]  per-user rate limit: attempts allowed per window; 0 = off
 -- ARGV[6]  rate window in milliseconds (> 0 when ARGV[5] > 0)
--- ARGV[7]  "1": XADD the accepted claim to the outbox (the server always journals); "0": don't
+-- ARGV[7]  "1": XADD the accepted claim to the outbox (the server always does); "0": don't
 -- ARGV[8]  redemption-key TTL in seconds; 0 = don't set the redemption key
--- ARGV[9]  the client's requestId, journaled with the claim (field req); "" or absent: none
+-- ARGV[9]  the client's requestId, in the claim's outbox entry (field req); "" or absent: none
 --
 -- Returns an array {code, receive_count, redemption_id, replayed, entry_id, counted}; never a
--- bit-packed number (D-07).
+-- bit-packed number (a packed return overflows and can decode "no stock" as success).
 --   code: 0 OK, 1 OUT_OF_STOCK, 2 LIMIT_REACHED, 3 NOT_STARTED, 4 ENDED, 5 RATE_LIMITED,
 --         6 CACHE_MISSING
 --   receive_count: the user's 1-based claim number for this template (0 when refused)
@@ -29,15 +29,15 @@
 -- Steps, in order:
 --  1. KEYS[4] exists: return its stored answer (the first answer that reached this script), replayed.
 --  2. No complete template hash (no "data", or a numeric field unreadable): CACHE_MISSING. Nothing
---     is written, no hash field created (D-09), never a Lua error (D-13). The caller reloads the
+--     is written, no hash field created (a partial hash would break later reads), never a Lua error. The caller reloads the
 --     cache and retries once. Not stored.
 --  3. Per-user rate limit: INCR KEYS[6] (PEXPIRE ARGV[6] on the first attempt of a window); over
 --     ARGV[5] attempts: RATE_LIMITED. Not stored, so a retry after the window can succeed.
---  4. status not ACTIVE, or now >= end: ENDED (D-11); now < start: NOT_STARTED.
+--  4. status not ACTIVE, or now >= end: ENDED (a terminated template is never claimable); now < start: NOT_STARTED.
 --  5. stock <= 0: OUT_OF_STOCK.  6. n >= limit: LIMIT_REACHED.
 --  7. Accept: stock -1; n +1; receive_count = seq +1 (seq never goes down, so a number is never
 --     handed out twice, even after a release); KEYS[2] expires at the template's end in seconds
---     (ceil(end / 1000); the seed passed milliseconds, D-14); XADD KEYS[3] * rid user rc ts n [req]
+--     (ceil(end / 1000): EXPIREAT takes seconds, not milliseconds); XADD KEYS[3] * rid user rc ts n [req]
 --     when ARGV[7] is "1" (n: the user's counter after this claim, which the persister compares
 --     with the coupons MySQL holds); SET KEYS[5] user EX ARGV[8].
 -- Every answer of steps 4 to 7 is stored in KEYS[4] (EX ARGV[4]) as "code:receive_count:redemption_id".

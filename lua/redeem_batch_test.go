@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -41,15 +42,18 @@ func TestRedeemArgumentErrors(t *testing.T) {
 	}
 }
 
-func TestRedeemScriptSourceAndSHA(t *testing.T) {
+// TestRedeemScriptAsTheBenchmarkLoadsIt loads redeem.lua as bench/run.sh does (SCRIPT LOAD of the
+// file, its SHA-1 checked) and makes the benchmark's raw call.
+func TestRedeemScriptAsTheBenchmarkLoadsIt(t *testing.T) {
 	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
-	sum := sha1.Sum([]byte(RedeemScriptSource()))
-	if hex.EncodeToString(sum[:]) != RedeemScriptSHA() {
-		t.Fatal("RedeemScriptSHA is not the SHA-1 of RedeemScriptSource")
+	src, err := os.ReadFile("redeem.lua")
+	if err != nil {
+		t.Fatal(err)
 	}
-	sha, err := rdb.ScriptLoad(ctx, RedeemScriptSource()).Result()
-	if err != nil || sha != RedeemScriptSHA() {
-		t.Fatalf("SCRIPT LOAD = %s, %v", sha, err)
+	sum := sha1.Sum(src)
+	sha, err := rdb.ScriptLoad(ctx, string(src)).Result()
+	if err != nil || sha != hex.EncodeToString(sum[:]) || sha != redeem.Hash() {
+		t.Fatalf("SCRIPT LOAD = %s, %v; want the file's SHA-1, the embedded script's", sha, err)
 	}
 	// The raw call the benchmark makes: EVALSHA with 6 keys and 8 arguments.
 	putTemplate(t, rdb, 20, activeTpl(1, 1))

@@ -22,7 +22,7 @@
 --  1. DEL KEYS[4]; when it deleted nothing, return {-1, -1} (no other key is read or written).
 --  2. "n" goes down by one only when the claim hash exists and n > 0 (never below zero, never a
 --     hash created; "seq" is untouched, so a receive_count is never handed out twice).
---  3. The stock goes up by one only when the complete template hash (one with "data") exists: a partial hash is never created (D-09); a missing hash is rebuilt from the
+--  3. The stock goes up by one only when the complete template hash (one with "data") exists: a partial hash is never created (it would break later reads); a missing hash is rebuilt from the
 --     database, which holds the truth.
 --  4. The request key is deleted, so the user may retry with the same request id.
 if redis.call('DEL', KEYS[4]) == 0 then

@@ -82,7 +82,7 @@ func TestRedeemRelease(t *testing.T) {
 		t.Error("redemption key survived the release")
 	}
 
-	// The same request id may retry; it gets a new receive_count (seq never reused, D-16).
+	// The same request id may retry; it gets a new receive_count (seq never reused).
 	k2 := redeemKeys(16, 2, "req", "rd-2")
 	res := mustRedeem(t, rdb, k2, asyncArgs(2, "rd-2"))
 	if res.Code != RedeemOK || res.ReceiveCount != 2 || res.Replayed {
@@ -121,7 +121,7 @@ func TestRedeemRelease(t *testing.T) {
 func TestRedeemReleaseWithoutOutbox(t *testing.T) {
 	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	putTemplate(t, rdb, 24, activeTpl(10, 2))
-	// A claim journaled nowhere sets the redemption key too, so its release is idempotent as well.
+	// A claim put in no outbox sets the redemption key too, so its release is idempotent as well.
 	k := RedeemKeys{Template: ns + "{t24}:tpl", Claims: ns + "{t24}:u:1", Redemption: ns + "{t24}:rd:s-1"}
 	a := RedeemArgs{UserID: 1, RedemptionID: "s-1", Now: time.Now(), RedemptionTTL: time.Minute}
 	if res := mustRedeem(t, rdb, k, a); res.Code != RedeemOK {
@@ -271,7 +271,7 @@ func TestRedeemReleaseWithoutTemplateHash(t *testing.T) {
 	rdb.Set(ctx, k.Redemption, "3", time.Minute)
 	mustRelease(t, rdb, k, true)
 	if rdb.Exists(ctx, k.Template).Val() != 0 {
-		t.Error("release created a template hash (D-09)")
+		t.Error("release created a template hash")
 	}
 	if n := hgetInt(t, rdb, k.Claims, "n"); n != 1 {
 		t.Errorf("n = %d, want 1", n)

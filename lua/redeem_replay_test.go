@@ -24,7 +24,7 @@ func TestRedeemReplay(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		again := mustRedeem(t, rdb, k2, asyncArgs(4, "rd-2"))
 		want := first
-		want.Replayed, want.EntryID, want.Counted = true, "", 0 // a replay journals and counts nothing
+		want.Replayed, want.EntryID, want.Counted = true, "", 0 // a replay appends and counts nothing
 		if again != want {
 			t.Fatalf("replay = %+v, want %+v", again, want)
 		}

@@ -100,7 +100,7 @@ func TestRedeemAccept(t *testing.T) {
 		t.Fatalf("entry id %q, outbox %v: want the id of the one entry", res.EntryID, entries)
 	}
 	if e, err := ParseOutboxEntry(entries[0]); err != nil || e.RequestID != "req-1" || e.RedemptionID != "rd-1" || e.UserID != 7 {
-		t.Fatalf("journaled entry %+v, %v; want rd-1 of user 7 with its requestId", e, err)
+		t.Fatalf("outbox entry %+v, %v; want rd-1 of user 7 with its requestId", e, err)
 	}
 	if want := (RedeemResult{Code: RedeemOK, ReceiveCount: 1, RedemptionID: "rd-1", EntryID: entries[0].ID, Counted: 1}); res != want {
 		t.Fatalf("Redeem = %+v, want %+v", res, want)
@@ -111,7 +111,7 @@ func TestRedeemAccept(t *testing.T) {
 	if n, seq := hgetInt(t, rdb, k.Claims, "n"), hgetInt(t, rdb, k.Claims, "seq"); n != 1 || seq != 1 {
 		t.Errorf("claims n=%d seq=%d, want 1 1", n, seq)
 	}
-	// The claim hash expires at the template's end, in seconds (D-14: not 1000× later).
+	// The claim hash expires at the template's end, in seconds (not 1000× later, as if given milliseconds).
 	wantTTL := time.Until(p.end)
 	if ttl := rdb.TTL(ctx, k.Claims).Val(); ttl < wantTTL-5*time.Second || ttl > wantTTL+5*time.Second {
 		t.Errorf("claims TTL = %v, want ≈ %v", ttl, wantTTL)
@@ -219,7 +219,7 @@ func TestRedeemCacheMissing(t *testing.T) {
 	a := asyncArgs(3, "rd-1")
 	a.RateLimit, a.RateWindow = 1, time.Minute
 
-	// No hash at all: a code, not a Lua error (D-13), and no partial hash created (D-09).
+	// No hash at all: a code, not a Lua error, and no partial hash created.
 	for i := 0; i < 2; i++ { // twice: the rate limit (1) must not count cache misses
 		res := mustRedeem(t, rdb, k, a)
 		if want := (RedeemResult{Code: RedeemCacheMissing}); res != want {
@@ -230,7 +230,7 @@ func TestRedeemCacheMissing(t *testing.T) {
 		t.Errorf("%d keys exist after CACHE_MISSING, want 0", n)
 	}
 
-	// A partial hash (no "data", e.g. left by the seed's HINCRBY on an expired hash): same code, the
+	// A partial hash (no "data", e.g. left by an HINCRBY on an expired hash): same code, the
 	// hash is left exactly as it was.
 	rdb.HSet(ctx, k.Template, "stock", 5)
 	res := mustRedeem(t, rdb, k, a)

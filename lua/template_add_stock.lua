@@ -6,7 +6,7 @@
 --
 -- Returns 1 when the hash had "data" and was updated ("stock" and "total" increased by ARGV[1],
 -- "ver" by one, like the database row's version). Returns 0 when there is no complete hash: the
--- hash is left as it is (never created partially, D-09) and the lock is deleted, so a rebuild in
+-- hash is left as it is (never created partially: a partial hash would break later reads) and the lock is deleted, so a rebuild in
 -- progress, whose database read may predate the caller's change, cannot write its stale copy.
 if redis.call('HEXISTS', KEYS[1], 'data') == 0 then
   redis.call('DEL', KEYS[2])

@@ -14,7 +14,7 @@
 -- A write replaces the hash (DEL, HSET, EXPIREAT) and deletes the null-value key. An owner's write
 -- also deletes the lock, so a rebuild in progress, whose database read may predate this write,
 -- cannot overwrite it; and when a complete hash (one with "data") exists it keeps the smaller of
--- the cached and the given stock (D-38: claims deducted in Redis may not have reached the database).
+-- the cached and the given stock (claims deducted in Redis may not have reached the database).
 local token = ARGV[2]
 if token ~= '' and redis.call('GET', KEYS[3]) ~= token then
   return 0

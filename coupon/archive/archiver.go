@@ -1,5 +1,5 @@
 // Package archive moves coupons that ended long ago from the hot table user_coupon to
-// user_coupon_archive (seed 004, pitfall 3), so the card bags' table holds only recent coupons.
+// user_coupon_archive, so the card bags' table holds only recent coupons.
 //
 // What moves: coupons whose status is EXPIRED or USED and whose updated_at — the moment they
 // reached that status: the expiry task or sweep, the payment's confirmation, or a release or

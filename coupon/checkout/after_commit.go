@@ -22,18 +22,18 @@ import (
 // countedTTL is how long a counted event's marker lives: far longer than any replay comes.
 const countedTTL = 8 * 24 * time.Hour
 
-// journal records a transition about to run on (order, coupon) in the pending set and returns
-// its member. A call whose journal fails does not run: its Redis side could be lost.
-func (s *Service) journal(ctx context.Context, userID, orderID, couponID int64) (string, error) {
+// markPending records a transition about to run on (order, coupon) in the pending set and returns
+// its member. A call whose mark fails does not run: its after-commit work could be lost.
+func (s *Service) markPending(ctx context.Context, userID, orderID, couponID int64) (string, error) {
 	m := keys.PendingMember(userID, orderID, couponID, rand.Text()[:10])
 	if err := s.rdb.ZAdd(ctx, keys.CheckoutPending(), redis.Z{Score: float64(s.now().UnixMilli()), Member: m}).Err(); err != nil {
-		return "", fmt.Errorf("checkout: journal: %w", err)
+		return "", fmt.Errorf("checkout: mark pending: %w", err)
 	}
 	return m, nil
 }
 
 // undo follows a transition whose transaction failed: with nothing written to Redis it drops the
-// journal member; after a card-bag write (the commit failed, or was never reached) it replays the
+// pending member; after a card-bag write (the commit failed, or was never reached) it replays the
 // entry at once, which writes the bag as the database now is (else the sweep does).
 func (s *Service) undo(ctx context.Context, member string, wrote bool) {
 	ctx, cancel := detached(ctx)
@@ -45,7 +45,7 @@ func (s *Service) undo(ctx context.Context, member string, wrote bool) {
 		err = s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err()
 	}
 	if err != nil {
-		slog.WarnContext(ctx, "checkout: journal entry left for the sweep", "member", member, "err", err)
+		slog.WarnContext(ctx, "checkout: pending entry left for the sweep", "member", member, "err", err)
 	}
 }
 
@@ -68,12 +68,12 @@ func (s *Service) writeBag(ctx context.Context, uc *ent.UserCoupon) error {
 	return nil
 }
 
-// settle does the Redis side of a committed settlement row that follows the commit, then drops
-// the journal member: the payment, refund and expiry the row records are counted
+// finishAfterCommit does the after-commit work of a committed settlement row, then drops
+// the pending member: the payment, refund and expiry the row records are counted
 // once each in their day's stats (a refund in its payment's day), the lock in the template's locked counter; a LOCKED settlement's release is scheduled. It runs on a
 // context the client cannot cancel; a failure is logged and leaves the member for the sweep,
 // which does it again (replay).
-func (s *Service) settle(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon, member string) {
+func (s *Service) finishAfterCommit(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon, member string) {
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	if err := s.afterCommit(ctx, row, uc); err != nil {
@@ -81,11 +81,11 @@ func (s *Service) settle(ctx context.Context, row *ent.CouponSettlement, uc *ent
 		return
 	}
 	if err := s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err(); err != nil {
-		slog.WarnContext(ctx, "checkout: journal entry left for the sweep", "member", member, "err", err)
+		slog.WarnContext(ctx, "checkout: pending entry left for the sweep", "member", member, "err", err)
 	}
 }
 
-// afterCommit is settle's work for row and its coupon uc as committed.
+// afterCommit is the after-commit work for row and its coupon uc as committed.
 func (s *Service) afterCommit(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon) error {
 	if err := CountLock(ctx, s.rdb, row); err != nil {
 		return err

@@ -4,7 +4,7 @@
 //
 // Every transition is one MySQL transaction of two checked compare-and-set UPDATEs (the coupon's
 // status and the settlement's), so MySQL alone decides who wins a race: no distributed lock, no
-// read-then-write (D-33). One coupon is in at most one live settlement (LOCKED or PAID) and one
+// read-then-write. One coupon is in at most one live settlement (LOCKED or PAID) and one
 // order carries at most one live coupon per stacking slot, by unique keys. Each transition is
 // idempotent per (order, coupon): a repeat — also one racing the first — answers the settlement as
 // it stands and changes nothing.
@@ -13,7 +13,7 @@
 // while the transaction holds the coupon's row lock: the writes of one coupon land in the order
 // of its transitions, so the bag holds a coupon exactly when it is UNUSED. The daily counters and
 // the lock's release task follow the commit, on a context the client cannot cancel. Finish, don't
-// undo: before its transaction a call journals itself in the pending set (keys.CheckoutPending)
+// undo: before its transaction a call marks itself in the pending set (keys.CheckoutPending)
 // and clears its entry once Redis agrees; a failed transaction replays its entry at once, and
 // Sweep replays entries a crash or a Redis failure left (the bag again under the row lock, then
 // the after-commit work). Every step is idempotent (the counters count each event once, see
@@ -124,7 +124,7 @@ func (s *Service) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *ent
 
 // holder is the user whose coupon couponID the actor names: a USER names its own (the reads that
 // follow find another user's coupon NOT_FOUND, as a missing one), a SERVICE any user's coupon —
-// its holder, read by id from the coupons and then the archive (a settled coupon may have been
+// its holder, read by id from the coupons and then the archive (a used or expired coupon may have been
 // archived since; NOT_FOUND when neither has it). Any other role is NOT_OWNER.
 func (s *Service) holder(ctx context.Context, actor coupon.Actor, couponID int64) (int64, error) {
 	switch actor.Role {

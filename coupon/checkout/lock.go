@@ -98,14 +98,14 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 	if derr != nil {
 		return nil, derr
 	}
-	member, err := s.journal(ctx, userID, o.ID, couponID)
+	member, err := s.markPending(ctx, userID, o.ID, couponID)
 	if err != nil {
 		return nil, err
 	}
 	expires := now.Add(s.lockTTL)
 	payable := o.Amount.Sub(taken).Sub(d)
 	var row *ent.CouponSettlement
-	wrote := false // the card bag was written (undo replays the journal entry)
+	wrote := false // the card bag was written (undo replays the pending entry)
 	err = s.inTx(ctx, readCommitted, func(tx *ent.Tx) error {
 		n, err := tx.UserCoupon.Update().
 			Where(usercoupon.UserID(userID), usercoupon.ID(couponID), usercoupon.StatusEQ(usercoupon.StatusUNUSED), usercoupon.ValidEndTimeGT(now)).
@@ -147,7 +147,7 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 		return nil, err
 	}
 	uc.Status, uc.OrderID, uc.DiscountAmount, uc.UpdatedAt = usercoupon.StatusLOCKED, &o.ID, &d, now
-	s.settle(ctx, row, uc, member)
+	s.finishAfterCommit(ctx, row, uc, member)
 	return &Settlement{CouponSettlement: row, Coupon: uc}, nil
 }
 

@@ -233,7 +233,7 @@ func TestConfirmAfterExpiry(t *testing.T) {
 }
 
 // TestRefundAfterEnd: a RETURN refund after the coupon's end makes it EXPIRED, not UNUSED, and
-// keeps it out of the card bag (D-37); FORFEIT keeps it USED.
+// keeps it out of the card bag; FORFEIT keeps it USED.
 func TestRefundAfterEnd(t *testing.T) {
 	st := stack.New(t, pkg, "refund_end", stack.Options{})
 	forfeit := coupontemplate.RefundPolicyFORFEIT
@@ -293,8 +293,8 @@ func TestReleaseAfterEnd(t *testing.T) {
 	}
 }
 
-// TestSweepReplays: a crash between a commit and its Redis side (simulated: the bag entry put
-// back, the counters' Redis side undone, the journal entry left) is repaired by the sweep, and a
+// TestSweepReplays: a crash between a commit and its after-commit work (simulated: the bag entry put
+// back, the counters' Redis side undone, the pending entry left) is repaired by the sweep, and a
 // replayed count adds nothing.
 func TestSweepReplays(t *testing.T) {
 	st := stack.New(t, pkg, "replay", stack.Options{})
@@ -321,7 +321,7 @@ func TestSweepReplays(t *testing.T) {
 		t.Fatalf("stats after a replay %v, want used 1 and 500 cents", stats)
 	}
 	if n, _ := st.Redis.ZCard(ctx, keys.CheckoutPending()).Result(); n != 0 {
-		t.Fatalf("%d journal entries left", n)
+		t.Fatalf("%d pending entries left", n)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 )
 
 const (
-	// pendingGrace is how old a journal entry must be before the sweep replays it: a call in
+	// pendingGrace is how old a pending entry must be before the sweep replays it: a call in
 	// flight finishes its own after-commit within afterCommitTimeout.
 	pendingGrace = afterCommitTimeout + 5*time.Second
 	// expireGrace is how long past its expiry a lock must be before the sweep releases it (its
@@ -30,13 +30,13 @@ const (
 
 // SweepResult counts what one sweep did.
 type SweepResult struct {
-	Replayed int // journal entries replayed
+	Replayed int // pending entries replayed
 	Released int // expired locks released
 }
 
 // Sweep is the checkout's safety net, run periodically: it replays the after-commit of every
-// journal entry older than pendingGrace (a crash or a Redis failure between a commit and its
-// Redis side; settle is idempotent) and releases every lock expired for more than expireGrace
+// pending entry older than pendingGrace (a crash or a Redis failure between a commit and its
+// after-commit work, which is idempotent) and releases every lock expired for more than expireGrace
 // whose release task did not run (lost, failed or archived). Safe to run concurrently with itself
 // and with the transitions.
 func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
@@ -47,7 +47,7 @@ func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 		ByScore: true, Count: sweepBatch,
 	}).Result()
 	if err != nil {
-		return res, fmt.Errorf("checkout sweep: read the journal: %w", err)
+		return res, fmt.Errorf("checkout sweep: read the pending set: %w", err)
 	}
 	for _, m := range members {
 		if err := s.replay(ctx, m); err != nil {
@@ -78,13 +78,13 @@ func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 	return res, nil
 }
 
-// replay redoes the Redis side of the settlement a journal entry names, as it now stands, and
+// replay redoes the Redis writes of the settlement a pending entry names, as it now stands, and
 // drops the entry: the card bag under the coupon's row lock (SELECT … FOR UPDATE in a
 // transaction, as the transitions write it), then the after-commit work.
 func (s *Service) replay(ctx context.Context, member string) error {
 	userID, orderID, couponID, ok := keys.ParsePendingMember(member)
 	if !ok {
-		slog.WarnContext(ctx, "checkout sweep: dropping a malformed journal entry", "member", member)
+		slog.WarnContext(ctx, "checkout sweep: dropping a malformed pending entry", "member", member)
 		return s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err()
 	}
 	var uc *ent.UserCoupon

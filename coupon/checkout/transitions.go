@@ -18,7 +18,7 @@ import (
 
 // Confirm records the order's payment, as the order system (a SERVICE actor; anyone else is
 // NOT_OWNER) charged orderAmount: the settlement LOCKED → PAID (paidAt set) and the coupon
-// LOCKED → USED (usedAt set, D-29), both checked CAS in one transaction — the settlement's CAS also
+// LOCKED → USED (usedAt set), both checked CAS in one transaction — the settlement's CAS also
 // on the locked order's amount, so a payment is never recorded for another amount than the one
 // locked; after the commit the payment is counted in the template's daily stats. An orderAmount
 // other than the locked order's (compared by value) is AMOUNT_MISMATCH and changes nothing. A lock
@@ -49,7 +49,7 @@ func (s *Service) Release(ctx context.Context, actor coupon.Actor, orderID, coup
 
 // Refund undoes a paid order's use of the coupon: the settlement PAID → REFUNDED (refundedAt
 // set); with the template's RETURN policy the coupon USED → UNUSED again (EXPIRED when its
-// validity has ended, D-37; back in the card bag only when UNUSED), with FORFEIT it stays USED.
+// validity has ended: a refund never revives an expired coupon; back in the card bag only when UNUSED), with FORFEIT it stays USED.
 // A repeat answers the REFUNDED settlement; any other state is INVALID_STATE. Only the order
 // system (a SERVICE actor) refunds; anyone else is NOT_OWNER.
 func (s *Service) Refund(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*Settlement, error) {
@@ -76,7 +76,7 @@ var ErrNotDue = errors.New("checkout: the lock has not expired yet")
 func (s *Service) ExpireLock(ctx context.Context, userID, orderID, couponID int64) (*Settlement, error) {
 	st, err := s.transition(ctx, userID, orderID, couponID, expire, nil)
 	if errs := coupon.AsErrors(err); len(errs) == 1 && errs[0].Code != coupon.CodeNotFound {
-		return nil, nil // settled otherwise: nothing to release
+		return nil, nil // the settlement moved on: nothing to release
 	}
 	return st, err
 }
@@ -152,7 +152,7 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 		}
 		returns = t.RefundPolicy == coupontemplate.RefundPolicyRETURN
 	}
-	member, err := s.journal(ctx, userID, orderID, couponID)
+	member, err := s.markPending(ctx, userID, orderID, couponID)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 			couponTo = usercoupon.StatusEXPIRED
 		}
 	}
-	wrote := false // the card bag was written (undo replays the journal entry)
+	wrote := false // the card bag was written (undo replays the pending entry)
 	err = s.inTx(ctx, nil, func(tx *ent.Tx) error {
 		if err := s.casSettlement(ctx, tx, row, k, now, amount); err != nil {
 			return err
@@ -210,7 +210,7 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 			uc.OrderID, uc.DiscountAmount, uc.UsedAt = nil, nil, nil
 		}
 	}
-	s.settle(ctx, row, uc, member)
+	s.finishAfterCommit(ctx, row, uc, member)
 	if k == confirm {
 		uc = nil // partial: the API reads it when asked (Service.Coupon)
 	}

@@ -176,7 +176,7 @@ func loadSeen(ctx context.Context, tx *ent.Tx, templateID int64, limit int, clai
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range archived { // old coupons long settled: they count toward the limit, nothing else
+	for _, a := range archived { // old coupons long used or expired: they count toward the limit, nothing else
 		s.count[a.UserID]++
 		s.slots.Take(a.UserID, a.ReceiveCount)
 	}

@@ -2,7 +2,7 @@ package claim
 
 import "time"
 
-// Mode says where a claim is persisted. Either way the claim script journals the claim in the
+// Mode says where a claim is persisted. Either way the claim script appends the claim to the
 // template's outbox first. "async" (default) answers PENDING at once and a persister writes claims
 // to MySQL in batches; "sync" writes each claim in the request (the same batch logic, for one
 // claim) and answers ISSUED with the coupon, leaving to the persister what it could not finish.
@@ -17,8 +17,8 @@ const (
 // Config tunes the claim path.
 type Config struct {
 	Mode Mode
-	// TemplateRate is the per-template claim rate each instance admits (token bucket, in process,
-	// like the seed's Sentinel hot-parameter rule); HotTemplateRates overrides it per template.
+	// TemplateRate is the per-template claim rate each instance admits (token bucket, in process:
+	// a hot-parameter limit that costs no round trip); HotTemplateRates overrides it per template.
 	TemplateRate     float64
 	HotTemplateRates map[int64]float64
 	// UserRate claim attempts per UserWindow per user and template, counted in the claim script;

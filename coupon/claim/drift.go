@@ -33,8 +33,8 @@ func failureError(reason string) error {
 }
 
 // recordFailures marks claims MySQL refused as failed with their reasons, and writes an audit
-// entry for stock drift, for the reconciliation report (the seed told such users "claimed" and
-// gave them nothing, D-04).
+// entry for stock drift, for the reconciliation report (such a user is told FAILED with the
+// reason, never "claimed" without a coupon).
 func recordFailures(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate, failed []failedClaim) error {
 	if len(failed) == 0 {
 		return nil

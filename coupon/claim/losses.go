@@ -105,8 +105,8 @@ func (r *Redeemer) WatchLosses(ctx context.Context) {
 	}
 }
 
-// checkLosses reads the data Redis's run_id; when it changed since the last check, it reconciles
-// the cached stocks (template.Cache.ReconcileStocks), records the remembered claims the restart
+// checkLosses reads the data Redis's run_id; when it changed since the last check, it repairs
+// the cached stocks (template.Cache.RepairStocks), records the remembered claims the restart
 // lost and returns how many.
 func (r *Redeemer) checkLosses(ctx context.Context) (int, error) {
 	info, err := r.rdb.InfoMap(ctx, "server").Result()
@@ -119,8 +119,8 @@ func (r *Redeemer) checkLosses(ctx context.Context) (int, error) {
 	if prev == "" || prev == runID {
 		return 0, nil
 	}
-	if fixed, err := r.cache.ReconcileStocks(ctx); err != nil {
-		slog.WarnContext(ctx, "stock reconciliation after a Redis restart failed", "err", err)
+	if fixed, err := r.cache.RepairStocks(ctx); err != nil {
+		slog.WarnContext(ctx, "stock repair after a Redis restart failed", "err", err)
 	} else if len(fixed) > 0 {
 		slog.WarnContext(ctx, "Redis came back with more stock than MySQL allows; hashes dropped for an exact rebuild", "templates", fixed)
 	}

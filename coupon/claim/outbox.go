@@ -141,3 +141,33 @@ func (p *Persister) dropEnded(ctx context.Context, ids []int64) error {
 	}
 	return nil
 }
+
+// ack acknowledges and deletes the batch's outbox entries ids. When Redis lost some of them after
+// the batch read them (it restarted from an older AOF while the batch was in flight), their users
+// are handed to repairRewound.
+func (p *Persister) ack(ctx context.Context, templateID int64, claims []claim, ids []string, end time.Time) error {
+	byStream := make(map[string]claim, len(claims))
+	for _, c := range claims {
+		byStream[c.streamID] = c
+	}
+	rkeys := make([]string, len(ids))
+	for i, id := range ids {
+		if c, ok := byStream[id]; ok {
+			rkeys[i] = keys.Redemption(templateID, c.redemptionID)
+		}
+	}
+	lost, err := lua.OutboxAck(ctx, p.rdb, keys.Outbox(templateID), outboxGroup, ids, rkeys)
+	if err != nil {
+		return fmt.Errorf("acknowledge outbox entries: %w", err)
+	}
+	var users []int64
+	for _, i := range lost {
+		if c, ok := byStream[ids[i]]; ok { // a malformed entry has no claim to repair
+			users = append(users, c.userID)
+		}
+	}
+	if len(users) == 0 {
+		return nil
+	}
+	return p.repairRewound(ctx, templateID, users, end)
+}

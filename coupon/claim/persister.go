@@ -45,7 +45,7 @@ type Persister struct {
 	cache  *template.Cache // dropped for an exact rebuild after drift or a batch Redis lost in flight
 	cfg    PersistConfig
 	now    func() time.Time
-	// step, when set, is called after each step of a batch ("committed", "followed-up", "acked"):
+	// step, when set, is called after each step of a batch ("committed", "after-commit", "acked"):
 	// the tests' way to inject a fault between two steps.
 	step func(name string)
 }
@@ -117,16 +117,16 @@ func (p *Persister) persistBatch(ctx context.Context, templateID int64, msgs []r
 	return err
 }
 
-// finishBudget bounds how long a batch's Redis follow-up is retried after its commit while Redis
+// afterCommitBudget bounds how long a batch's after-commit work is retried after its commit while Redis
 // does not answer (restarting): longer than a restart takes, short enough not to hold a sync
 // request or a persist task for long.
-const finishBudget = 10 * time.Second
+const afterCommitBudget = 10 * time.Second
 
-// persist persists claims in one transaction, then does the Redis follow-ups (card bags, expiry
+// persist persists claims in one transaction, then does the after-commit work (card bags, expiry
 // buckets, stats, give-backs) and acknowledges the entries ids. Every step is idempotent, so a
 // crash anywhere is healed by replaying the batch. A batch once read is finished whatever happens
-// to the caller or the lease: the transaction and the follow-up run on a context neither can
-// cancel, and the follow-up is retried for up to finishBudget while Redis fails, because a Redis
+// to the caller or the lease: the transaction and the after-commit work run on a context neither can
+// cancel, and the after-commit work is retried for up to afterCommitBudget while Redis fails, because a Redis
 // that restarted from an older AOF meanwhile no longer holds the entries anyone could replay the
 // batch from (ack then repairs what it lost).
 func (p *Persister) persist(ctx context.Context, templateID int64, claims []claim, ids []string) (batchResult, error) {
@@ -142,13 +142,13 @@ func (p *Persister) persist(ctx context.Context, templateID int64, claims []clai
 		persistedTotal.Add(float64(res.inserted))
 		driftTotal.Add(float64(res.drifted))
 	}
-	ctx, cancel := context.WithTimeout(ctx, finishBudget)
+	ctx, cancel := context.WithTimeout(ctx, afterCommitBudget)
 	defer cancel()
 	if len(claims) > 0 {
-		if err := retry(ctx, func() error { return p.followUp(ctx, templateID, res) }); err != nil {
+		if err := retry(ctx, func() error { return p.afterCommit(ctx, templateID, res) }); err != nil {
 			return res, err
 		}
-		p.stepDone("followed-up")
+		p.stepDone("after-commit")
 	}
 	if err := retry(ctx, func() error { return p.ack(ctx, templateID, claims, ids, res.end) }); err != nil {
 		return res, err
@@ -201,13 +201,14 @@ func (p *Persister) finish(ctx context.Context, templateID int64, c claim) (*Red
 	return nil, fmt.Errorf("claim %s: the batch neither issued nor failed it", c.redemptionID)
 }
 
-// followUp does the Redis side of a committed batch: the give-back of failed claims (stock and
-// counter, idempotent through the redemption key), then the counters of their users, and of users
-// whose claim Redis counted below the coupons MySQL holds, raised to those coupons (Redis lost
-// claims MySQL holds: a give-back or a rewound counter must not let the user over the limit), then the after-commit work of the issued coupons (issue.Issuer). After
-// drift, Redis showed more stock than MySQL had: its hash is dropped, after the give-backs, so the
-// next lookup rebuilds it exactly (MySQL's stock less the claims still in the outbox).
-func (p *Persister) followUp(ctx context.Context, templateID int64, res batchResult) error {
+// afterCommit does the after-commit work of a committed batch: the give-back of failed claims
+// (stock and counter, idempotent through the redemption key); then the counters of their users,
+// and of users whose claim Redis counted below the coupons MySQL holds, raised to those coupons
+// (Redis lost claims MySQL holds: a give-back or a rewound counter must not let the user over the
+// limit); then the issued coupons' share of it (issue.Issuer.AfterCommit). After drift, Redis
+// showed more stock than MySQL had: its hash is dropped, after the give-backs, so the next lookup
+// rebuilds it exactly (MySQL's stock less the claims still in the outbox).
+func (p *Persister) afterCommit(ctx context.Context, templateID int64, res batchResult) error {
 	for _, f := range res.failed {
 		_, err := lua.RedeemRelease(ctx, p.rdb, lua.ReleaseKeys{
 			Template: keys.Template(templateID), Claims: keys.ClaimCounter(templateID, f.userID),

@@ -259,7 +259,7 @@ func TestDrainIndexKeepsOpenTemplates(t *testing.T) {
 }
 
 // A persister dies after its commit, and before the replay one of the coupons is locked for an
-// order (LOCKED, out of the card bag): the replayed follow-up does not put it back in the bag.
+// order (LOCKED, out of the card bag): the replayed after-commit does not put it back in the bag.
 func TestReplayLeavesACouponLockedSinceOutOfTheBag(t *testing.T) {
 	e := newRedeemEnv(t, "replay_locked", claim.Config{})
 	tpl := e.Template(t, 100, 1, nil)

@@ -209,7 +209,7 @@ func TestCacheRebuildSubtractsUnpersistedClaims(t *testing.T) {
 	tpl := e.Template(t, 10, 1, nil)
 	e.claimAll(t, tpl.ID, 61, 62, 63)
 	// The hash is evicted while 3 claims wait in the outbox: a rebuild from the row (stock 10)
-	// must not hand those 3 units out again (D-38).
+	// must not hand those 3 units out again.
 	if err := e.Cache.Invalidate(e.Ctx, tpl.ID); err != nil {
 		t.Fatal(err)
 	}

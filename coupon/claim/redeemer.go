@@ -121,7 +121,7 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 		}
 	}
 	if err != nil {
-		// The script may have run and journaled a claim before the answer was lost (a client that
+		// The script may have run and put a claim in the outbox before the answer was lost (a client that
 		// went away while its claim waited in the batcher, a timeout): the persister finishes it.
 		r.markDirty(templateID)
 		return nil, fmt.Errorf("claim script: %w", err)

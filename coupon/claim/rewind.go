@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"coupond/coupon/issue"
-	"coupond/coupon/keys"
 	"coupond/ent/coupontemplate"
-	"coupond/lua"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
@@ -20,36 +18,11 @@ var rewoundTotal = promauto.NewCounter(prometheus.CounterOpts{
 	Help: "Persisted claims whose Redis writes (stock, counter, outbox entry) a Redis restart had undone; their template hash was rebuilt and counters raised.",
 })
 
-// ack acknowledges and deletes the batch's outbox entries ids. When Redis lost some of them after
-// the batch read them (it restarted from an older AOF while the batch was in flight), the claim
-// script's writes for those claims are gone although MySQL now holds their outcome: the rewound
-// template hash is dropped so the next lookup rebuilds it exactly from MySQL, and the users'
-// counters are raised to the coupons MySQL holds, so Redis neither sells those units again nor
-// lets a repeated claim through.
-func (p *Persister) ack(ctx context.Context, templateID int64, claims []claim, ids []string, end time.Time) error {
-	byStream := make(map[string]claim, len(claims))
-	for _, c := range claims {
-		byStream[c.streamID] = c
-	}
-	rkeys := make([]string, len(ids))
-	for i, id := range ids {
-		if c, ok := byStream[id]; ok {
-			rkeys[i] = keys.Redemption(templateID, c.redemptionID)
-		}
-	}
-	lost, err := lua.OutboxAck(ctx, p.rdb, keys.Outbox(templateID), outboxGroup, ids, rkeys)
-	if err != nil {
-		return fmt.Errorf("acknowledge outbox entries: %w", err)
-	}
-	var users []int64
-	for _, i := range lost {
-		if c, ok := byStream[ids[i]]; ok { // a malformed entry has no claim to repair
-			users = append(users, c.userID)
-		}
-	}
-	if len(users) == 0 {
-		return nil
-	}
+// repairRewound repairs Redis after it lost the claim script's writes for claims of users whose
+// outcome MySQL now holds: the rewound template hash is dropped so the next lookup rebuilds it
+// exactly from MySQL, and the users' counters are raised to the coupons MySQL holds, so Redis
+// neither sells those units again nor lets a repeated claim through.
+func (p *Persister) repairRewound(ctx context.Context, templateID int64, users []int64, end time.Time) error {
 	rewoundTotal.Add(float64(len(users)))
 	slog.WarnContext(ctx, "Redis lost persisted claims while their batch was in flight; rebuilding its template hash", "template", templateID, "claims", len(users))
 	if err := p.cache.Invalidate(ctx, templateID); err != nil {

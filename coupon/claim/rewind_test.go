@@ -100,7 +100,7 @@ func TestOverAcceptedClaimsSettleToTheDatabaseStock(t *testing.T) {
 }
 
 // A restart rewinds a user's counter below a coupon MySQL holds (limit 2: one held, counter 0),
-// and the user claims again: that claim is persisted, and its journaled counter (1) is below the
+// and the user claims again: that claim is persisted, and its outbox entry's counter (1) is below the
 // coupons MySQL then holds (2), so the persister raises the counter: the user's third claim is
 // refused by Redis, not accepted and failed.
 func TestCounterRewoundBelowHeldCouponsIsRaised(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 // syncFinishTimeout bounds the work a sync request does for its claim after the script accepted it.
 const syncFinishTimeout = 10 * time.Second
 
-// finishNow is sync mode: the claim the script accepted and journaled is persisted in the request
+// finishNow is sync mode: the claim the script accepted and appended to the outbox is persisted in the request
 // by the persister's own batch logic (one claim), on a context the client cannot cancel, and its
 // outbox entry is acknowledged. Finish, don't undo: when that fails (a driver error, a stall), the
 // claim stays in the outbox, the persister is asked to finish it, and the answer is PENDING. A claim

@@ -64,7 +64,7 @@ func TestReconciliationCountsDistributionBatchesInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := create(t, s, tpl.ID, "a.csv", csvOf(1, 2, 3, 4, 5))
-	wantPending := map[string]int{"deducted": 5, "committed": 1, "settled": 1} // 4 rows plus the claim; then the claim
+	wantPending := map[string]int{"deducted": 5, "committed": 1, "after-commit": 1} // 4 rows plus the claim; then the claim
 	seen := map[string]bool{}
 	s.Distribution.SetStep(func(step string) {
 		rep, err := rec.Check(s.Ctx, stack.Merchant, tpl.ID)
@@ -79,7 +79,7 @@ func TestReconciliationCountsDistributionBatchesInFlight(t *testing.T) {
 	})
 	run(t, s, task.ID)
 	s.Distribution.SetStep(nil)
-	if !seen["deducted"] || !seen["committed"] || !seen["settled"] {
+	if !seen["deducted"] || !seen["committed"] || !seen["after-commit"] {
 		t.Fatalf("steps seen: %v", seen)
 	}
 }

@@ -59,7 +59,7 @@ type rowOutcome struct {
 
 // runBatch does one batch, exactly once whatever crashes: the deduction script (a replay returns
 // the journaled outcome), one transaction (a batch already committed is recognised by the resume
-// position and not written again), then the settlement in Redis. It returns the task as committed.
+// position and not written again), then the after-commit work. It returns the task as committed.
 func (s *Service) runBatch(ctx context.Context, t *ent.CouponTask, b batch) (*ent.CouponTask, error) {
 	began := time.Now()
 	var outcomes []lua.DistributeOutcome
@@ -76,11 +76,11 @@ func (s *Service) runBatch(ctx context.Context, t *ent.CouponTask, b batch) (*en
 	}
 	s.stepDone("committed")
 	if len(b.candidates) > 0 {
-		if err := s.settle(ctx, res.task, b.start, res.plan); err != nil {
+		if err := s.afterCommit(ctx, res.task, b.start, res.plan); err != nil {
 			return nil, err
 		}
 	}
-	s.stepDone("settled")
+	s.stepDone("after-commit")
 	observeBatch(res, time.Since(began))
 	s.announce(ctx, t.ID)
 	return res.task, nil
@@ -113,8 +113,8 @@ func (s *Service) deduct(ctx context.Context, t *ent.CouponTask, b batch) ([]lua
 	}
 }
 
-// settlePlan is what Redis gets back once a batch is committed.
-type settlePlan struct {
+// afterCommitPlan is what Redis gets back once a batch is committed.
+type afterCommitPlan struct {
 	giveBack int               // stock units MySQL refused for want of a slot (the unit is free again)
 	drift    bool              // MySQL refused rows for want of stock that Redis had shown
 	refused  []int64           // users whose counter the script raised and MySQL refused
@@ -124,7 +124,7 @@ type settlePlan struct {
 // commitResult is a committed batch.
 type commitResult struct {
 	task     *ent.CouponTask
-	plan     settlePlan
+	plan     afterCommitPlan
 	outcomes []rowOutcome
 	replayed bool // committed by an earlier run; nothing written now
 }
@@ -199,7 +199,7 @@ func (s *Service) commit(ctx context.Context, taskID int64, b batch, out []lua.D
 	if err == nil && res.replayed && len(b.candidates) > 0 {
 		j, jerr := lua.ReadJournal(ctx, s.rdb, keys.DistributionJournal(res.task.TemplateID, taskID))
 		if jerr != nil || j == nil || j.Start != b.start {
-			return res, jerr // settled already (or nothing to settle)
+			return res, jerr // after-commit work done already (or none to do)
 		}
 		res.plan, err = s.planFromDB(ctx, res.task, j)
 	}

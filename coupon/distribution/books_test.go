@@ -217,7 +217,7 @@ func TestStockShorterThanFileAndLimitReached(t *testing.T) {
 // there) and is run again ends with every row issued or failed exactly once and the books exact.
 func TestCrashAtEveryStepResumesExactly(t *testing.T) {
 	s := newStack(t, "crash", 7)
-	for _, step := range []string{"deducted", "committed", "settled"} {
+	for _, step := range []string{"deducted", "committed", "after-commit"} {
 		for _, atBatch := range []int{1, 3} {
 			t.Run(fmt.Sprintf("%s#%d", step, atBatch), func(t *testing.T) {
 				tpl := s.Template(t, 40, 2, nil)
@@ -264,7 +264,7 @@ func TestCrashAtEveryStepResumesExactly(t *testing.T) {
 }
 
 // The template hash evicted and rebuilt while a batch is in flight (deducted, or committed but
-// not settled) counts the batch's units exactly: after the run Redis shows what MySQL has. The
+// its after-commit not done) counts the batch's units exactly: after the run Redis shows what MySQL has. The
 // batches include a row MySQL refuses at the limit (Redis had lost that user's counter), whose
 // unit the settlement gives back.
 func TestCacheRebuiltUnderABatchInFlight(t *testing.T) {

@@ -61,7 +61,7 @@ func codeOf(err error) coupon.Code {
 
 // A flash sale of the same template runs while a distribution (with a worker, batches of 100)
 // hands it out: claims of 4000 users (1500 of them also in the file, limit 2) hammer redeemCoupon
-// the whole time, and the reconciliation runs over and over. After both settle, the books are exact:
+// the whole time, and the reconciliation runs over and over. After both finish, the books are exact:
 // coupons of both paths = stock consumed, Redis stock = DB stock, every user's counter = the
 // coupons MySQL has, nobody over the limit; no reconciliation saw drift meanwhile.
 func TestFlashSaleDuringDistribution(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 )
 
 // Count sets the task's send_num to its file's data rows, unless it is set already (the second,
-// delayed count of D-22 then does nothing). It reads at most MaxRows+1 rows: a file with more
+// delayed count then does nothing). It reads at most MaxRows+1 rows: a file with more
 // ends the task FAILED with the reason, before its first batch when the count comes first (the
 // run counts itself otherwise, checkRows). A file that is gone or unreadable leaves send_num
 // null: the run reports it.

@@ -1,9 +1,10 @@
 // Package distribution is the bulk issue of coupons to the users listed in an uploaded
 // spreadsheet (.xlsx or .csv): the upload and its checks (upload.go, sniff.go), the blob store the
 // files live in (blob.go), the streaming reader and its format rules (sheet.go, userid.go), the
-// task lifecycle (tasks.go, cancel.go, count.go, reaper.go), the execution by batches, exact
-// under crashes (run.go, batch.go, settle.go), results (failures.go, report.go) and progress
-// announcements (progress.go).
+// task and its lifecycle (task.go; tasks.go: reads, failures and cancel; count.go, reaper.go,
+// retention.go), the execution by batches, exact under crashes (run.go, batch.go,
+// after_commit.go), the failure report (report.go), progress announcements (progress.go, hub.go)
+// and metrics (metrics.go).
 //
 // Every listed user gets one coupon of the task's template exactly once, with the stock and the
 // per-user limit flash-sale claims use: the same template hash, the same claim counter and

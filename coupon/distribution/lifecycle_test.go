@@ -14,8 +14,8 @@ import (
 )
 
 // A worker that died mid-task (here: its run stopped after the first batch's commit, lease
-// released) leaves the task IN_PROGRESS; the reaper queues a run (D-20), a worker picks it up and
-// the task ends SUCCESS exactly. Creation queued the row count at once and again 20 s later (D-22).
+// released) leaves the task IN_PROGRESS; the reaper queues a run, a worker picks it up and
+// the task ends SUCCESS exactly. Creation queued the row count at once and again 20 s later.
 func TestReaperResumesAnAbandonedTask(t *testing.T) {
 	s := newStack(t, "reaper", 10)
 	tpl := s.Template(t, 1000, 1, nil)

@@ -9,7 +9,7 @@ import (
 )
 
 // Reap queues a run of every task that should be running and that no worker holds (no lease): an
-// IN_PROGRESS task whose worker died (D-20), a due PENDING task whose queued run was lost, a
+// IN_PROGRESS task whose worker died, a due PENDING task whose queued run was lost, a
 // CANCELED one whose worker has not stopped yet (it may have a batch to finish). The lease, not
 // the queued task's id, decides who works. It returns how many it queued.
 func (s *Service) Reap(ctx context.Context) (int, error) {

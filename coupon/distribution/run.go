@@ -21,7 +21,7 @@ import (
 // Run executes task id, or resumes it where its last committed batch ended. One worker runs a
 // task at a time (a lease); Run returns nil at once when another holds it, or when the task has
 // nothing left to do. It first finishes the batch a killed worker left journaled (committing it if
-// the commit never happened, settling it in Redis if only that was left), then streams the
+// the commit never happened, doing its after-commit work if only that was left), then streams the
 // remaining rows batch by batch. A CANCELED task stops at the next batch boundary; a task whose
 // template ended or whose file is gone before it started ends FAILED with the reason.
 func (s *Service) Run(ctx context.Context, id int64) error {
@@ -42,7 +42,7 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 		return err
 	}
 	if journal != nil && journal.Start < t.ResumeRow {
-		if err := s.settleFromDB(ctx, t, journal); err != nil {
+		if err := s.afterCommitFromDB(ctx, t, journal); err != nil {
 			return err
 		}
 		journal = nil

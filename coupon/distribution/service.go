@@ -17,7 +17,7 @@ type Config struct {
 	MaxUploadBytes int64         // largest accepted upload, default 64 MiB
 	MaxRows        int           // most data rows of one task, default 1,048,575 (an .xlsx sheet's rows less a header)
 	LeaseTTL       time.Duration // how long a killed worker's lease keeps others away, default 3s
-	CountAgain     time.Duration // delay of the second row count (D-22), default 20s
+	CountAgain     time.Duration // delay of the second row count (a fallback for a lost first one), default 20s
 }
 
 func (c Config) withDefaults() Config {
@@ -60,7 +60,7 @@ type Service struct {
 	cfg    Config
 	now    func() time.Time
 	// step, when set, is called after each step of a batch ("deducted", "committed",
-	// "settled"): the tests' way to inject a fault between two steps.
+	// "after-commit"): the tests' way to inject a fault between two steps.
 	step func(name string)
 	// progress is the process's one Redis subscription to task announcements (hub.go).
 	progress progressHub
@@ -70,9 +70,6 @@ type Service struct {
 func New(db *ent.Client, rdb redis.UniversalClient, cache *template.Cache, issuer *issue.Issuer, files *Files, sched Scheduler, cfg Config) *Service {
 	return &Service{db: db, rdb: rdb, cache: cache, issuer: issuer, files: files, sched: sched, cfg: cfg.withDefaults(), now: time.Now}
 }
-
-// MaxUploadBytes is the largest upload Create accepts (the HTTP transport's cap too).
-func (s *Service) MaxUploadBytes() int64 { return s.cfg.MaxUploadBytes }
 
 func (s *Service) stepDone(name string) {
 	if s.step != nil {

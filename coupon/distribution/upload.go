@@ -28,13 +28,13 @@ type CreateInput struct {
 	SendType   coupontask.SendType
 	SendTime   *time.Time // SCHEDULED only: when to start
 	Sheet      *string    // the worksheet to read; nil: the first
-	FileName   string     // the uploader's name of the file, for display only (never a path we open, D-21)
+	FileName   string     // the uploader's name of the file, for display only (never a path we open)
 	File       io.Reader  // the upload's content
 }
 
 // Create checks the input and the uploaded file (kind by content, a readable sheet with a user-id
 // column and at least one data row; a CSV at most MaxRows data rows), stores the file in the blob store under a name of ours, and
-// creates the task PENDING. After the commit (D-21) it queues the run and the row counts
+// creates the task PENDING. After the commit (so a job always finds the row) it queues the run and the row counts
 // (enqueueNew). Anything refused leaves no task row and no
 // stored file.
 func (s *Service) Create(ctx context.Context, actor coupon.Actor, in CreateInput) (*Task, error) {
@@ -192,9 +192,9 @@ func displayName(name string) string {
 	return name
 }
 
-// enqueueNew queues a new task's row count, its 20 s second count (D-22; both do nothing when the
+// enqueueNew queues a new task's row count, its 20 s second count (both do nothing when the
 // upload counted it) and its run (at once, or at sendTime). A failed enqueue is logged, not
-// returned: the task row is committed and the reaper queues its run anyway (D-20), the 20 s count
+// returned: the task row is committed and the reaper queues its run anyway, the 20 s count
 // covers the first, and the run counts before its first batch when no count came first.
 func (s *Service) enqueueNew(ctx context.Context, t *ent.CouponTask) {
 	ctx = context.WithoutCancel(ctx)

@@ -19,7 +19,7 @@ import (
 
 // Expiry works in buckets: every coupon of one template whose end falls within one minute is a
 // member "<user>:<coupon>" of the set keys.ExpiryBucket(template, minute), and one task per bucket
-// (scheduled for the minute after) expires them all (D-17: asynq schedules months ahead, there is
+// (scheduled for the minute after) expires them all (asynq schedules months ahead; there is
 // no per-coupon delayed message). Sweep is the periodic safety net for coupons no bucket expired.
 //
 // Both paths move UNUSED → EXPIRED with a conditional UPDATE keyed by (user_id, id) — every

@@ -14,7 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Issuer does the Redis side of coupons whose rows are committed. Every step is idempotent, so a
+// Issuer does the after-commit work of coupons whose rows are committed. Every step is idempotent, so a
 // caller that crashed after its commit replays AfterCommit for the same coupons safely.
 type Issuer struct {
 	rdb     redis.UniversalClient
@@ -64,7 +64,7 @@ const countedTTL = 8 * 24 * time.Hour
 
 // CountIssued adds coupons, all inserted by one commit, to the issued counters (by origin) of
 // their created_at's stats day, once: the event is named by the smallest coupon id of each day's
-// group (a fresh snowflake of that commit), so a follow-up retried after Redis ran it but the
+// group (a fresh snowflake of that commit), so an after-commit retried after Redis ran it but the
 // answer was lost adds nothing. A crash between the commit and this count loses it (a replay
 // inserts nothing and so counts nothing); the day's seal, or a rebuild, recomputes it from MySQL.
 func CountIssued(ctx context.Context, rdb redis.UniversalClient, templateID int64, coupons []*ent.UserCoupon) error {

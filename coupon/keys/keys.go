@@ -1,5 +1,5 @@
 // Package keys builds every Redis key and set/stream member format coupond uses; nothing else
-// does (the seed's D-05 was a second, wrongly formatted builder).
+// does, so no two builders of one key can disagree.
 //
 // The hash-tag rule: every key of one template carries the tag {t<id>}, so the keys one script
 // touches live in one Redis Cluster slot. Keys not tied to one template (card bags, the Bloom
@@ -145,7 +145,7 @@ func Bloom() string { return Namespace() + "coupond:bloom:templates" }
 // there instead of scanning the keyspace.
 func OutboxIndex() string { return Namespace() + "coupond:outboxes" }
 
-// CheckoutPending is the checkout's journal of transitions whose Redis side may not be done
+// CheckoutPending is the checkout's set of transitions whose after-commit work may not be done
 // (members PendingMember, score the time in ms); the checkout sweep replays old entries.
 func CheckoutPending() string { return Namespace() + "coupond:checkout:pending" }
 
@@ -200,14 +200,14 @@ func parsePair(m, sep string) (int64, int64, bool) {
 }
 
 // DistributionJournal is a distribution task's journal of its batch in flight: what the batch's
-// deduction script decided per row, kept until the batch is committed and settled (no TTL: it is
-// task-level state, D-19). One batch of a task is in flight at a time.
+// deduction script decided per row, kept until the batch is committed and its after-commit work done (no TTL: it is
+// task-level state, which must outlive the longest run of a large file). One batch of a task is in flight at a time.
 func DistributionJournal(templateID, taskID int64) string {
 	return tagged(templateID, ":dist:"+id(taskID))
 }
 
 // DistributionJournals is the set of a template's distribution journals in flight (their keys):
-// distribute.lua adds a journal's key when it writes the journal, distribute_settle.lua removes it
+// distribute.lua adds a journal's key when it writes the journal, distribute_after_commit.lua removes it
 // when it deletes the journal, so a cache rebuild finds the units those batches hold.
 func DistributionJournals(templateID int64) string { return tagged(templateID, ":dists") }
 

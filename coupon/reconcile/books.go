@@ -27,10 +27,10 @@ import (
 // transaction ends. Under that lock it takes Redis's side in one script (lua.ReconcileSnapshot: the
 // hash, the outbox with each claim's redemption key, the journals of the distribution tasks that
 // may be running, the counters), then counts in MySQL what those claims and rows became. Whatever
-// moves Redis meanwhile moves it consistently: a claim takes a unit and journals itself in one
+// moves Redis meanwhile moves it consistently: a claim takes a unit and enters the outbox in one
 // script (pending), a give-back frees the unit, lowers the counter and deletes the redemption key
 // in one script (no longer owed), an acknowledgement deletes the entry of a claim MySQL holds
-// already, a distribution settlement gives back and deletes its journal at once.
+// already, a distribution batch's after-commit script gives back and deletes its journal at once.
 func (r *Reconciler) read(ctx context.Context, id int64, users []int64) (*Report, error) {
 	rep := &Report{TemplateID: id}
 	err := store.WithTx(ctx, r.db, func(tx *ent.Tx) error {
@@ -120,7 +120,7 @@ func (p *pending) add(user int64) {
 // pendingOf counts the units the snapshot shows taken and MySQL does not hold: each outbox claim
 // with neither a coupon nor a failure whose unit was given back (its redemption key gone), and each
 // row a distribution journal accepted that has no coupon yet (before its batch commits, or refused
-// by MySQL and not settled yet). Every query carries user_id, in chunks of 500.
+// by MySQL and not given back yet). Every query carries user_id, in chunks of 500.
 func pendingOf(ctx context.Context, tx *ent.Tx, id int64, snap *lua.Snapshot, tasks []int64) (pending, error) {
 	p := pending{byUser: map[int64]int{}}
 	var claims []lua.SnapshotEntry

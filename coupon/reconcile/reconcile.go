@@ -1,8 +1,10 @@
-// Package reconcile proves a template's books balance (seed 004, pitfall 1; D-38): in Redis,
-// total = remaining + issued + pending; in MySQL, total = remaining + issued; both totals agree;
-// and each user's claim counter in Redis equals the coupons MySQL holds for the user plus the
-// user's claims still pending. A drift is reported (the query, a metric, an audit row once per
-// distinct drift), never repaired: re-seeding Redis from MySQL is what oversold in the seed.
+// Package reconcile proves a template's books balance: in Redis, total = remaining + issued +
+// pending; in MySQL, total = remaining + issued; both totals agree; and each user's claim counter
+// in Redis equals the coupons MySQL holds for the user plus the user's claims still pending. A
+// drift is reported (the query, a metric, an audit row once per distinct drift), never repaired:
+// re-seeding Redis stock from MySQL while claims are in flight would sell units twice. (The one
+// repair of cached stock, template.Cache.RepairStocks at start-up and after a Redis restart, only
+// drops a hash showing more stock than MySQL allows.)
 package reconcile
 
 import (

@@ -284,7 +284,7 @@ func TestTotalsDisagreeIsReported(t *testing.T) {
 }
 
 // An accepted claim whose outbox entry is lost: Redis took the unit and counted it for the user,
-// and nothing journals it. The user holds no coupon, so only the SCAN of claim hashes finds the
+// and no outbox holds it. The user holds no coupon, so only the SCAN of claim hashes finds the
 // counter.
 func TestLostOutboxEntryIsReported(t *testing.T) {
 	e := newEnv(t, "lost_entry", stack.Options{})

@@ -2,7 +2,7 @@
 // cancelReminder (Create, Cancel), the user's list (Mine), and the delivery (SendBucket, Sweep).
 //
 // A reminder is one row per (user, template, channel), a unique key, so concurrent creates make
-// one row (D-27/28). It is due at remindAt = the template's start − minutesBefore. Delivery is
+// one row. It is due at remindAt = the template's start − minutesBefore. Delivery is
 // bucketed like expiry: one task per (template, minute of remindAt) with a deterministic id, so a
 // million reminders of one flash sale are a handful of tasks, not a million. The task (or the
 // sweep) holds the bucket's lease while it sends the bucket's PENDING reminders in pages through

@@ -4,7 +4,7 @@
 //
 //   - Realtime counters in Redis: per template and stats day (keys.DailyStats, days in
 //     keys.StatsZone, COUPON_STATS_TIMEZONE) moved after their commits by the code that moves the
-//     coupons (issue.CountIssued, the distribution's settle script, the expirer, the checkout's
+//     coupons (issue.CountIssued, the distribution's after-commit script, the expirer, the checkout's
 //     count_once), each event counted once on the day of its database timestamp, a refund on its
 //     payment's day (stats are net: the refund moves the payment from used to refunded there);
 //     and the locks held now (keys.StatsLive, checkout.CountLock).

@@ -31,7 +31,7 @@ func TestDayBoundaryInAnotherZone(t *testing.T) {
 		{ID: 12, UserID: 2, Source: usercoupon.SourceCLAIM, CreatedAt: before},
 		{ID: 13, UserID: 3, Source: usercoupon.SourceDISTRIBUTION, CreatedAt: at},
 	}
-	for range 2 { // a retried follow-up counts nothing twice
+	for range 2 { // a retried after-commit counts nothing twice
 		if err := issue.CountIssued(st.Ctx, st.Redis, tpl.ID, coupons); err != nil {
 			t.Fatal(err)
 		}

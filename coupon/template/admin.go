@@ -32,7 +32,7 @@ func NewAdmin(db *ent.Client, rdb redis.UniversalClient, cache *Cache) *Admin {
 	return &Admin{db: db, rdb: rdb, cache: cache, now: time.Now}
 }
 
-// Create validates the input and creates the template, all or nothing (D-18): the id is added to
+// Create validates the input and creates the template, all or nothing: the id is added to
 // the Bloom filter first (a spare Bloom bit is harmless, a missing one would hide the template),
 // then the row and its audit entry are written in one transaction; the cache is warmed after
 // commit and rebuilt on demand if that fails.
@@ -92,7 +92,7 @@ func (a *Admin) Create(ctx context.Context, actor coupon.Actor, in CreateInput) 
 
 // IncreaseStock adds amount to the template's total and remaining stock, in the database and in
 // the cache as one change: the row is locked, the cached hash is incremented (only if it exists
-// whole, D-09) while the lock is held, then the transaction commits. Concurrent increases
+// whole) while the lock is held, then the transaction commits. Concurrent increases
 // therefore sum exactly in both. If the commit fails the cache increment is undone.
 func (a *Admin) IncreaseStock(ctx context.Context, actor coupon.Actor, id int64, amount int) (*coupon.Template, error) {
 	if amount < 1 || amount > MaxTemplateStock {

@@ -51,7 +51,7 @@ func (c *Cache) BloomAdd(ctx context.Context, id int64) error {
 }
 
 // bloomMayContain reports whether id may exist, in one BITFIELD_RO command. It is false only when
-// the filter is ready and one of id's bits is unset; it never changes the filter (D-12).
+// the filter is ready and one of id's bits is unset; it never changes the filter (a miss adding the id would pollute it).
 func (c *Cache) bloomMayContain(ctx context.Context, id int64) (bool, error) {
 	args := make([]any, 0, 2*(c.bloomK+1))
 	for _, off := range c.bloomOffsets(id) {

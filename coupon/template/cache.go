@@ -54,13 +54,13 @@ func (o CacheOptions) withDefaults() CacheOptions {
 
 // Cache is the Redis side of coupon templates, shared by all instances through Redis: the
 // template hash (TTL at the template's end), the null-value key of absent ids, the Bloom filter
-// of existing ids and the rebuild lock. Get is the lookup chain of seed 000. Safe for concurrent
+// of existing ids and the rebuild lock. Get is the lookup chain (lookup.go). Safe for concurrent
 // use.
 //
 // The hash has the fields stock (live remaining stock), total, status (stored status, ACTIVE or
 // ENDED), start and end (claim window, unix milliseconds), limit (per person), shop, ver (version)
 // and data (JSON of the whole coupon.Template). Lua scripts read the plain fields; a hash is complete
-// only when it has data, and no writer ever creates an incomplete one (D-09).
+// only when it has data, and no writer ever creates an incomplete one.
 type Cache struct {
 	rdb   redis.UniversalClient
 	db    *ent.Client
@@ -84,10 +84,10 @@ func NewCache(rdb redis.UniversalClient, db *ent.Client, opts CacheOptions) *Cac
 }
 
 // loadTemplate reads one template by id, or returns coupon.ErrNotFound, with the stock Redis
-// should show: the row's stock less the claims journaled in the template's outbox and the rows of
-// distribution batches in flight that MySQL does not hold yet (D-38). It is below 0 when the outbox
+// should show: the row's stock less the claims in the template's outbox and the rows of
+// distribution batches in flight that MySQL does not hold yet, never the row's stock alone. It is below 0 when the outbox
 // holds more claims than MySQL can fill (Redis accepted them on a hash a restart had rewound): each
-// of them fails, and its give-back brings the stock back up, to 0 once all are settled. It reads
+// of them fails, and its give-back brings the stock back up, to 0 once all are given back. It reads
 // the outbox and the distribution journals first, then, in one transaction, the row with a shared
 // lock (LOCK IN SHARE MODE, which MySQL 8 and MariaDB both accept) and the coupons and failures of
 // those claims and rows. The shared lock keeps every persister or distribution batch (which lock
@@ -95,12 +95,12 @@ func NewCache(rdb redis.UniversalClient, db *ent.Client, opts CacheOptions) *Cac
 // administrative transaction holding the row, so it never caches the row as it was before a change
 // whose cache update already ran. A batch committed after the outbox was read is found by the
 // second read: its claims count once, whether or not their entries are acknowledged yet. A
-// distribution batch settled meanwhile (its give-back went to the hash this rebuild replaces) is
+// distribution batch whose after-commit ran meanwhile (its give-back went to the hash this rebuild replaces) is
 // seen by reading the journals again, and the template is read again.
 func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, error) {
 	var t *coupon.Template
 	for attempt := 0; ; attempt++ {
-		journaled, err := c.outbox(ctx, id)
+		inOutbox, err := c.outbox(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +117,7 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 			if err != nil {
 				return err
 			}
-			decided, err := c.decidedClaims(ctx, tx, id, journaled)
+			decided, err := c.decidedClaims(ctx, tx, id, inOutbox)
 			if err != nil {
 				return err
 			}
@@ -126,7 +126,7 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 				return err
 			}
 			t = coupon.TemplateFromRow(row)
-			t.Stock -= len(journaled) - decided + held // below 0 while Redis holds more claims than MySQL can fill
+			t.Stock -= len(inOutbox) - decided + held // below 0 while Redis holds more claims than MySQL can fill
 			return nil
 		}, nil)
 		if err != nil || len(batches) == 0 || attempt == maxLoadAttempts-1 {
@@ -142,12 +142,12 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 	}
 }
 
-// maxLoadAttempts bounds loadTemplate's reads while distribution batches settle under it (a new
+// maxLoadAttempts bounds loadTemplate's reads while distribution batches finish under it (a new
 // batch needs the cached hash, which is missing while it is rebuilt, so a second read normally
 // finds the same batches as the first).
 const maxLoadAttempts = 3
 
-// outbox returns the claims journaled in the template's outbox.
+// outbox returns the claims in the template's outbox.
 func (c *Cache) outbox(ctx context.Context, id int64) ([]lua.OutboxEntry, error) {
 	msgs, err := c.rdb.XRange(ctx, keys.Outbox(id), "-", "+").Result()
 	if err != nil {
@@ -225,7 +225,7 @@ func templateKeys(id int64) lua.TemplateKeys {
 // rebuild in progress (whose database read may be older) by deleting the rebuild lock.
 //
 // When a complete hash already exists, the cached stock is kept if it is smaller than t.Stock:
-// claims deducted in Redis may not have reached the database yet (D-38). Raise stock with AddStock.
+// claims deducted in Redis may not have reached the database yet. Raise stock with AddStock.
 func (c *Cache) Put(ctx context.Context, t *coupon.Template) error {
 	if err := c.put(ctx, t, ""); err != nil {
 		return fmt.Errorf("template cache: put %d: %w", t.ID, err)
@@ -260,7 +260,7 @@ func (c *Cache) expireAt(t *coupon.Template, now time.Time) int64 {
 }
 
 // AddStock adds n (negative to undo an addition) to the cached stock and total of template id, in
-// one script, only when its complete hash exists (D-09); cached is false when there was none, and
+// one script, only when its complete hash exists; cached is false when there was none, and
 // then no hash field is written (the next Get rebuilds from the database). Call it inside the
 // transaction that changed the row, while that transaction holds the row FOR UPDATE: a rebuild
 // racing with the change is then either cancelled (the script deletes its lock) or reads the row

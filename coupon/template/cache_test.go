@@ -158,7 +158,7 @@ func TestPutOfEndedTemplateExpiresAfterEndedTTL(t *testing.T) {
 	}
 }
 
-func TestPutKeepsSmallerCachedStock(t *testing.T) { // D-38
+func TestPutKeepsSmallerCachedStock(t *testing.T) { // claims deducted in Redis may not be in MySQL yet
 	e := newCacheEnv(t, CacheOptions{})
 	tpl := e.insert(t, nil)
 	if err := e.cache.Put(e.ctx, tpl); err != nil {
@@ -177,7 +177,7 @@ func TestPutKeepsSmallerCachedStock(t *testing.T) { // D-38
 	}
 }
 
-func TestAddStockAndMarkEndedNeverCreateAHash(t *testing.T) { // D-09
+func TestAddStockAndMarkEndedNeverCreateAHash(t *testing.T) { // a partial hash breaks later reads
 	e := newCacheEnv(t, CacheOptions{})
 	tpl := e.insert(t, nil)
 	cached, err := e.cache.AddStock(e.ctx, tpl.ID, 10)

@@ -77,7 +77,7 @@ func (v *validator) absent(d *decimal.Decimal, field string, typ coupontemplate.
 }
 
 // Validate checks every rule and returns a coupon.ValidationError listing all broken ones (nil when valid).
-// Money is compared as decimals, never by scale (D-34); every rule has a test (D-15).
+// Money is compared as decimals, never by scale (7.00 equals 7); every rule has a test.
 func (in *CreateInput) Validate(now time.Time) error {
 	var v validator
 	name := strings.TrimSpace(in.Name)

@@ -12,7 +12,7 @@ import (
 )
 
 // inFlight is one distribution batch in flight: its journal and the rows distribute.lua accepted,
-// each holding a unit of the cached stock until the batch is settled.
+// each holding a unit of the cached stock until the batch's after-commit work is done.
 type inFlight struct {
 	key      string
 	task     int64
@@ -39,7 +39,7 @@ func (c *Cache) distributions(ctx context.Context, id int64) ([]inFlight, error)
 			return nil, err
 		}
 		if j == nil {
-			continue // settled: the settle script removes the journal and its set entry together
+			continue // done: the after-commit script removes the journal and its set entry together
 		}
 		b := inFlight{key: k, task: task, start: j.Start}
 		for _, r := range j.Rows {

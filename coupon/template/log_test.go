@@ -25,8 +25,8 @@ func TestLogListsEveryChangeNewestFirst(t *testing.T) {
 	// The start-up check drops a hash showing more stock than MySQL allows: a SYSTEM entry.
 	rdb.SAdd(ctx, keys.OutboxIndex(), tpl.ID)
 	rdb.HIncrBy(ctx, keys.Template(tpl.ID), "stock", 2)
-	if fixed, err := a.cache.ReconcileStocks(ctx); err != nil || fixed[tpl.ID] != 2 {
-		t.Fatalf("reconcile stocks = %v, %v", fixed, err)
+	if fixed, err := a.cache.RepairStocks(ctx); err != nil || fixed[tpl.ID] != 2 {
+		t.Fatalf("repair stocks = %v, %v", fixed, err)
 	}
 	if _, err := a.Terminate(ctx, merchantA, tpl.ID); err != nil {
 		t.Fatal(err)

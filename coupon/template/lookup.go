@@ -17,10 +17,10 @@ import (
 // (the database read may be stale); the rebuild starts over.
 var errLockLost = errors.New("template cache: rebuild lock lost")
 
-// Get returns template id through the lookup chain of seed 000:
+// Get returns template id through the lookup chain:
 //
 //  1. the template hash (one HGETALL; almost all traffic ends here);
-//  2. the Bloom filter says the id is absent → coupon.ErrNotFound (the filter is never changed here, D-12);
+//  2. the Bloom filter says the id is absent → coupon.ErrNotFound (the filter is never changed here);
 //  3. the null-value key exists → coupon.ErrNotFound;
 //  4. one rebuild per id in this process (singleflight), under the Redis rebuild lock shared by all
 //     instances: check the null-value key and the hash again, then read the database; a row is

@@ -40,7 +40,7 @@ func TestGetHashHitDoesNotQueryTheDatabase(t *testing.T) {
 	}
 }
 
-func TestGetBloomMissAnswersNotFoundAndLeavesTheFilter(t *testing.T) { // D-12
+func TestGetBloomMissAnswersNotFoundAndLeavesTheFilter(t *testing.T) {
 	e := newCacheEnv(t, CacheOptions{})
 	e.ready(t, idgen.Next())
 	tpl := e.insert(t, nil) // exists, but is not in the ready filter: the filter alone answers
@@ -332,7 +332,7 @@ func TestGetReportsRedisAndDatabaseFailures(t *testing.T) {
 	}
 }
 
-// The stampede of seed 000: 100 concurrent lookups of a cold template, spread over 10 instances
+// A cache stampede: 100 concurrent lookups of a cold template, spread over 10 instances
 // that share Redis, cost one database load.
 func TestStampedeOfColdTemplateLoadsOnce(t *testing.T) {
 	e := newCacheEnv(t, CacheOptions{})

@@ -3237,7 +3237,7 @@ type Reconciliation {
   "The template's coupons in MySQL (claims and distribution, archived ones included)."
   issued: Int!
   """
-  Units Redis took that MySQL does not hold yet: claims journaled in the outbox with neither a coupon
+  Units Redis took that MySQL does not hold yet: claims in the outbox with neither a coupon
   nor a given-back failure, and distribution rows in flight.
   """
   pending: Int!

@@ -1,5 +1,6 @@
--- distribute_settle: finish a committed distribution batch in Redis — give back what MySQL did not
--- take and count the issued coupons — exactly once, by deleting the batch's journal.
+-- distribute_after_commit: the script of a committed distribution batch's after-commit work: give
+-- back what MySQL did not take and count the issued coupons, exactly once, by deleting the batch's
+-- journal.
 --
 -- KEYS[1]      template hash    {t<id>}:tpl
 -- KEYS[2]      batch journal    {t<id>}:dist:<task>
@@ -13,12 +14,12 @@
 --              template hash is deleted instead of given units back, so the next lookup rebuilds
 --              it exactly from MySQL (as the claims' persister does on drift)
 --
--- Returns 1 when this call settled the batch; 0 when the journal was gone or held another batch
--- (settled before): nothing changed then.
+-- Returns 1 when this call did the batch's after-commit; 0 when the journal was gone or held another batch
+-- (done before): nothing changed then.
 --
--- Settling deletes the journal and its entry in the set; on drift deletes the template hash,
+-- It deletes the journal and its entry in the set; on drift deletes the template hash,
 -- otherwise adds ARGV[2] to "stock" only when the complete hash exists (never a partial hash,
--- D-09); lowers "n" of each KEYS[3+i] by one when the hash exists and n > 0 ("seq"
+-- which would break later reads); lowers "n" of each KEYS[3+i] by one when the hash exists and n > 0 ("seq"
 -- is kept, so no receive_count is reused); adds ARGV[3] to "issued_distribution" of KEYS[3].
 local journal = redis.call('GET', KEYS[2])
 if not journal or tostring(cjson.decode(journal).start) ~= ARGV[1] then

@@ -13,12 +13,13 @@ import (
 	"coupond/lua"
 )
 
-// settle does the Redis side of a committed batch: the issued coupons' card bags and expiry
+// afterCommit does the after-commit work of a committed batch: the issued coupons' card bags and expiry
 // buckets (issue.Issuer, idempotent), then in one script, exactly once (it deletes the batch's
 // journal): the give-back of what MySQL refused (the stock unit of a row refused for want of a
-// slot; the counter of every refused row the script had counted, D-06) and the "issued_distribution"
-// counter of the coupons' stats day. A crash anywhere in between is healed by settling again (settleFromDB).
-func (s *Service) settle(ctx context.Context, t *ent.CouponTask, start int, plan settlePlan) error {
+// slot; the counter of every refused row the script had counted) and the "issued_distribution"
+// counter of the coupons' stats day. A crash anywhere in between is healed by doing it again
+// (afterCommitFromDB).
+func (s *Service) afterCommit(ctx context.Context, t *ent.CouponTask, start int, plan afterCommitPlan) error {
 	if err := s.issuer.AfterCommit(ctx, t.TemplateID, plan.issued, 0); err != nil {
 		return err
 	}
@@ -33,7 +34,7 @@ func (s *Service) settle(ctx context.Context, t *ent.CouponTask, start int, plan
 	for i, u := range plan.refused {
 		refused[i] = keys.ClaimCounter(t.TemplateID, u)
 	}
-	_, err := lua.DistributeSettle(ctx, s.rdb, lua.SettleKeys{
+	_, err := lua.DistributeAfterCommit(ctx, s.rdb, lua.AfterCommitKeys{
 		Template: keys.Template(t.TemplateID),
 		Journal:  keys.DistributionJournal(t.TemplateID, t.ID),
 		Stats:    keys.DailyStats(t.TemplateID, day),
@@ -41,13 +42,13 @@ func (s *Service) settle(ctx context.Context, t *ent.CouponTask, start int, plan
 		Journals: keys.DistributionJournals(t.TemplateID),
 	}, start, plan.giveBack, len(plan.issued), plan.drift)
 	if err != nil {
-		return fmt.Errorf("settle batch after row %d: %w", start, err)
+		return fmt.Errorf("after-commit of the batch after row %d: %w", start, err)
 	}
 	return s.raiseRefused(ctx, t.TemplateID, plan.refused)
 }
 
 // raiseRefused raises the claim counters of users MySQL refused to the coupons it holds for them:
-// settling lowered each by the unit the script had counted, and a LIMIT_REACHED refusal means Redis
+// the after-commit script lowered each by the unit the script had counted, and a LIMIT_REACHED refusal means Redis
 // had counted fewer coupons than MySQL holds (it had lost the counter), which would let the user's
 // next claims through Redis only to fail in MySQL.
 func (s *Service) raiseRefused(ctx context.Context, templateID int64, users []int64) error {
@@ -65,20 +66,21 @@ func (s *Service) raiseRefused(ctx context.Context, templateID int64, users []in
 	return issue.RaiseCounters(ctx, s.rdb, templateID, held, tpl.ValidEndTime, s.now())
 }
 
-// settleFromDB settles a batch committed by a run that died before settling it.
-func (s *Service) settleFromDB(ctx context.Context, t *ent.CouponTask, j *lua.Journal) error {
+// afterCommitFromDB does the after-commit work of a batch committed by a run that died before
+// doing it.
+func (s *Service) afterCommitFromDB(ctx context.Context, t *ent.CouponTask, j *lua.Journal) error {
 	plan, err := s.planFromDB(ctx, t, j)
 	if err != nil {
 		return err
 	}
-	return s.settle(ctx, t, j.Start, plan)
+	return s.afterCommit(ctx, t, j.Start, plan)
 }
 
-// planFromDB rebuilds a committed batch's settlement from its journal and what MySQL holds: the
+// planFromDB rebuilds a committed batch's after-commit plan from its journal and what MySQL holds: the
 // rows the script accepted that have a failure row were refused by MySQL (a LIMIT_REACHED one
 // frees its stock unit; an OUT_OF_STOCK one is drift), the others have their coupon.
-func (s *Service) planFromDB(ctx context.Context, t *ent.CouponTask, j *lua.Journal) (settlePlan, error) {
-	var plan settlePlan
+func (s *Service) planFromDB(ctx context.Context, t *ent.CouponTask, j *lua.Journal) (afterCommitPlan, error) {
+	var plan afterCommitPlan
 	var accepted []lua.JournalRow
 	for _, r := range j.Rows {
 		if r.Code == lua.DistributeOK {

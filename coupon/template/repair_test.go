@@ -9,7 +9,7 @@ import (
 
 // A Redis restored from an AOF older than MySQL shows more stock than MySQL allows: the start-up
 // reconciliation drops that hash (the rebuild is exact) and leaves a hash that shows less alone.
-func TestReconcileStocksDropsHashesShowingTooMuch(t *testing.T) {
+func TestRepairStocksDropsHashesShowingTooMuch(t *testing.T) {
 	e := newCacheEnv(t, CacheOptions{})
 	high, low := e.insert(t, nil), e.insert(t, nil)
 	for _, tpl := range []*coupon.Template{high, low} {
@@ -21,7 +21,7 @@ func TestReconcileStocksDropsHashesShowingTooMuch(t *testing.T) {
 	}
 	e.rdb.HIncrBy(e.ctx, keys.Template(high.ID), "stock", 3) // claims MySQL holds, forgotten by Redis
 	e.rdb.HIncrBy(e.ctx, keys.Template(low.ID), "stock", -2) // claims in flight elsewhere: fine
-	fixed, err := e.cache.ReconcileStocks(e.ctx)
+	fixed, err := e.cache.RepairStocks(e.ctx)
 	if err != nil || len(fixed) != 1 || fixed[high.ID] != 3 {
 		t.Fatalf("fixed = %v, %v; want {%d: 3}", fixed, err, high.ID)
 	}

@@ -14,17 +14,17 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// ReconcileStocks compares, for every template in the outbox index, the cached stock with what it
-// must be (the database's stock less the journaled claims MySQL does not hold yet) and drops the
+// RepairStocks compares, for every template in the outbox index, the cached stock with what it
+// must be (the database's stock less the outbox's claims MySQL does not hold yet) and drops the
 // hashes that show more, so the next lookup rebuilds them exactly. That is what a Redis restored
 // from an AOF older than MySQL looks like (claims persisted after its last fsync): left alone, it
 // would sell those units again. Each dropped hash is recorded in the template's audit trail
 // (CACHE_STOCK_DROPPED). It returns, per corrected template, how many units Redis showed too
 // many. Run it at start-up; it is safe beside running claims (a hash showing less is left alone).
-func (c *Cache) ReconcileStocks(ctx context.Context) (map[int64]int, error) {
+func (c *Cache) RepairStocks(ctx context.Context) (map[int64]int, error) {
 	members, err := c.rdb.SMembers(ctx, keys.OutboxIndex()).Result()
 	if err != nil {
-		return nil, fmt.Errorf("reconcile: outbox index: %w", err)
+		return nil, fmt.Errorf("repair stocks: outbox index: %w", err)
 	}
 	fixed := map[int64]int{}
 	for _, m := range members {
@@ -37,22 +37,22 @@ func (c *Cache) ReconcileStocks(ctx context.Context) (map[int64]int, error) {
 			continue // not cached: the next lookup rebuilds it exactly anyway
 		}
 		if err != nil {
-			return fixed, fmt.Errorf("reconcile %d: %w", id, err)
+			return fixed, fmt.Errorf("repair stock of %d: %w", id, err)
 		}
 		want, err := c.load(ctx, id)
 		if errors.Is(err, coupon.ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			return fixed, fmt.Errorf("reconcile %d: %w", id, err)
+			return fixed, fmt.Errorf("repair stock of %d: %w", id, err)
 		}
 		if cached > want.Stock {
 			if err := c.Invalidate(ctx, id); err != nil {
-				return fixed, fmt.Errorf("reconcile %d: %w", id, err)
+				return fixed, fmt.Errorf("repair stock of %d: %w", id, err)
 			}
 			fixed[id] = cached - want.Stock
 			if err := c.auditDropped(ctx, want, cached); err != nil {
-				return fixed, fmt.Errorf("reconcile %d: %w", id, err)
+				return fixed, fmt.Errorf("repair stock of %d: %w", id, err)
 			}
 		}
 	}
