@@ -28,6 +28,7 @@ var importRules = map[string][]string{
 	"migrations":     nil,
 	"migrations/gen": {"ent/..."},
 	"playground":     nil,
+	"admin":          nil, // the embedded web admin build
 
 	// coupon/: bottom layer.
 	"coupon/keys":   nil,
@@ -53,7 +54,7 @@ var importRules = map[string][]string{
 	"graph/generated": {"coupon/...", "ent/...", "graph/model", "graph/scalar"},
 	"graph":           {"auth", "coupon/...", "ent/...", "graph/generated", "graph/model", "graph/scalar"},
 	"services":        {"coupon/...", "ent/...", "jobs"},
-	".":               {"auth", "coupon/...", "ent/...", "graph", "graph/model", "idgen", "jobs", "migrations", "playground", "services", "store"},
+	".":               {"admin", "auth", "coupon/...", "ent/...", "graph", "graph/model", "idgen", "jobs", "migrations", "playground", "services", "store"},
 
 	// Tools and test helpers.
 	"testutil":           {"coupon/keys", "ent/...", "migrations", "store"},
