@@ -18,6 +18,7 @@ import (
 	"coupond/graph/model"
 	"coupond/graph/scalar"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -33,8 +34,16 @@ func (r *couponTaskResolver) FailureReportURL(ctx context.Context, obj *distribu
 	return failureReportURL(obj), nil
 }
 
+func (r *couponTaskResolver) FailureCounts(ctx context.Context, obj *distribution.Task) ([]*distribution.FailureCount, error) {
+	panic(fmt.Errorf("not implemented: FailureCounts - failureCounts"))
+}
+
 func (r *couponTemplateResolver) ShopNumber(ctx context.Context, obj *coupon.Template) (*string, error) {
 	return templateShop(obj), nil
+}
+
+func (r *couponTemplateResolver) Stats(ctx context.Context, obj *coupon.Template, from *time.Time, to *time.Time) (*model.TemplateStats, error) {
+	panic(fmt.Errorf("not implemented: Stats - stats"))
 }
 
 func (r *mutationResolver) CreateCouponTemplate(ctx context.Context, input template.CreateInput) (*model.CouponTemplatePayload, error) {

@@ -29,3 +29,9 @@ type Failure struct {
 	Code   string
 	Reason string
 }
+
+// FailureCount is how many of a task's rows failed with one code.
+type FailureCount struct {
+	Code  string
+	Count int
+}

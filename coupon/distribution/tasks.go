@@ -1,9 +1,12 @@
 package distribution
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"entgo.io/ent/dialect/sql"
 
@@ -102,6 +105,24 @@ func (s *Service) Failures(ctx context.Context, taskID int64, after, size int) (
 		out[i] = Failure{RowNum: r.RowNum, UserID: r.UserID, Code: r.Code, Reason: r.Reason}
 	}
 	return out, more, nil
+}
+
+// FailureCounts counts the task's failure rows by code, the largest count first (ties: by code);
+// a task without failures has none. One grouped query over the task's rows (the (task_id,
+// row_num) key). The caller has checked the task is the actor's (Get).
+func (s *Service) FailureCounts(ctx context.Context, taskID int64) ([]FailureCount, error) {
+	var out []FailureCount
+	err := s.db.CouponTaskFailure.Query().Where(coupontaskfailure.TaskID(taskID)).
+		GroupBy(coupontaskfailure.FieldCode).
+		Aggregate(ent.As(ent.Count(), "count")).
+		Scan(ctx, &out)
+	if err != nil {
+		return nil, fmt.Errorf("count failures: %w", err)
+	}
+	slices.SortFunc(out, func(a, b FailureCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Code, b.Code))
+	})
+	return out, nil
 }
 
 // Cancel cancels the actor's task: a PENDING one at once (completed), an IN_PROGRESS one at its

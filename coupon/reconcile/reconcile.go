@@ -90,6 +90,11 @@ type Report struct {
 	breaks []imbalance
 }
 
+// RedisChecked reports whether the check read the Redis equation (it skips it while the outbox is
+// over MaxOutbox claims; see Skipped). A template not cached counts as checked: Redis holds
+// nothing to compare.
+func (r *Report) RedisChecked() bool { return r.Skipped == "" }
+
 // imbalance is one broken equation: kind names it ("mysql", "redis", "total", "user:<id>"), delta
 // is by how much its right side exceeds its left; line is the readable form.
 type imbalance struct {

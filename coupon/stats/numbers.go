@@ -93,6 +93,15 @@ type TemplateStats struct {
 	Daily          []Day
 }
 
+// trim keeps the last n days of the series and makes Total their sum.
+func (t *TemplateStats) trim(n int) {
+	t.Daily = t.Daily[len(t.Daily)-n:]
+	t.Total = Counts{}
+	for _, d := range t.Daily {
+		t.Total.add(d.Counts)
+	}
+}
+
 // IssuedCount is the coupons issued over the span.
 func (t *TemplateStats) IssuedCount() int { return t.Total.Issued() }
 

@@ -28,25 +28,78 @@ var errNotOwner = coupon.Errorf(coupon.CodeNotOwner, "not your shop's statistics
 // merchant of its shop or the platform; anyone else gets what a missing id gets
 // (coupon.ErrNotFound), so ids do not reveal other shops' templates.
 func (s *Service) TemplateStats(ctx context.Context, actor coupon.Actor, templateID int64, from, to *time.Time) (*TemplateStats, error) {
-	row, err := s.db.CouponTemplate.Query().Where(coupontemplate.ID(templateID)).Only(ctx)
+	out, errs := s.Many(ctx, actor, []int64{templateID}, from, to)
 	switch {
-	case ent.IsNotFound(err):
+	case errs[0] != nil:
+		return nil, errs[0]
+	case out[0] == nil:
 		return nil, coupon.ErrNotFound
-	case err != nil:
-		return nil, fmt.Errorf("stats: template %d: %w", templateID, err)
-	}
-	if !actor.ManagesTemplate(row.Source, row.ShopNumber) {
-		return nil, coupon.ErrNotFound
-	}
-	days, err := s.span(from, to, row.CreatedAt)
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.load(ctx, []*ent.CouponTemplate{row}, days)
-	if err != nil {
-		return nil, err
 	}
 	return out[0], nil
+}
+
+// Many is TemplateStats of each of ids over the same [from, to), read together: one query of the
+// templates, then load's one query and pipelines over the longest of their spans (each template's
+// span is a suffix of it: they share their end), so the cost does not multiply with the ids. For
+// a missing id, or a template the actor does not manage, out[i] and errs[i] are both nil; errs[i]
+// is the reason a template's span is refused (as TemplateStats would answer) or the read's error.
+func (s *Service) Many(ctx context.Context, actor coupon.Actor, ids []int64, from, to *time.Time) (out []*TemplateStats, errs []error) {
+	out, errs = make([]*TemplateStats, len(ids)), make([]error, len(ids))
+	fail := func(err error) ([]*TemplateStats, []error) {
+		for i := range errs {
+			errs[i] = err
+		}
+		return out, errs
+	}
+	rows, err := s.db.CouponTemplate.Query().Where(coupontemplate.IDIn(ids...)).All(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("stats: templates: %w", err))
+	}
+	byID := make(map[int64]*ent.CouponTemplate, len(rows))
+	for _, r := range rows {
+		if actor.ManagesTemplate(r.Source, r.ShopNumber) {
+			byID[r.ID] = r
+		}
+	}
+	spans := make(map[int64][]day, len(byID))
+	var longest []day
+	var visible []*ent.CouponTemplate
+	for i, id := range ids {
+		r := byID[id]
+		if r == nil {
+			continue
+		}
+		if _, seen := spans[id]; !seen {
+			days, err := s.span(from, to, r.CreatedAt)
+			if err != nil {
+				errs[i] = err
+				continue
+			}
+			spans[id] = days
+			visible = append(visible, r)
+			if len(days) > len(longest) {
+				longest = days
+			}
+		}
+	}
+	if len(visible) == 0 {
+		return out, errs
+	}
+	loaded, err := s.load(ctx, visible, longest)
+	if err != nil {
+		return fail(err)
+	}
+	stats := make(map[int64]*TemplateStats, len(loaded))
+	for _, t := range loaded {
+		t.trim(len(spans[t.TemplateID]))
+		stats[t.TemplateID] = t
+	}
+	for i, id := range ids {
+		if errs[i] == nil {
+			out[i] = stats[id]
+		}
+	}
+	return out, errs
 }
 
 // ShopStats is the totals and the daily series over the shop's templates over the days [from, to)

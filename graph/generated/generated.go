@@ -76,6 +76,7 @@ type ComplexityRoot struct {
 		CompletedAt      func(childComplexity int) int
 		CreatedAt        func(childComplexity int) int
 		FailCount        func(childComplexity int) int
+		FailureCounts    func(childComplexity int) int
 		FailureReason    func(childComplexity int) int
 		FailureReportURL func(childComplexity int) int
 		Failures         func(childComplexity int, first *int, after *string) int
@@ -137,6 +138,7 @@ type ComplexityRoot struct {
 		RefundPolicy      func(childComplexity int) int
 		ShopNumber        func(childComplexity int) int
 		Source            func(childComplexity int) int
+		Stats             func(childComplexity int, from *time.Time, to *time.Time) int
 		Status            func(childComplexity int) int
 		Stock             func(childComplexity int) int
 		Target            func(childComplexity int) int
@@ -172,6 +174,11 @@ type ComplexityRoot struct {
 		Issued   func(childComplexity int) int
 		Refunded func(childComplexity int) int
 		Used     func(childComplexity int) int
+	}
+
+	FailureCount struct {
+		Code  func(childComplexity int) int
+		Count func(childComplexity int) int
 	}
 
 	IssuedByOrigin struct {
@@ -220,16 +227,17 @@ type ComplexityRoot struct {
 	}
 
 	Reconciliation struct {
-		Balanced   func(childComplexity int) int
-		CheckedAt  func(childComplexity int) int
-		DBStock    func(childComplexity int) int
-		Drift      func(childComplexity int) int
-		Failed     func(childComplexity int) int
-		Issued     func(childComplexity int) int
-		Pending    func(childComplexity int) int
-		RedisStock func(childComplexity int) int
-		TemplateID func(childComplexity int) int
-		TotalStock func(childComplexity int) int
+		Balanced     func(childComplexity int) int
+		CheckedAt    func(childComplexity int) int
+		DBStock      func(childComplexity int) int
+		Drift        func(childComplexity int) int
+		Failed       func(childComplexity int) int
+		Issued       func(childComplexity int) int
+		Pending      func(childComplexity int) int
+		RedisChecked func(childComplexity int) int
+		RedisStock   func(childComplexity int) int
+		TemplateID   func(childComplexity int) int
+		TotalStock   func(childComplexity int) int
 	}
 
 	RedeemCouponPayload struct {
@@ -296,8 +304,12 @@ type ComplexityRoot struct {
 	}
 
 	ShopStats struct {
+		Daily         func(childComplexity int) int
 		DiscountTotal func(childComplexity int) int
+		ExpiredCount  func(childComplexity int) int
 		IssuedCount   func(childComplexity int) int
+		LockedCount   func(childComplexity int) int
+		RefundedCount func(childComplexity int) int
 		ShopNumber    func(childComplexity int) int
 		Templates     func(childComplexity int) int
 		TopByIssued   func(childComplexity int) int
@@ -394,9 +406,13 @@ type CouponTaskResolver interface {
 
 	Failures(ctx context.Context, obj *distribution.Task, first *int, after *string) (*model.CouponTaskFailureConnection, error)
 	FailureReportURL(ctx context.Context, obj *distribution.Task) (*string, error)
+
+	FailureCounts(ctx context.Context, obj *distribution.Task) ([]*distribution.FailureCount, error)
 }
 type CouponTemplateResolver interface {
 	ShopNumber(ctx context.Context, obj *coupon.Template) (*string, error)
+
+	Stats(ctx context.Context, obj *coupon.Template, from *time.Time, to *time.Time) (*model.TemplateStats, error)
 }
 type MutationResolver interface {
 	CreateCouponTemplate(ctx context.Context, input template.CreateInput) (*model.CouponTemplatePayload, error)
@@ -531,6 +547,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CouponTask.FailCount(childComplexity), true
+	case "CouponTask.failureCounts":
+		if e.ComplexityRoot.CouponTask.FailureCounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTask.FailureCounts(childComplexity), true
 	case "CouponTask.failureReason":
 		if e.ComplexityRoot.CouponTask.FailureReason == nil {
 			break
@@ -783,6 +805,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CouponTemplate.Source(childComplexity), true
+	case "CouponTemplate.stats":
+		if e.ComplexityRoot.CouponTemplate.Stats == nil {
+			break
+		}
+
+		args, err := ec.field_CouponTemplate_stats_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.CouponTemplate.Stats(childComplexity, args["from"].(*time.Time), args["to"].(*time.Time)), true
 	case "CouponTemplate.status":
 		if e.ComplexityRoot.CouponTemplate.Status == nil {
 			break
@@ -925,6 +958,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DailyStat.Used(childComplexity), true
+
+	case "FailureCount.code":
+		if e.ComplexityRoot.FailureCount.Code == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailureCount.Code(childComplexity), true
+	case "FailureCount.count":
+		if e.ComplexityRoot.FailureCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FailureCount.Count(childComplexity), true
 
 	case "IssuedByOrigin.claim":
 		if e.ComplexityRoot.IssuedByOrigin.Claim == nil {
@@ -1301,6 +1347,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Reconciliation.Pending(childComplexity), true
+	case "Reconciliation.redisChecked":
+		if e.ComplexityRoot.Reconciliation.RedisChecked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reconciliation.RedisChecked(childComplexity), true
 	case "Reconciliation.redisStock":
 		if e.ComplexityRoot.Reconciliation.RedisStock == nil {
 			break
@@ -1545,18 +1597,42 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SettlementPayload.UserErrors(childComplexity), true
 
+	case "ShopStats.daily":
+		if e.ComplexityRoot.ShopStats.Daily == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShopStats.Daily(childComplexity), true
 	case "ShopStats.discountTotal":
 		if e.ComplexityRoot.ShopStats.DiscountTotal == nil {
 			break
 		}
 
 		return e.ComplexityRoot.ShopStats.DiscountTotal(childComplexity), true
+	case "ShopStats.expiredCount":
+		if e.ComplexityRoot.ShopStats.ExpiredCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShopStats.ExpiredCount(childComplexity), true
 	case "ShopStats.issuedCount":
 		if e.ComplexityRoot.ShopStats.IssuedCount == nil {
 			break
 		}
 
 		return e.ComplexityRoot.ShopStats.IssuedCount(childComplexity), true
+	case "ShopStats.lockedCount":
+		if e.ComplexityRoot.ShopStats.LockedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShopStats.LockedCount(childComplexity), true
+	case "ShopStats.refundedCount":
+		if e.ComplexityRoot.ShopStats.RefundedCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ShopStats.RefundedCount(childComplexity), true
 	case "ShopStats.shopNumber":
 		if e.ComplexityRoot.ShopStats.ShopNumber == nil {
 			break
@@ -2264,6 +2340,17 @@ type CouponTemplate implements Node {
   status: TemplateStatus!
   "When the template was created."
   createdAt: Time!
+  """
+  The template's numbers over the stats days that [from, to) touches, as templateStats answers
+  them; null unless the caller is a merchant of the template's shop or the platform. The stats of
+  a page of templates are read together: a constant number of queries, whatever the page's size.
+  """
+  stats(
+    "The first instant asked for (default: the template's creation)."
+    from: Time
+    "The end of the span, exclusive (default: the end of today)."
+    to: Time
+  ): TemplateStats
 }
 
 "One template in a page of couponTemplates."
@@ -2634,6 +2721,8 @@ type CouponTask implements Node {
   failureReportUrl: String
   "Why a FAILED task could not run."
   failureReason: String
+  "The task's failed rows counted by code, one entry per code, the largest count first (ties: by code)."
+  failureCounts: [FailureCount!]!
   "The uploaded file's name, as the merchant's computer called it."
   fileName: String!
   "When the task was created."
@@ -2651,6 +2740,13 @@ type CouponTaskFailure {
   code: String!
   "Why, for people."
   reason: String!
+}
+"How many of a task's rows failed with one code."
+type FailureCount {
+  "The code, as CouponTaskFailure.code."
+  code: String!
+  "The rows that failed with it."
+  count: Int!
 }
 "One failure in a page of failures."
 type CouponTaskFailureEdge {
@@ -3085,6 +3181,14 @@ type ShopStats {
   usedCount: Int!
   "Discount given over the days asked for, less the discount refunded."
   discountTotal: Decimal!
+  "Coupons LOCKED for an unpaid order now, over all the shop's templates."
+  lockedCount: Int!
+  "Coupons that expired unused over the days asked for."
+  expiredCount: Int!
+  "Refunds of payments with a coupon over the days asked for."
+  refundedCount: Int!
+  "One entry per day asked for, oldest first, summed over the shop's templates (the days sum to the totals)."
+  daily: [DailyStat!]!
   "The shop's 10 templates that issued the most over the days asked for."
   topByIssued: [TemplateStats!]!
   "The shop's 10 templates used the most over the days asked for."
@@ -3143,6 +3247,12 @@ type Reconciliation {
   balanced: Boolean!
   "One readable line per broken equation; empty when balanced."
   drift: [String!]!
+  """
+  Whether the Redis equation was read: false when the outbox held more than 5,000 claims and it
+  was skipped (balanced then speaks for MySQL and the totals only). True for a template not cached
+  (redisStock null): there is nothing in Redis to compare.
+  """
+  redisChecked: Boolean!
   "When the books were read."
   checkedAt: Time!
 }
@@ -3273,6 +3383,8 @@ func (ec *executionContext) childFields_CouponTask(ctx context.Context, field gr
 		return ec.fieldContext_CouponTask_failureReportUrl(ctx, field)
 	case "failureReason":
 		return ec.fieldContext_CouponTask_failureReason(ctx, field)
+	case "failureCounts":
+		return ec.fieldContext_CouponTask_failureCounts(ctx, field)
 	case "fileName":
 		return ec.fieldContext_CouponTask_fileName(ctx, field)
 	case "createdAt":
@@ -3395,6 +3507,8 @@ func (ec *executionContext) childFields_CouponTemplate(ctx context.Context, fiel
 		return ec.fieldContext_CouponTemplate_status(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_CouponTemplate_createdAt(ctx, field)
+	case "stats":
+		return ec.fieldContext_CouponTemplate_stats(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CouponTemplate", field.Name)
 }
@@ -3449,6 +3563,16 @@ func (ec *executionContext) childFields_DailyStat(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type DailyStat", field.Name)
 }
 
+func (ec *executionContext) childFields_FailureCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "code":
+		return ec.fieldContext_FailureCount_code(ctx, field)
+	case "count":
+		return ec.fieldContext_FailureCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FailureCount", field.Name)
+}
+
 func (ec *executionContext) childFields_IssuedByOrigin(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "claim":
@@ -3493,6 +3617,8 @@ func (ec *executionContext) childFields_Reconciliation(ctx context.Context, fiel
 		return ec.fieldContext_Reconciliation_balanced(ctx, field)
 	case "drift":
 		return ec.fieldContext_Reconciliation_drift(ctx, field)
+	case "redisChecked":
+		return ec.fieldContext_Reconciliation_redisChecked(ctx, field)
 	case "checkedAt":
 		return ec.fieldContext_Reconciliation_checkedAt(ctx, field)
 	}
@@ -3637,6 +3763,14 @@ func (ec *executionContext) childFields_ShopStats(ctx context.Context, field gra
 		return ec.fieldContext_ShopStats_usedCount(ctx, field)
 	case "discountTotal":
 		return ec.fieldContext_ShopStats_discountTotal(ctx, field)
+	case "lockedCount":
+		return ec.fieldContext_ShopStats_lockedCount(ctx, field)
+	case "expiredCount":
+		return ec.fieldContext_ShopStats_expiredCount(ctx, field)
+	case "refundedCount":
+		return ec.fieldContext_ShopStats_refundedCount(ctx, field)
+	case "daily":
+		return ec.fieldContext_ShopStats_daily(ctx, field)
 	case "topByIssued":
 		return ec.fieldContext_ShopStats_topByIssued(ctx, field)
 	case "topByUsed":
@@ -3944,6 +4078,28 @@ func (ec *executionContext) field_CouponTask_failures_args(ctx context.Context, 
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_CouponTemplate_stats_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
 	return args, nil
 }
 
@@ -5112,6 +5268,38 @@ func (ec *executionContext) fieldContext_CouponTask_failureReason(_ context.Cont
 	return graphql.NewScalarFieldContext("CouponTask", field, false, false, "String")
 }
 
+func (ec *executionContext) _CouponTask_failureCounts(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTask_failureCounts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CouponTask().FailureCounts(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*distribution.FailureCount) graphql.Marshaler {
+			return ec.marshalNFailureCount2ᚕᚖcoupondᚋcouponᚋdistributionᚐFailureCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTask_failureCounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponTask",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FailureCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CouponTask_fileName(ctx context.Context, field graphql.CollectedField, obj *distribution.Task) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6104,6 +6292,50 @@ func (ec *executionContext) fieldContext_CouponTemplate_createdAt(_ context.Cont
 	return graphql.NewScalarFieldContext("CouponTemplate", field, false, false, "Time")
 }
 
+func (ec *executionContext) _CouponTemplate_stats(ctx context.Context, field graphql.CollectedField, obj *coupon.Template) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTemplate_stats(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.CouponTemplate().Stats(ctx, obj, fc.Args["from"].(*time.Time), fc.Args["to"].(*time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TemplateStats) graphql.Marshaler {
+			return ec.marshalOTemplateStats2ᚖcoupondᚋgraphᚋmodelᚐTemplateStats(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTemplate_stats(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CouponTemplate",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TemplateStats(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_CouponTemplate_stats_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CouponTemplateConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CouponTemplateConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -6446,6 +6678,52 @@ func (ec *executionContext) _DailyStat_expired(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_DailyStat_expired(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("DailyStat", field, false, false, "Int")
+}
+
+func (ec *executionContext) _FailureCount_code(ctx context.Context, field graphql.CollectedField, obj *distribution.FailureCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FailureCount_code(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Code, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FailureCount_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FailureCount", field, false, false, "String")
+}
+
+func (ec *executionContext) _FailureCount_count(ctx context.Context, field graphql.CollectedField, obj *distribution.FailureCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FailureCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FailureCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FailureCount", field, false, false, "Int")
 }
 
 func (ec *executionContext) _IssuedByOrigin_claim(ctx context.Context, field graphql.CollectedField, obj *model.IssuedByOrigin) (ret graphql.Marshaler) {
@@ -8477,6 +8755,29 @@ func (ec *executionContext) fieldContext_Reconciliation_drift(_ context.Context,
 	return graphql.NewScalarFieldContext("Reconciliation", field, false, false, "String")
 }
 
+func (ec *executionContext) _Reconciliation_redisChecked(ctx context.Context, field graphql.CollectedField, obj *reconcile.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reconciliation_redisChecked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RedisChecked(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reconciliation_redisChecked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Reconciliation", field, true, false, "Boolean")
+}
+
 func (ec *executionContext) _Reconciliation_checkedAt(ctx context.Context, field graphql.CollectedField, obj *reconcile.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9540,6 +9841,107 @@ func (ec *executionContext) _ShopStats_discountTotal(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_ShopStats_discountTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ShopStats", field, false, false, "Decimal")
+}
+
+func (ec *executionContext) _ShopStats_lockedCount(ctx context.Context, field graphql.CollectedField, obj *model.ShopStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShopStats_lockedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LockedCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShopStats_lockedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShopStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ShopStats_expiredCount(ctx context.Context, field graphql.CollectedField, obj *model.ShopStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShopStats_expiredCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiredCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShopStats_expiredCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShopStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ShopStats_refundedCount(ctx context.Context, field graphql.CollectedField, obj *model.ShopStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShopStats_refundedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RefundedCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShopStats_refundedCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ShopStats", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ShopStats_daily(ctx context.Context, field graphql.CollectedField, obj *model.ShopStats) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ShopStats_daily(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Daily, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DailyStat) graphql.Marshaler {
+			return ec.marshalNDailyStat2ᚕᚖcoupondᚋgraphᚋmodelᚐDailyStatᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ShopStats_daily(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ShopStats",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DailyStat(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _ShopStats_topByIssued(ctx context.Context, field graphql.CollectedField, obj *model.ShopStats) (ret graphql.Marshaler) {
@@ -13062,6 +13464,12 @@ func (ec *executionContext) _CouponTask(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "failureCounts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CouponTask_failureCounts(ctx, field, obj)
+				})
 		case "fileName":
 			out.Values[i] = ec._CouponTask_fileName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -13459,6 +13867,12 @@ func (ec *executionContext) _CouponTemplate(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "stats":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CouponTemplate_stats(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -13633,6 +14047,44 @@ func (ec *executionContext) _DailyStat(ctx context.Context, sel ast.SelectionSet
 			}
 		case "expired":
 			out.Values[i] = ec._DailyStat_expired(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var failureCountImplementors = []string{"FailureCount"}
+
+func (ec *executionContext) _FailureCount(ctx context.Context, sel ast.SelectionSet, obj *distribution.FailureCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, failureCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FailureCount")
+		case "code":
+			out.Values[i] = ec._FailureCount_code(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._FailureCount_count(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -14052,6 +14504,11 @@ func (ec *executionContext) _Reconciliation(ctx context.Context, sel ast.Selecti
 			}
 		case "drift":
 			out.Values[i] = ec._Reconciliation_drift(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "redisChecked":
+			out.Values[i] = ec._Reconciliation_redisChecked(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -14543,6 +15000,26 @@ func (ec *executionContext) _ShopStats(ctx context.Context, sel ast.SelectionSet
 			}
 		case "discountTotal":
 			out.Values[i] = ec._ShopStats_discountTotal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lockedCount":
+			out.Values[i] = ec._ShopStats_lockedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiredCount":
+			out.Values[i] = ec._ShopStats_expiredCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "refundedCount":
+			out.Values[i] = ec._ShopStats_refundedCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "daily":
+			out.Values[i] = ec._ShopStats_daily(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -15777,6 +16254,30 @@ func (ec *executionContext) marshalNErrorCode2coupondᚋcouponᚐCode(ctx contex
 	return res
 }
 
+func (ec *executionContext) marshalNFailureCount2ᚕᚖcoupondᚋcouponᚋdistributionᚐFailureCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*distribution.FailureCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFailureCount2ᚖcoupondᚋcouponᚋdistributionᚐFailureCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFailureCount2ᚖcoupondᚋcouponᚋdistributionᚐFailureCount(ctx context.Context, sel ast.SelectionSet, v *distribution.FailureCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "FailureCount!")
+		return graphql.Null
+	}
+	return ec._FailureCount(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
 	res, err := graphql.UnmarshalFloatContext(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -16854,6 +17355,13 @@ func (ec *executionContext) marshalOTaskStatus2ᚖcoupondᚋentᚋcoupontaskᚐS
 	_ = ctx
 	res := graphql.MarshalString(string(*v))
 	return res
+}
+
+func (ec *executionContext) marshalOTemplateStats2ᚖcoupondᚋgraphᚋmodelᚐTemplateStats(ctx context.Context, sel ast.SelectionSet, v *model.TemplateStats) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TemplateStats(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOTemplateStatus2ᚖcoupondᚋcouponᚐTemplateStatus(ctx context.Context, v any) (*coupon.TemplateStatus, error) {

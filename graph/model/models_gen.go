@@ -350,6 +350,14 @@ type ShopStats struct {
 	UsedCount int `json:"usedCount"`
 	// Discount given over the days asked for, less the discount refunded.
 	DiscountTotal decimal.Decimal `json:"discountTotal"`
+	// Coupons LOCKED for an unpaid order now, over all the shop's templates.
+	LockedCount int `json:"lockedCount"`
+	// Coupons that expired unused over the days asked for.
+	ExpiredCount int `json:"expiredCount"`
+	// Refunds of payments with a coupon over the days asked for.
+	RefundedCount int `json:"refundedCount"`
+	// One entry per day asked for, oldest first, summed over the shop's templates (the days sum to the totals).
+	Daily []*DailyStat `json:"daily"`
 	// The shop's 10 templates that issued the most over the days asked for.
 	TopByIssued []*TemplateStats `json:"topByIssued"`
 	// The shop's 10 templates used the most over the days asked for.
