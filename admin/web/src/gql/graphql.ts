@@ -99,6 +99,7 @@ export type CouponTask = Node & {
   createdAt: Scalars['Time']['output'];
   /** Rows that did not (see failures). */
   failCount: Scalars['Int']['output'];
+  /** The task's failed rows counted by code, one entry per code, the largest count first (ties: by code). */
   failureCounts: Array<FailureCount>;
   /** Why a FAILED task could not run. */
   failureReason?: Maybe<Scalars['String']['output']>;
@@ -233,6 +234,11 @@ export type CouponTemplate = Node & {
   shopNumber?: Maybe<Scalars['String']['output']>;
   /** Who funds the coupon. */
   source: CouponSource;
+  /**
+   * The template's numbers over the stats days that [from, to) touches, as templateStats answers
+   * them; null unless the caller is a merchant of the template's shop or the platform. The stats of
+   * a page of templates are read together: a constant number of queries, whatever the page's size.
+   */
   stats?: Maybe<TemplateStats>;
   /** Where the template stands now. */
   status: TemplateStatus;
@@ -438,9 +444,12 @@ export type ErrorCode =
   /** The order amount is below the coupon's threshold. */
   | 'THRESHOLD_NOT_MET';
 
+/** How many of a task's rows failed with one code. */
 export type FailureCount = {
   __typename?: 'FailureCount';
+  /** The code, as CouponTaskFailure.code. */
   code: Scalars['String']['output'];
+  /** The rows that failed with it. */
   count: Scalars['Int']['output'];
 };
 
@@ -865,6 +874,11 @@ export type Reconciliation = {
    * nor a given-back failure, and distribution rows in flight.
    */
   pending: Scalars['Int']['output'];
+  /**
+   * Whether the Redis equation was read: false when the outbox held more than 5,000 claims and it
+   * was skipped (balanced then speaks for MySQL and the totals only). True for a template not cached
+   * (redisStock null): there is nothing in Redis to compare.
+   */
   redisChecked: Scalars['Boolean']['output'];
   /** The stock Redis shows; null when the template is not cached (nothing to compare). */
   redisStock?: Maybe<Scalars['Int']['output']>;
@@ -1075,13 +1089,17 @@ export type SettlementStatus =
 /** A shop's totals over the days asked for (as TemplateStats) and its top 10 templates. */
 export type ShopStats = {
   __typename?: 'ShopStats';
+  /** One entry per day asked for, oldest first, summed over the shop's templates (the days sum to the totals). */
   daily: Array<DailyStat>;
   /** Discount given over the days asked for, less the discount refunded. */
   discountTotal: Scalars['Decimal']['output'];
+  /** Coupons that expired unused over the days asked for. */
   expiredCount: Scalars['Int']['output'];
   /** Coupons issued over the days asked for, over all the shop's templates. */
   issuedCount: Scalars['Int']['output'];
+  /** Coupons LOCKED for an unpaid order now, over all the shop's templates. */
   lockedCount: Scalars['Int']['output'];
+  /** Refunds of payments with a coupon over the days asked for. */
   refundedCount: Scalars['Int']['output'];
   /** The shop. */
   shopNumber: Scalars['String']['output'];
