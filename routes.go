@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
+	"coupond/admin"
 	"coupond/coupon"
 	"coupond/graph"
 	"coupond/graph/model"
@@ -16,8 +18,8 @@ import (
 	"github.com/hibiken/asynqmon"
 )
 
-// routes is the HTTP surface: /query, the playground at / (when COUPON_PLAYGROUND resolves to
-// on), asynqmon at /monitoring (both never framed by another site), /healthz (the
+// routes is the HTTP surface: /query, the web admin at /admin/ (admin.Handler), the playground
+// at / (when COUPON_PLAYGROUND resolves to on), asynqmon at /monitoring (both never framed by another site), /healthz (the
 // process is up) and /readyz (MySQL and Redis answer). /metrics has its own listener (metrics.go).
 func (a *app) routes() http.Handler {
 	gql := graph.NewHandler(&graph.Resolver{Templates: a.svc.Templates, Redeemer: a.svc.Redeemer, Wallet: a.svc.Wallet,
@@ -41,6 +43,9 @@ func (a *app) routes() http.Handler {
 		mux.Handle("GET /{$}", pg)
 		mux.Handle("GET "+playground.AssetPrefix, pg)
 	}
+	web := admin.Handler()
+	mux.Handle("GET "+admin.Prefix, web)
+	mux.Handle("GET "+strings.TrimSuffix(admin.Prefix, "/"), web)
 	monitoring := noFraming(sameOriginWrites(a.operatorOnly(mon)))
 	mux.Handle("/monitoring/", monitoring)
 	mux.Handle("/monitoring", monitoring)

@@ -53,6 +53,7 @@ func complexityRoot() generated.ComplexityRoot {
 	}
 	c.Query.MyReminders = func(child int, first *int, _ *string) int { return connectionCost(child, first, nil) }
 	c.Query.TemplateLog = func(child int, _ string, first *int, _ *string) int { return connectionCost(child, first, nil) }
+	c.CouponTemplate.Stats = func(child int, _, _ *time.Time) int { return weigh(costTemplateStats, child) }
 	c.CouponTask.Failures = func(child int, first *int, _ *string) int { return connectionCost(child, first, nil) }
 	return c
 }

@@ -82,6 +82,7 @@ func newHandler(r *Resolver, cfg HandlerConfig) (http.Handler, *claimPlans) {
 	}
 	srv.SetDisableSuggestion(!cfg.Introspection) // "Did you mean …" would tell field names introspection hides
 	srv.Use(newOperationLimits(cfg.ComplexityLimit, cfg.DepthLimit))
+	srv.Use(statsLoaders{stats: r.Stats})
 	if plans != nil {
 		srv.Use(plans) // last: it learns only documents every check above accepted
 	}

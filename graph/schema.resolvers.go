@@ -18,7 +18,6 @@ import (
 	"coupond/graph/model"
 	"coupond/graph/scalar"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -35,7 +34,7 @@ func (r *couponTaskResolver) FailureReportURL(ctx context.Context, obj *distribu
 }
 
 func (r *couponTaskResolver) FailureCounts(ctx context.Context, obj *distribution.Task) ([]*distribution.FailureCount, error) {
-	panic(fmt.Errorf("not implemented: FailureCounts - failureCounts"))
+	return r.Distribution.FailureCounts(ctx, obj.ID)
 }
 
 func (r *couponTemplateResolver) ShopNumber(ctx context.Context, obj *coupon.Template) (*string, error) {
@@ -43,7 +42,7 @@ func (r *couponTemplateResolver) ShopNumber(ctx context.Context, obj *coupon.Tem
 }
 
 func (r *couponTemplateResolver) Stats(ctx context.Context, obj *coupon.Template, from *time.Time, to *time.Time) (*model.TemplateStats, error) {
-	panic(fmt.Errorf("not implemented: Stats - stats"))
+	return loadTemplateStats(ctx, obj.ID, from, to)
 }
 
 func (r *mutationResolver) CreateCouponTemplate(ctx context.Context, input template.CreateInput) (*model.CouponTemplatePayload, error) {

@@ -19,13 +19,19 @@ func templateStats(t *stats.TemplateStats, err error) (*model.TemplateStats, err
 		IssuedByOrigin: &model.IssuedByOrigin{Claim: t.Total.IssuedClaim, Distribution: t.Total.IssuedDistribution},
 		LockedCount:    t.LockedCount, UsedCount: t.UsedCount(), ExpiredCount: t.Total.Expired,
 		RefundedCount: t.Total.Refunded, DiscountTotal: t.DiscountTotal(), RedeemRate: t.RedeemRate(),
-		Daily: make([]*model.DailyStat, len(t.Daily)),
-	}
-	for i, d := range t.Daily {
-		out.Daily[i] = &model.DailyStat{Date: d.Date, Issued: d.Issued(), Used: d.Used, Discount: d.Discount(),
-			Refunded: d.Refunded, Expired: d.Expired}
+		Daily: dailyStats(t.Daily),
 	}
 	return out, nil
+}
+
+// dailyStats maps a daily series.
+func dailyStats(days []stats.Day) []*model.DailyStat {
+	out := make([]*model.DailyStat, len(days))
+	for i, d := range days {
+		out[i] = &model.DailyStat{Date: d.Date, Issued: d.Issued(), Used: d.Used, Discount: d.Discount(),
+			Refunded: d.Refunded, Expired: d.Expired}
+	}
+	return out
 }
 
 // shopStats maps a shop's stats.
@@ -34,7 +40,9 @@ func shopStats(s *stats.ShopStats, err error) (*model.ShopStats, error) {
 		return nil, err
 	}
 	out := &model.ShopStats{ShopNumber: strconv.FormatInt(s.ShopNumber, 10), Templates: s.Templates,
-		IssuedCount: s.Total.Issued(), UsedCount: s.Total.Used, DiscountTotal: s.Total.Discount()}
+		IssuedCount: s.Total.Issued(), UsedCount: s.Total.Used, DiscountTotal: s.Total.Discount(),
+		LockedCount: s.LockedCount, ExpiredCount: s.Total.Expired, RefundedCount: s.Total.Refunded,
+		Daily: dailyStats(s.Daily)}
 	for _, list := range []struct {
 		in  []*stats.TemplateStats
 		out *[]*model.TemplateStats

@@ -110,8 +110,8 @@ func (s *Service) Failures(ctx context.Context, taskID int64, after, size int) (
 // FailureCounts counts the task's failure rows by code, the largest count first (ties: by code);
 // a task without failures has none. One grouped query over the task's rows (the (task_id,
 // row_num) key). The caller has checked the task is the actor's (Get).
-func (s *Service) FailureCounts(ctx context.Context, taskID int64) ([]FailureCount, error) {
-	var out []FailureCount
+func (s *Service) FailureCounts(ctx context.Context, taskID int64) ([]*FailureCount, error) {
+	out := []*FailureCount{}
 	err := s.db.CouponTaskFailure.Query().Where(coupontaskfailure.TaskID(taskID)).
 		GroupBy(coupontaskfailure.FieldCode).
 		Aggregate(ent.As(ent.Count(), "count")).
@@ -119,7 +119,7 @@ func (s *Service) FailureCounts(ctx context.Context, taskID int64) ([]FailureCou
 	if err != nil {
 		return nil, fmt.Errorf("count failures: %w", err)
 	}
-	slices.SortFunc(out, func(a, b FailureCount) int {
+	slices.SortFunc(out, func(a, b *FailureCount) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Code, b.Code))
 	})
 	return out, nil
