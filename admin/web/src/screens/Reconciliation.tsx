@@ -29,7 +29,7 @@ export function Reconciliation({ id }: { id: string }) {
       {r && (
         <>
           {r.balanced ? (
-            <Alert color="green" title="Balanced" data-balanced="true">
+            <Alert color="teal" title="Balanced" data-balanced="true">
               Every equation holds{r.redisChecked ? ', Redis included' : ''}. Checked {formatTime(r.checkedAt, timeZone)}.
             </Alert>
           ) : (
@@ -39,7 +39,7 @@ export function Reconciliation({ id }: { id: string }) {
             </Alert>
           )}
           {!r.redisChecked && (
-            <Alert color="yellow" title="Redis not checked" data-redis-checked="false">
+            <Alert color="grape" title="Redis not checked" data-redis-checked="false">
               The outbox is busy (a sale in full swing): the Redis equation was skipped; the result speaks for MySQL and the totals only.
             </Alert>
           )}

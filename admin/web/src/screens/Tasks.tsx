@@ -15,7 +15,7 @@ const TasksQuery = graphql(`
   }
 `);
 
-const color: Record<string, string> = { PENDING: 'gray', IN_PROGRESS: 'blue', SUCCESS: 'green', FAILED: 'red', CANCELED: 'orange' };
+const color: Record<string, string> = { PENDING: 'gray', IN_PROGRESS: 'blue', SUCCESS: 'teal', FAILED: 'red', CANCELED: 'grape' };
 
 /** The shop's distribution tasks, newest first. */
 export function Tasks() {

@@ -27,7 +27,7 @@ const TemplatesQuery = graphql(`
 
 const pageSize = 20;
 
-export const statusColor: Record<string, string> = { NOT_STARTED: 'gray', ACTIVE: 'green', ENDED: 'red' };
+export const statusColor: Record<string, string> = { NOT_STARTED: 'gray', ACTIVE: 'teal', ENDED: 'red' };
 
 /** The shop's templates, newest first, filtered, a page at a time. */
 export function Templates() {
