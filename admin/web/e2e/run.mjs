@@ -203,7 +203,12 @@ try {
     await p.goto(`${origin}/admin/#token=${token}`);
     await p.locator('[data-stat=issued]').waitFor({ timeout: 10_000 });
     numbers.push(Date.now() - begin);
-    fcp.push(await p.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN));
+    const t = await p.evaluate(() => ({
+      fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN,
+      res: performance.getEntriesByType('resource').map((e) => `${e.name.replace(/^.*\//, '')}@${e.responseEnd.toFixed(0)}`).join(' '),
+    }));
+    fcp.push(t.fcp);
+    console.log(`load ${i + 1}: fcp ${t.fcp.toFixed(0)} ms, numbers ${numbers.at(-1)} ms; responses ended at ${t.res}`);
     await c.close();
   }
   console.log(`cold loads (${loads}): first contentful paint median ${median(fcp).toFixed(0)} ms [${fcp.map((x) => x.toFixed(0)).join(', ')}]; dashboard numbers median ${median(numbers)} ms [${numbers.join(', ')}]`);

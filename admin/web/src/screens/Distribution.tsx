@@ -52,7 +52,7 @@ const CancelMutation = graphql(`
 
 /** Upload a list of users for a template, then follow the task live; with taskId, follow that task. */
 export function Distribution({ taskId }: { taskId?: string }) {
-  const { token, shop, uploadMaxBytes } = useSession();
+  const { token, shop, uploadMaxBytes, timeZone } = useSession();
   const client = useClient();
   const [p, dispatch] = useReducer(progressReducer, initialProgress);
   const [template, setTemplate] = useState<string | null>(() => new URLSearchParams(location.search).get('template'));
@@ -120,7 +120,7 @@ export function Distribution({ taskId }: { taskId?: string }) {
       {live && <TaskProgressView task={live} updates={p.updates} />}
       {task && (
         <>
-          <Text>{task.name} · file {task.fileName} · template {task.template.name} · created {formatTime(task.createdAt, 'UTC')} UTC</Text>
+          <Text>{task.name} · file {task.fileName} · template {task.template.name} · created {formatTime(task.createdAt, timeZone)} ({timeZone})</Text>
           {task.failureReason && <Alert color="red">{task.failureReason}</Alert>}
           <Group>
             {!isFinished(live?.status ?? task.status) && (
