@@ -24,7 +24,7 @@ case ${1:-} in
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	cp -r src/gql "$tmp/gql.committed"
-	npx graphql-codegen --config codegen.ts --silent
+	npx graphql-codegen --config codegen.ts --errors-only
 	stale=0
 	diff -r "$tmp/gql.committed" src/gql >/dev/null || {
 		echo "admin/web/src/gql/ differs from what codegen writes for ../../schema.graphql" >&2
