@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
+	"coupond/admin"
 	"coupond/coupon"
 	"coupond/coupon/template"
 	"coupond/ent/coupontemplate"
@@ -23,7 +25,8 @@ var (
 
 const demoTemplateName = "Demo: 10.00 off orders from 100.00"
 
-// seedDemo makes sure shop 1001 has an active demo template and prints tokens to try the API.
+// seedDemo makes sure shop 1001 has an active demo template and prints tokens to try the API,
+// and the web admin's sign-in URLs of the demo merchant and platform.
 func (a *app) seedDemo(ctx context.Context) error {
 	page, err := a.svc.Templates.List(ctx, demoMerchant, template.Filter{
 		NameContains: ptr(demoTemplateName), Status: ptr(coupon.StatusActive),
@@ -58,6 +61,9 @@ func (a *app) seedDemo(ctx context.Context) error {
 			return err
 		}
 		fmt.Printf("%s token:\n  %s\n  HTTP header: {\"Authorization\": \"Bearer %s\"}\n\n", d.name, tok, tok)
+		if d.actor == demoMerchant || d.actor == demoPlatform {
+			fmt.Printf("  web admin: %s\n\n", adminURL(localURL(a.cfg.HTTPAddr), tok))
+		}
 	}
 	fmt.Printf("monitoring: %s/monitoring (user %q, password from COUPON_MONITOR_PASSWORD)\n\n",
 		localURL(a.cfg.HTTPAddr), a.cfg.MonitorUser)
@@ -65,6 +71,12 @@ func (a *app) seedDemo(ctx context.Context) error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// adminURL is the web admin's URL at base that signs in with token (the app reads it from the
+// fragment, which the browser does not send, and removes it from the address bar).
+func adminURL(base, token string) string {
+	return base + admin.Prefix + "#token=" + url.QueryEscape(token)
+}
 
 // localURL is the base URL of the listen address addr as a local browser reaches it.
 func localURL(addr string) string {

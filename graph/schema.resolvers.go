@@ -179,7 +179,9 @@ func (r *queryResolver) CouponTemplates(ctx context.Context, first *int, after *
 	if err != nil {
 		return nil, err
 	}
-	return templateConnection(page, req), nil
+	conn := templateConnection(page, req)
+	prefetchStats(ctx, conn)
+	return conn, nil
 }
 
 func (r *queryResolver) MyCoupons(ctx context.Context, status *usercoupon.Status, first *int, after *string, last *int, before *string, includeArchived *bool) (*model.UserCouponConnection, error) {

@@ -7,6 +7,7 @@ import (
 
 	"coupond/coupon/stats"
 	"coupond/graph/model"
+	"coupond/graph/scalar"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vikstrous/dataloadgen"
@@ -51,9 +52,10 @@ func (s statsSpan) args() (from, to *time.Time) {
 type statsLoaderKey struct{}
 
 // statsLoaders gives each response (a query's, each event of a subscription) its own loader of
-// CouponTemplate.stats: the fields a page of templates asks for within its wait are read by one
-// stats.Many per set of span arguments, so a page costs a constant number of queries (no N+1),
-// and a response never reuses another's numbers.
+// CouponTemplate.stats: the fields asked for within its wait are read by one stats.Many per set
+// of span arguments, and a response never reuses another's numbers. A couponTemplates page does
+// not rely on that wait: prefetchStats loads its nodes' stats in one batch before they resolve,
+// so a page costs a constant number of queries (no N+1) however the goroutines are scheduled.
 type statsLoaders struct{ stats *stats.Service }
 
 var (
@@ -102,4 +104,58 @@ func loadTemplateStats(ctx context.Context, id int64, from, to *time.Time) (*mod
 		return nil, errors.New("graph: no stats loader in the response's context")
 	}
 	return l.Load(ctx, statsKey{id: id, span: spanOf(from, to)})
+}
+
+// prefetchStats loads, in one batch, the stats that the stats fields under the page's edges ask
+// for (each span they name, for every node), so those fields are answered from the response's
+// loader. A span whose arguments do not parse is left to its fields (which report the error).
+func prefetchStats(ctx context.Context, page *model.CouponTemplateConnection) {
+	l, ok := ctx.Value(statsLoaderKey{}).(*dataloadgen.Loader[statsKey, *model.TemplateStats])
+	if !ok || len(page.Edges) == 0 {
+		return
+	}
+	oc, fc := graphql.GetOperationContext(ctx), graphql.GetFieldContext(ctx)
+	var keys []statsKey
+	for _, edges := range graphql.CollectFields(oc, fc.Field.Selections, []string{"CouponTemplateConnection"}) {
+		if edges.Name != "edges" {
+			continue
+		}
+		for _, node := range graphql.CollectFields(oc, edges.Selections, []string{"CouponTemplateEdge"}) {
+			if node.Name != "node" {
+				continue
+			}
+			for _, f := range graphql.CollectFields(oc, node.Selections, []string{"CouponTemplate", "Node"}) {
+				span, ok := statsSpanOf(f, oc.Variables)
+				if !ok {
+					continue
+				}
+				for _, e := range page.Edges {
+					keys = append(keys, statsKey{id: e.Node.ID, span: span})
+				}
+			}
+		}
+	}
+	if len(keys) > 0 {
+		l.LoadAll(ctx, keys) // the errors are the fields' own
+	}
+}
+
+// statsSpanOf is the span a stats field asks for (ok false for another field, or arguments
+// that do not parse).
+func statsSpanOf(f graphql.CollectedField, vars map[string]any) (statsSpan, bool) {
+	if f.Name != "stats" {
+		return statsSpan{}, false
+	}
+	args := f.ArgumentMap(vars)
+	var times [2]*time.Time
+	for i, name := range []string{"from", "to"} {
+		if v, ok := args[name]; ok && v != nil {
+			t, err := scalar.UnmarshalTime(v)
+			if err != nil {
+				return statsSpan{}, false
+			}
+			times[i] = &t
+		}
+	}
+	return spanOf(times[0], times[1]), true
 }
