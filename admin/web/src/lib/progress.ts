@@ -5,6 +5,8 @@
 export type TaskSnapshot = {
   id: string;
   status: string;
+  /** Data rows in the file, once counted. */
+  sendNum?: number | null;
   processedRows: number;
   successCount: number;
   failCount: number;

@@ -1,11 +1,12 @@
 import { useEffect, useReducer, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { Alert, Button, FileInput, Group, Progress, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useClient, useQuery } from 'urql';
 import { graphql } from '../gql';
 import type { CreateTaskMutation } from '../gql/graphql';
 import { errorMessage } from '../lib/errors';
 import { formatCount, formatTime } from '../lib/format';
-import { initialProgress, isFinished, progressReducer } from '../lib/progress';
+import { initialProgress, isFinished, progressReducer, type TaskSnapshot } from '../lib/progress';
 import { uploadMutation } from '../lib/upload';
 import { navigate } from '../lib/router';
 import { useSession } from '../session';
@@ -21,7 +22,7 @@ const OpenTemplatesQuery = graphql(`
 export const CreateTaskDocument = graphql(`
   mutation CreateTask($input: CreateCouponTaskInput!) {
     createCouponTask(input: $input) {
-      task { id status processedRows successCount failCount }
+      task { id status sendNum processedRows successCount failCount }
       userErrors { code field message }
     }
   }
@@ -40,7 +41,7 @@ const TaskFields = graphql(`
 
 const ProgressSubscription = graphql(`
   subscription TaskProgress($id: ID!) {
-    couponTaskProgress(id: $id) { id status processedRows successCount failCount }
+    couponTaskProgress(id: $id) { id status sendNum processedRows successCount failCount }
   }
 `);
 
@@ -69,7 +70,7 @@ export function Distribution({ taskId }: { taskId?: string }) {
       if (r.error) { dispatch({ type: 'error', message: errorMessage(r.error) ?? 'progress failed' }); return; }
       const t = r.data?.couponTaskProgress;
       if (!t) return;
-      dispatch({ type: 'task', task: t });
+      flushSync(() => dispatch({ type: 'task', task: t })); // each push rendered, none merged into the next
       if (isFinished(t.status)) refetchView({ requestPolicy: 'network-only' });
     });
     return () => sub.unsubscribe();
@@ -153,7 +154,9 @@ export function Distribution({ taskId }: { taskId?: string }) {
   );
 }
 
-function TaskProgressView({ task, updates }: { task: { status: string; processedRows: number; successCount: number; failCount: number }; updates: number }) {
+function TaskProgressView({ task, updates }: { task: TaskSnapshot; updates: number }) {
+  const done = isFinished(task.status);
+  const share = done ? 100 : task.sendNum ? (task.processedRows / task.sendNum) * 100 : 0;
   return (
     <Stack gap={4} data-task-status={task.status} data-updates={updates}>
       <Text aria-live="polite">
@@ -161,7 +164,7 @@ function TaskProgressView({ task, updates }: { task: { status: string; processed
         <span data-stat="successCount">{formatCount(task.successCount)}</span> issued ·{' '}
         <span data-stat="failCount">{formatCount(task.failCount)}</span> failed
       </Text>
-      <Progress value={isFinished(task.status) ? 100 : Math.min(95, task.processedRows)} aria-label="Distribution" animated={!isFinished(task.status)} />
+      <Progress value={share} aria-label="Distribution" animated={!done} />
     </Stack>
   );
 }
