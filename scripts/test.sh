@@ -61,7 +61,7 @@ step "staticcheck ./..."
 go run "$STATICCHECK" ./... || fail "staticcheck"
 echo "ok"
 
-step "node tools: playground assets, relay-compiler and graphql-schema-linter, e2e/browser, e2e/http"
+step "node tools: playground assets, the web admin (admin/web), relay-compiler and graphql-schema-linter, e2e/browser, e2e/http"
 # Installs what the node steps need when missing (Debian packages, as root or through sudo), then
 # `npm ci` per project (scripts/npm-ci.sh: skipped when node_modules is from the same lock file).
 apt_install() {
@@ -76,9 +76,11 @@ command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || apt_install
 (($(node -p 'process.versions.node.split(".")[0]') >= 20)) || fail "node $(node --version) is too old: playwright-core needs Node 20 or later"
 [[ -x ${CHROMIUM:-/usr/bin/chromium} ]] || apt_install chromium
 playground/build.sh --check || fail "playground/static/ is stale: run playground/build.sh and commit it"
+admin/web/build.sh --check || fail "admin/web: the build is stale, does not compile against schema.graphql, or is over its size limits"
+admin/web/build.sh --test || fail "admin/web: component tests (vitest)"
 scripts/npm-ci.sh e2e/relay e2e/browser e2e/http || fail "npm ci"
 (cd e2e/relay && npm test --silent) || fail "relay-compiler or graphql-schema-linter refused schema.graphql (e2e/relay)"
-export COUPON_TEST_BROWSER=1 # TestPlaygroundInChromium fails instead of skipping when a piece is missing
+export COUPON_TEST_BROWSER=1 # TestPlaygroundInChromium, TestAdminInChromium fail instead of skipping when a piece is missing
 export COUPON_E2E_NODE=1     # TestNodeClients: the graphql-http audit, Apollo Client 3, graphql-ws (e2e/http)
 echo "ok"
 
