@@ -3,6 +3,7 @@ package checkout
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -32,14 +33,13 @@ func (s *Service) journal(ctx context.Context, userID, orderID, couponID int64) 
 	return m, nil
 }
 
-// undo follows a transition whose transaction failed: with nothing written to Redis it drops the
-// journal member; after a card-bag write (the commit failed, or was never reached) it replays the
-// entry at once, which writes the bag as the database now is (else the sweep does).
-func (s *Service) undo(ctx context.Context, member string, wrote bool) {
+// undo follows a transition whose transaction failed with err: when its commit failed (it may
+// have committed) it replays the journal entry at once, which finishes what the commit started
+// (else the sweep does); otherwise nothing happened and it drops the entry.
+func (s *Service) undo(ctx context.Context, member string, err error) {
 	ctx, cancel := detached(ctx)
 	defer cancel()
-	var err error
-	if wrote {
+	if errors.Is(err, errCommit) {
 		err = s.replay(ctx, member)
 	} else {
 		err = s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err()
@@ -47,25 +47,6 @@ func (s *Service) undo(ctx context.Context, member string, wrote bool) {
 	if err != nil {
 		slog.WarnContext(ctx, "checkout: journal entry left for the sweep", "member", member, "err", err)
 	}
-}
-
-// writeBag puts the coupon in its user's card bag when uc (as the running transaction leaves
-// it) is UNUSED and valid, else takes it out. The caller holds the coupon's row lock in that
-// transaction and has not committed: every card-bag write of a coupon happens under its row lock,
-// so the writes land in the order of the transitions, and the bag ends as the database is. A
-// transaction that fails after the write is followed by a replay (undo) that writes the bag again.
-func (s *Service) writeBag(ctx context.Context, uc *ent.UserCoupon) error {
-	bag, m := keys.CardBag(uc.UserID), keys.BagMember(uc.TemplateID, uc.ID)
-	var err error
-	if uc.Status == usercoupon.StatusUNUSED && s.now().Before(uc.ValidEndTime) {
-		err = s.rdb.ZAdd(ctx, bag, redis.Z{Score: float64(uc.CreatedAt.UnixMilli()), Member: m}).Err()
-	} else {
-		err = s.rdb.ZRem(ctx, bag, m).Err()
-	}
-	if err != nil {
-		return fmt.Errorf("card bag: %w", err)
-	}
-	return nil
 }
 
 // settle does the Redis side of a committed settlement row that follows the commit, then drops

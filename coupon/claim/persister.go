@@ -122,8 +122,8 @@ func (p *Persister) persistBatch(ctx context.Context, templateID int64, msgs []r
 // request or a persist task for long.
 const finishBudget = 10 * time.Second
 
-// persist persists claims in one transaction, then does the Redis follow-ups (card bags, expiry
-// buckets, stats, give-backs) and acknowledges the entries ids. Every step is idempotent, so a
+// persist persists claims in one transaction, then does the Redis follow-ups (expiry buckets,
+// stats, give-backs) and acknowledges the entries ids. Every step is idempotent, so a
 // crash anywhere is healed by replaying the batch. A batch once read is finished whatever happens
 // to the caller or the lease: the transaction and the follow-up run on a context neither can
 // cancel, and the follow-up is retried for up to finishBudget while Redis fails, because a Redis

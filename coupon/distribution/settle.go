@@ -13,8 +13,8 @@ import (
 	"coupond/lua"
 )
 
-// settle does the Redis side of a committed batch: the issued coupons' card bags and expiry
-// buckets (issue.Issuer, idempotent), then in one script, exactly once (it deletes the batch's
+// settle does the Redis side of a committed batch: the issued coupons' expiry buckets
+// (issue.Issuer, idempotent), then in one script, exactly once (it deletes the batch's
 // journal): the give-back of what MySQL refused (the stock unit of a row refused for want of a
 // slot; the counter of every refused row the script had counted, D-06) and the "issued_distribution"
 // counter of the coupons' stats day. A crash anywhere in between is healed by settling again (settleFromDB).
