@@ -20,9 +20,6 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// countedTTL is how long a counted event's marker lives: far longer than any replay comes.
-const countedTTL = 8 * 24 * time.Hour
-
 // journal records a transition about to run on (order, coupon) in the pending set and returns
 // its member. A call whose journal fails does not run: its Redis side could be lost.
 func (s *Service) journal(ctx context.Context, userID, orderID, couponID int64) (string, error) {
@@ -117,13 +114,13 @@ func CountLock(ctx context.Context, rdb redis.UniversalClient, row *ent.CouponSe
 	}
 	lock := strconv.FormatInt(row.ID, 10) + ":" + strconv.FormatInt(row.LockExpiresAt.UnixMilli(), 10)
 	live := keys.StatsLive(row.TemplateID)
-	if _, err := lua.CountOnce(ctx, rdb, live, keys.Counted(row.TemplateID, "lock:"+lock), countedTTL, lua.Increment{Field: keys.StatLocked, By: 1}); err != nil {
+	if _, err := lua.CountOnce(ctx, rdb, live, keys.Counted(row.TemplateID, "lock:"+lock), keys.CountedTTL, lua.Increment{Field: keys.StatLocked, By: 1}); err != nil {
 		return fmt.Errorf("count lock: %w", err)
 	}
 	if row.Status == couponsettlement.StatusLOCKED {
 		return nil
 	}
-	if _, err := lua.CountOnce(ctx, rdb, live, keys.Counted(row.TemplateID, "unlock:"+lock), countedTTL, lua.Increment{Field: keys.StatLocked, By: -1}); err != nil {
+	if _, err := lua.CountOnce(ctx, rdb, live, keys.Counted(row.TemplateID, "unlock:"+lock), keys.CountedTTL, lua.Increment{Field: keys.StatLocked, By: -1}); err != nil {
 		return fmt.Errorf("count lock end: %w", err)
 	}
 	return nil
@@ -138,7 +135,7 @@ func (s *Service) count(ctx context.Context, row *ent.CouponSettlement, event st
 	}
 	stats := keys.DailyStats(row.TemplateID, day)
 	marker := keys.Counted(row.TemplateID, strconv.FormatInt(row.ID, 10)+":"+event)
-	if _, err := lua.CountOnce(ctx, s.rdb, stats, marker, countedTTL, incs...); err != nil {
+	if _, err := lua.CountOnce(ctx, s.rdb, stats, marker, keys.CountedTTL, incs...); err != nil {
 		return fmt.Errorf("count %s: %w", event, err)
 	}
 	return nil

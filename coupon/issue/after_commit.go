@@ -52,10 +52,6 @@ func (is *Issuer) AfterCommit(ctx context.Context, templateID int64, coupons []*
 	return nil
 }
 
-// countedTTL is how long an issue event's marker lives: far longer than any in-process retry of a
-// batch's follow-up.
-const countedTTL = 8 * 24 * time.Hour
-
 // CountIssued adds coupons, all inserted by one commit, to the issued counters (by origin) of
 // their created_at's stats day, once: the event is named by the smallest coupon id of each day's
 // group (a fresh snowflake of that commit), so a follow-up retried after Redis ran it but the
@@ -86,7 +82,7 @@ func CountIssued(ctx context.Context, rdb redis.UniversalClient, templateID int6
 			return fmt.Errorf("stats: touch %s: %w", d, err)
 		}
 		event := fmt.Sprintf("issued:%d:%s", g.minID, d)
-		_, err := lua.CountOnce(ctx, rdb, keys.DailyStats(templateID, d), keys.Counted(templateID, event), countedTTL,
+		_, err := lua.CountOnce(ctx, rdb, keys.DailyStats(templateID, d), keys.Counted(templateID, event), keys.CountedTTL,
 			lua.Increment{Field: keys.StatIssuedClaim, By: g.claim}, lua.Increment{Field: keys.StatIssuedDistribution, By: g.distrib})
 		if err != nil {
 			return fmt.Errorf("stats: count issued: %w", err)

@@ -132,8 +132,13 @@ const (
 )
 
 // Counted marks one event already added to the template's DailyStats (event names the
-// settlement and its transition), so a replayed count adds nothing.
+// settlement and its transition, or the issue batch), so a replayed count adds nothing. The
+// marker lives CountedTTL.
 func Counted(templateID int64, event string) string { return tagged(templateID, ":counted:"+event) }
+
+// CountedTTL is how long a Counted marker lives: far longer than any replay of its event comes (a
+// batch's in-process retry, the checkout sweep's replay of a journal entry).
+const CountedTTL = 8 * 24 * time.Hour
 
 // Bloom is the Bloom filter bitmap of existing template ids, shared by all instances.
 func Bloom() string { return Namespace() + "coupond:bloom:templates" }
