@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -155,7 +154,10 @@ func (s *session) init(ctx context.Context, p transport.InitPayload) (context.Co
 	if tok == "" {
 		return ctx, nil, nil
 	}
-	actor, err := s.signer.Parse(strings.TrimPrefix(tok, "Bearer "))
+	if bearer, ok := auth.BearerToken(tok); ok { // authToken may be the bare token
+		tok = bearer
+	}
+	actor, err := s.signer.Parse(tok)
 	if err != nil {
 		return refuseWebsocket(ctx, wsCloseUnauthorized, "unauthenticated: the token is not valid")
 	}
