@@ -48,6 +48,7 @@ import (
 	"coupond/coupon/expiry"
 	"coupond/coupon/keys"
 	"coupond/coupon/lease"
+	"coupond/defaults"
 	"coupond/ent"
 	"coupond/ent/usercoupon"
 
@@ -59,9 +60,11 @@ import (
 
 // Config tunes the archiver; zero fields take the defaults.
 type Config struct {
-	// After is how long a coupon stays in user_coupon after it became EXPIRED or USED. Default 2160h.
+	// After is how long a coupon stays in user_coupon after it became EXPIRED or USED. Default
+	// defaults.ArchiveAfter.
 	After time.Duration
-	// BatchSize is the most rows one transaction looks at (moves or keeps). Default 500.
+	// BatchSize is the most rows one transaction looks at (moves or keeps). Default
+	// defaults.ArchiveBatch.
 	BatchSize int
 	// LeaseTTL is the archiver's lease: a killed archiver keeps others out at most this long. Default 30s.
 	LeaseTTL time.Duration
@@ -69,10 +72,10 @@ type Config struct {
 
 func (c Config) withDefaults() Config {
 	if c.After <= 0 {
-		c.After = 2160 * time.Hour
+		c.After = defaults.ArchiveAfter
 	}
 	if c.BatchSize <= 0 {
-		c.BatchSize = 500
+		c.BatchSize = defaults.ArchiveBatch
 	}
 	if c.LeaseTTL <= 0 {
 		c.LeaseTTL = 30 * time.Second

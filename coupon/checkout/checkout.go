@@ -25,15 +25,13 @@ import (
 	"time"
 
 	"coupond/coupon"
+	"coupond/defaults"
 	"coupond/ent"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
 
 	"github.com/redis/go-redis/v9"
 )
-
-// DefaultLockTTL is how long a lock holds a coupon for an unpaid order (COUPON_LOCK_TTL).
-const DefaultLockTTL = 15 * time.Minute
 
 // Templates gives templates by id (template.Cache's lookup chain).
 type Templates interface {
@@ -54,7 +52,7 @@ type LockRef struct {
 
 // Config tunes the service; zero fields take the defaults.
 type Config struct {
-	LockTTL time.Duration // default DefaultLockTTL
+	LockTTL time.Duration // how long a lock holds a coupon for an unpaid order; default defaults.LockTTL
 }
 
 // Service is the checkout.
@@ -71,7 +69,7 @@ type Service struct {
 // scheduler of lock releases.
 func New(db *ent.Client, rdb redis.UniversalClient, templates Templates, sched Scheduler, cfg Config) *Service {
 	if cfg.LockTTL <= 0 {
-		cfg.LockTTL = DefaultLockTTL
+		cfg.LockTTL = defaults.LockTTL
 	}
 	return &Service{db: db, rdb: rdb, templates: templates, sched: sched, lockTTL: cfg.LockTTL, now: time.Now}
 }

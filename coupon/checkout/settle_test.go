@@ -12,6 +12,7 @@ import (
 	"coupond/coupon/checkout"
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
+	"coupond/defaults"
 	"coupond/ent/couponsettlement"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/usercoupon"
@@ -215,7 +216,7 @@ func TestConfirmAfterExpiry(t *testing.T) {
 	if _, err := st.Checkout.Lock(st.Ctx, user(3), uc.ID, order(5, "20")); err != nil {
 		t.Fatal(err)
 	}
-	clock = clock.Add(checkout.DefaultLockTTL)
+	clock = clock.Add(defaults.LockTTL)
 	if _, err := st.Checkout.Confirm(st.Ctx, orders, 5, uc.ID, dec("20")); !isCode(err, coupon.CodeExpired) {
 		t.Fatalf("confirm at the expiry: %v", err)
 	}
