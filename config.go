@@ -11,6 +11,7 @@ import (
 
 	"coupond/coupon/claim"
 	"coupond/coupon/reconcile"
+	"coupond/defaults"
 	"coupond/graph"
 )
 
@@ -90,7 +91,20 @@ type setting struct {
 	set               func(c *config, v string) error
 }
 
-// settings is every variable coupond reads. The config struct, `coupond help` and the README
+// durDefault spells a default duration as the variable would: 15m, 2160h, 5s.
+func durDefault(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// settings is every variable coupond reads. A default that a package also falls back to is the
+// package defaults' constant (written once). The config struct, `coupond help` and the README
 // table (TestReadmeConfigTable) all come from it.
 var settings = []setting{
 	{"COUPON_ENV", "dev", "dev or prod; prod turns introspection off and requires real secrets", oneOf(func(c *config) *string { return &c.Env }, "dev", "prod")},
@@ -113,15 +127,15 @@ var settings = []setting{
 	{"COUPON_CLAIM_PLANS", "on", "on: a redeemCoupon document seen once is answered by its claim plan, inside gqlgen's pipeline but past its executor (the same bytes, fewer allocations); off: by gqlgen's executor", oneOf(func(c *config) *string { return &c.ClaimPlans }, "on", "off")},
 	{"COUPON_WORKER_CONCURRENCY", "20", "asynq worker goroutines", num(func(c *config) *int { return &c.Concurrency })},
 	{"COUPON_SHUTDOWN_TIMEOUT", "15s", "graceful shutdown budget", dur(func(c *config) *time.Duration { return &c.ShutdownTimeout })},
-	{"COUPON_REDEEM_MODE", "async", "async: answer PENDING, persist in batches; sync: persist in the request", redeemMode},
-	{"COUPON_REDEEM_TEMPLATE_RATE", "50000", "claims/s one instance admits per template (token bucket)", rate(func(c *config) *float64 { return &c.Redeem.TemplateRate })},
+	{"COUPON_REDEEM_MODE", string(claim.ModeAsync), "async: answer PENDING, persist in batches; sync: persist in the request", redeemMode},
+	{"COUPON_REDEEM_TEMPLATE_RATE", strconv.FormatFloat(defaults.RedeemTemplateRate, 'f', -1, 64), "claims/s one instance admits per template (token bucket)", rate(func(c *config) *float64 { return &c.Redeem.TemplateRate })},
 	{"COUPON_REDEEM_HOT_TEMPLATES", "", "per-template overrides, e.g. 123=200000,456=80000", hotTemplates},
 	{"COUPON_REDEEM_USER_RATE", "10", "claim attempts per second per user and template (0: off)", num(func(c *config) *int { return &c.Redeem.UserRate })},
-	{"COUPON_PERSIST_BATCH", "500", "claims per persister transaction", num(func(c *config) *int { return &c.PersistBatch })},
+	{"COUPON_PERSIST_BATCH", strconv.Itoa(defaults.PersistBatch), "claims per persister transaction", num(func(c *config) *int { return &c.PersistBatch })},
 	{"COUPON_DRAIN_EVERY", "1s", "period of the outbox safety-net drain", dur(func(c *config) *time.Duration { return &c.DrainEvery })},
 	{"COUPON_SWEEP_EVERY", "10m", "period of the expiry sweep", dur(func(c *config) *time.Duration { return &c.SweepEvery })},
-	{"COUPON_LOCK_TTL", "15m", "how long lockCoupon holds a coupon for an unpaid order before it is released", dur(func(c *config) *time.Duration { return &c.LockTTL })},
-	{"COUPON_CHECKOUT_SWEEP_EVERY", "1m", "period of the checkout sweep (after-commit replays, expired locks)", dur(func(c *config) *time.Duration { return &c.CheckoutSweep })},
+	{"COUPON_LOCK_TTL", durDefault(defaults.LockTTL), "how long lockCoupon holds a coupon for an unpaid order before it is released", dur(func(c *config) *time.Duration { return &c.LockTTL })},
+	{"COUPON_CHECKOUT_SWEEP_EVERY", durDefault(defaults.CheckoutSweepEvery), "period of the checkout sweep (after-commit replays, expired locks)", dur(func(c *config) *time.Duration { return &c.CheckoutSweep })},
 	{"COUPON_JWT_MAX_TTL", "24h", "longest bearer-token lifetime (exp − iat) issued by `coupond token` or accepted", dur(func(c *config) *time.Duration { return &c.JWTMaxTTL })},
 	{"COUPON_METRICS_ADDR", "127.0.0.1:9464", "listener of /metrics (Prometheus), apart from the API; off: none", str(func(c *config) *string { return &c.MetricsAddr })},
 	{"COUPON_CORS_ORIGINS", "", "comma-separated browser origins allowed to call /query (e.g. https://admin.example.com), or *; empty: none", corsOrigins},
@@ -130,26 +144,26 @@ var settings = []setting{
 	{"COUPON_HTTP_IDLE_TIMEOUT", "120s", "how long a keep-alive connection may sit idle between requests", dur(func(c *config) *time.Duration { return &c.IdleTimeout })},
 	{"COUPON_HTTP_MIN_BODY_RATE", "131072", "bytes per second a request body must average: its n-th byte must arrive within COUPON_HTTP_BODY_GRACE + n/rate of its first read, else 408 (a 64 MiB upload at 1 MB/s passes)", positive(func(c *config) *int { return &c.MinBodyRate })},
 	{"COUPON_HTTP_BODY_GRACE", "5s", "the time a request body gets before COUPON_HTTP_MIN_BODY_RATE applies (a body dripping a byte every 2 s is cut after about this)", dur(func(c *config) *time.Duration { return &c.BodyGrace })},
-	{"COUPON_UPLOAD_MAX_BYTES", "67108864", "largest accepted distribution upload (.xlsx/.csv), enforced while it streams in", num64(func(c *config) *int64 { return &c.UploadMaxBytes })},
+	{"COUPON_UPLOAD_MAX_BYTES", strconv.Itoa(defaults.UploadMaxBytes), "largest accepted distribution upload (.xlsx/.csv), enforced while it streams in", num64(func(c *config) *int64 { return &c.UploadMaxBytes })},
 	{"COUPON_BLOB_URL", "file:///tmp/coupond-uploads?create_dir=true", "gocloud.dev bucket of uploaded files (file:// on one machine or a shared volume, s3:// when API and worker run apart)", str(func(c *config) *string { return &c.BlobURL })},
-	{"COUPON_DISTRIBUTION_BATCH", "5000", "distribution rows per batch (one Lua call, one transaction)", num(func(c *config) *int { return &c.DistributionBatch })},
-	{"COUPON_DISTRIBUTION_MAX_ROWS", "1048575", "most data rows one distribution task may have (an .xlsx sheet's rows less a header): a CSV over it is refused at upload, a workbook over it FAILS its task before a coupon is issued", positive(func(c *config) *int { return &c.DistributionMaxRows })},
+	{"COUPON_DISTRIBUTION_BATCH", strconv.Itoa(defaults.DistributionBatch), "distribution rows per batch (one Lua call, one transaction)", num(func(c *config) *int { return &c.DistributionBatch })},
+	{"COUPON_DISTRIBUTION_MAX_ROWS", strconv.Itoa(defaults.DistributionMaxRows), "most data rows one distribution task may have (an .xlsx sheet's rows less a header): a CSV over it is refused at upload, a workbook over it FAILS its task before a coupon is issued", positive(func(c *config) *int { return &c.DistributionMaxRows })},
 	{"COUPON_REAP_EVERY", "5s", "period of the distribution reaper, which resumes tasks whose worker died", dur(func(c *config) *time.Duration { return &c.ReapEvery })},
 	{"COUPON_UPLOAD_RETENTION", "168h", "how long the upload of an ended distribution task is kept (the failures stay in MySQL)", dur(func(c *config) *time.Duration { return &c.UploadRetention })},
-	{"COUPON_ARCHIVE_AFTER", "2160h", "how long a coupon stays in user_coupon after it became EXPIRED or USED (its updated_at) before the archive job moves it to user_coupon_archive; a coupon with a LOCKED or PAID settlement stays", dur(func(c *config) *time.Duration { return &c.ArchiveAfter })},
-	{"COUPON_ARCHIVE_BATCH", "500", "coupons one archive transaction looks at (moves or keeps)", num(func(c *config) *int { return &c.ArchiveBatch })},
+	{"COUPON_ARCHIVE_AFTER", durDefault(defaults.ArchiveAfter), "how long a coupon stays in user_coupon after it became EXPIRED or USED (its updated_at) before the archive job moves it to user_coupon_archive; a coupon with a LOCKED or PAID settlement stays", dur(func(c *config) *time.Duration { return &c.ArchiveAfter })},
+	{"COUPON_ARCHIVE_BATCH", strconv.Itoa(defaults.ArchiveBatch), "coupons one archive transaction looks at (moves or keeps)", num(func(c *config) *int { return &c.ArchiveBatch })},
 	{"COUPON_ARCHIVE_EVERY", "1h", "period of the archive job (a run stopped midway resumes at its cursor in the next)", dur(func(c *config) *time.Duration { return &c.ArchiveEvery })},
 	{"COUPON_REMINDER_WEBHOOK_URL", "", "when set, reminders are also POSTed there as signed JSON (see API.md); empty: a log line only", str(func(c *config) *string { return &c.ReminderWebhookURL })},
 	{"COUPON_REMINDER_WEBHOOK_SECRET", "", "HMAC-SHA256 key of the webhook's X-Coupond-Signature (required with the URL)", str(func(c *config) *string { return &c.ReminderWebhookSecret })},
-	{"COUPON_REMINDER_WEBHOOK_TIMEOUT", "5s", "longest wait for the webhook receiver's answer (then the delivery is retried)", dur(func(c *config) *time.Duration { return &c.ReminderWebhookTimeout })},
-	{"COUPON_REMINDER_RETRIES", "5", "retries of a failed reminder delivery (backoff 10s doubling, at most 10m) before it is FAILED", num(func(c *config) *int { return &c.ReminderRetries })},
-	{"COUPON_REMINDER_SWEEP_EVERY", "1m", "period of the reminder sweep, which sends overdue reminders no bucket task sent", dur(func(c *config) *time.Duration { return &c.ReminderSweepEvery })},
+	{"COUPON_REMINDER_WEBHOOK_TIMEOUT", durDefault(defaults.ReminderWebhookTimeout), "longest wait for the webhook receiver's answer (then the delivery is retried)", dur(func(c *config) *time.Duration { return &c.ReminderWebhookTimeout })},
+	{"COUPON_REMINDER_RETRIES", strconv.Itoa(defaults.ReminderRetries), "retries of a failed reminder delivery (backoff 10s doubling, at most 10m) before it is FAILED", num(func(c *config) *int { return &c.ReminderRetries })},
+	{"COUPON_REMINDER_SWEEP_EVERY", durDefault(defaults.ReminderSweepEvery), "period of the reminder sweep, which sends overdue reminders no bucket task sent", dur(func(c *config) *time.Duration { return &c.ReminderSweepEvery })},
 	{"COUPON_STATS_TIMEZONE", "UTC", "IANA time zone of the stats' days (daily series and the day of every realtime counter), e.g. Asia/Shanghai", timeZone},
-	{"COUPON_STATS_MAX_DAYS", "366", "most days one templateStats/shopStats query may ask for", positive(func(c *config) *int { return &c.StatsMaxDays })},
-	{"COUPON_STATS_ROLLUP_EVERY", "1m", "period of the stats roll-up (Redis counters into template_daily_stats, seal of closed days, recovery after a Redis loss)", dur(func(c *config) *time.Duration { return &c.StatsRollUpEvery })},
+	{"COUPON_STATS_MAX_DAYS", strconv.Itoa(defaults.StatsMaxDays), "most days one templateStats/shopStats query may ask for", positive(func(c *config) *int { return &c.StatsMaxDays })},
+	{"COUPON_STATS_ROLLUP_EVERY", durDefault(defaults.StatsRollUpEvery), "period of the stats roll-up (Redis counters into template_daily_stats, seal of closed days, recovery after a Redis loss)", dur(func(c *config) *time.Duration { return &c.StatsRollUpEvery })},
 	{"COUPON_RECONCILE_EVERY", "1m", "period of the reconciliation, which checks every active template's books in Redis and MySQL and records drift", dur(func(c *config) *time.Duration { return &c.ReconcileEvery })},
-	{"COUPON_RECONCILE_TEMPLATES", "100", "active templates one reconciliation run checks (round robin)", num(func(c *config) *int { return &c.Reconcile.Templates })},
-	{"COUPON_RECONCILE_USERS", "200", "users' claim counters one reconciliation run compares per template (round robin over the template's coupon holders)", num(func(c *config) *int { return &c.Reconcile.Users })},
+	{"COUPON_RECONCILE_TEMPLATES", strconv.Itoa(defaults.ReconcileTemplates), "active templates one reconciliation run checks (round robin)", num(func(c *config) *int { return &c.Reconcile.Templates })},
+	{"COUPON_RECONCILE_USERS", strconv.Itoa(defaults.ReconcileUsers), "users' claim counters one reconciliation run compares per template (round robin over the template's coupon holders)", num(func(c *config) *int { return &c.Reconcile.Users })},
 	{"COUPON_METRICS_TEMPLATES", "20", "templates with their own outbox and stock series on /metrics (the deepest outboxes)", num(func(c *config) *int { return &c.MetricsTopTemplates })},
 	{"COUPON_PPROF_ADDR", "", "when set (e.g. 127.0.0.1:6060), serve net/http/pprof there (unauthenticated: a loopback address is required)", str(func(c *config) *string { return &c.PprofAddr })},
 }

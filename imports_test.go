@@ -10,7 +10,7 @@ import (
 )
 
 // capability is what every package below coupon/ may import besides its siblings.
-var capability = []string{"coupon", "ent/...", "lua", "idgen", "store"}
+var capability = []string{"coupon", "defaults", "ent/...", "lua", "idgen", "store"}
 
 func with(base []string, more ...string) []string { return append(slices.Clip(base), more...) }
 
@@ -21,6 +21,7 @@ var importRules = map[string][]string{
 	// The shared layers.
 	"ent/...":        {"ent/...", "idgen"}, // generated; ent/schema uses idgen for ids
 	"idgen":          nil,
+	"defaults":       nil, // the settings table's defaults, as constants
 	"lua":            nil,
 	"store":          {"ent/..."},
 	"coupon":         {"ent/..."}, // vocabulary only: no subpackage, no I/O
@@ -48,13 +49,13 @@ var importRules = map[string][]string{
 	"coupon/archive":      with(capability, "coupon/expiry", "coupon/keys", "coupon/lease"),
 
 	// The transports and the wiring, which may call any capability.
-	"jobs":            {"coupon/..."},
+	"jobs":            {"coupon/...", "defaults"},
 	"graph/scalar":    nil,
 	"graph/model":     {"coupon/...", "ent/..."},
 	"graph/generated": {"coupon/...", "ent/...", "graph/model", "graph/scalar"},
-	"graph":           {"auth", "coupon/...", "ent/...", "graph/generated", "graph/model", "graph/scalar"},
+	"graph":           {"auth", "coupon/...", "defaults", "ent/...", "graph/generated", "graph/model", "graph/scalar"},
 	"services":        {"coupon/...", "ent/...", "jobs"},
-	".":               {"admin", "auth", "coupon/...", "ent/...", "graph", "graph/model", "idgen", "jobs", "migrations", "playground", "services", "store"},
+	".":               {"admin", "auth", "coupon/...", "defaults", "ent/...", "graph", "graph/model", "idgen", "jobs", "migrations", "playground", "services", "store"},
 
 	// Tools and test helpers.
 	"testutil":           {"coupon/keys", "ent/...", "migrations", "store"},

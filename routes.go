@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"coupond/admin"
+	"coupond/auth"
 	"coupond/coupon"
 	"coupond/graph"
 	"coupond/graph/model"
@@ -74,9 +75,8 @@ func (a *app) isOperator(r *http.Request) bool {
 		p := subtle.ConstantTimeCompare([]byte(pass), []byte(a.cfg.MonitorPassword))
 		return u&p == 1
 	}
-	h := r.Header.Get("Authorization")
-	if len(h) > 7 && h[:7] == "Bearer " {
-		actor, err := a.signer.Parse(h[7:])
+	if token, ok := auth.BearerToken(r.Header.Get("Authorization")); ok {
+		actor, err := a.signer.Parse(token)
 		return err == nil && actor.Role == coupon.RolePlatform
 	}
 	return false

@@ -216,6 +216,15 @@ type state struct {
 	err   error // a token was sent but is not valid
 }
 
+// BearerToken returns the token of an Authorization value "Bearer <token>" (spaces around the
+// token trimmed); ok is false when the value is not a bearer token. Every place that reads a
+// bearer token (the HTTP middleware, the websocket's connection_init, the operator's listeners)
+// reads it with this.
+func BearerToken(authorization string) (token string, ok bool) {
+	token, ok = strings.CutPrefix(authorization, "Bearer ")
+	return strings.TrimSpace(token), ok
+}
+
 // Middleware reads "Authorization: Bearer <token>" and stores the caller in the request context.
 // A request without a token is anonymous; one with a bad token is remembered as such, so that
 // FromContext reports the failure (UNAUTHENTICATED) instead of treating it as anonymous.
@@ -226,11 +235,11 @@ func (s *Signer) Middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		token, ok := strings.CutPrefix(h, "Bearer ")
+		token, ok := BearerToken(h)
 		var st *state
 		if !ok {
 			st = &state{err: errors.New("authorization header is not a bearer token")}
-		} else if valid, err := s.parse(strings.TrimSpace(token)); err != nil {
+		} else if valid, err := s.parse(token); err != nil {
 			st = &state{err: err}
 		} else {
 			st = valid

@@ -130,3 +130,22 @@ func TestServiceTokensAndIgnoredShopClaims(t *testing.T) {
 		}
 	}
 }
+
+func TestBearerToken(t *testing.T) {
+	for _, c := range []struct {
+		in, token string
+		ok        bool
+	}{
+		{"Bearer abc.def", "abc.def", true},
+		{"Bearer  abc.def ", "abc.def", true},
+		{"Bearer ", "", true},
+		{"bearer abc", "", false},
+		{"Basic dXNlcjpwYXNz", "", false},
+		{"abc.def", "", false},
+		{"", "", false},
+	} {
+		if token, ok := BearerToken(c.in); ok != c.ok || (ok && token != c.token) {
+			t.Errorf("BearerToken(%q) = %q, %v; want %q, %v", c.in, token, ok, c.token, c.ok)
+		}
+	}
+}

@@ -5,21 +5,18 @@ package main
 // a kill inside a MariaDB stall, MariaDB stalls, client timeouts with retries). After the system
 // is quiet (the short lock TTL has released every abandoned lock and the checkout's pending set is
 // empty) the books say: no coupon LOCKED without its live LOCKED settlement, none USED without a
-// PAID one, none UNUSED with a live settlement, at most one live settlement per coupon, a card-bag
-// entry exactly for the UNUSED coupons, and every answer a client got still true (PAID stays
-// PAID or becomes REFUNDED only when asked, CANCELED and REFUNDED stay).
+// PAID one, none UNUSED with a live settlement, at most one live settlement per coupon, and every
+// answer a client got still true (PAID stays PAID or becomes REFUNDED only when asked, CANCELED
+// and REFUNDED stay).
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 const (
@@ -317,23 +314,22 @@ func (w *world) waitCheckoutQuiet(ctx context.Context, max time.Duration) (time.
 	return max, false
 }
 
-// checkoutBooks reads coupons, settlements and card bags and checks them against each other and
+// checkoutBooks reads coupons and settlements and checks them against each other and
 // against what the clients were told.
 func (w *world) checkoutBooks(ctx context.Context, templateID int64, pairs []*pair, co *checkoutBooks) error {
 	type couponRow struct {
-		user   int
 		status string
 		order  string
 	}
 	coupons := map[string]*couponRow{}
-	rows, err := w.my.db.QueryContext(ctx, "SELECT id, user_id, status, IFNULL(order_id, '') FROM coupond.user_coupon WHERE template_id = ?", templateID)
+	rows, err := w.my.db.QueryContext(ctx, "SELECT id, status, IFNULL(order_id, '') FROM coupond.user_coupon WHERE template_id = ?", templateID)
 	if err != nil {
 		return err
 	}
 	for rows.Next() {
 		var id string
 		c := &couponRow{}
-		if err := rows.Scan(&id, &c.user, &c.status, &c.order); err != nil {
+		if err := rows.Scan(&id, &c.status, &c.order); err != nil {
 			rows.Close()
 			return err
 		}
@@ -388,13 +384,6 @@ func (w *world) checkoutBooks(ctx context.Context, templateID int64, pairs []*pa
 			if len(live) != 0 || c.order != "" {
 				bad("coupon %s %s with order %q and live settlements %v", id, c.status, c.order, live)
 			}
-		}
-		_, err := w.rd.rdb.ZScore(ctx, "coupond:bag:"+strconv.Itoa(c.user), fmt.Sprintf("%d_%s", templateID, id)).Result()
-		if err != nil && !errors.Is(err, redis.Nil) {
-			return err
-		}
-		if inBag := err == nil; inBag != (c.status == "UNUSED") {
-			bad("coupon %s is %s and in the card bag: %v", id, c.status, inBag)
 		}
 	}
 	for _, p := range pairs {

@@ -7,8 +7,8 @@
 //	keys/          every Redis key and member format, and the hash-tag rule
 //	lease/         the Redis lease (one persister per template, one runner per distribution task)
 //	expiry/        expiry buckets and the sweep
-//	issue/         "a coupon now exists": user_coupon row builders and the after-commit work (card
-//	               bag, expiry bucket, stats), shared by claims and distribution
+//	issue/         "a coupon now exists": user_coupon row builders and the after-commit work (expiry
+//	               bucket, stats), shared by claims and distribution
 //	template/      template administration, validation, reads, the cache and its lookup chain, Bloom filter
 //	claim/         redeemCoupon: claim script and batcher, sync path, outbox persister, drift, redemption status
 //	distribution/  bulk issue from an uploaded spreadsheet

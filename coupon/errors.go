@@ -58,8 +58,18 @@ func (v ValidationError) Error() string {
 	return fmt.Sprintf("%d invalid field(s), first: %s", len(v), v[0].Error())
 }
 
-// ErrNotFound is returned for ids that do not exist or that the caller may not see.
-var ErrNotFound = &Error{Code: CodeNotFound, Message: "not found"}
+// The refusals that read the same whatever refused: each code's one wording.
+var (
+	// ErrNotFound is returned for ids that do not exist or that the caller may not see.
+	ErrNotFound = &Error{Code: CodeNotFound, Message: "not found"}
+	// ErrRateLimited is returned for a request over a rate or concurrency limit.
+	ErrRateLimited = &Error{Code: CodeRateLimited, Message: "too many at once: try again in a moment"}
+)
+
+// NotFoundAt is ErrNotFound naming the input field whose id was not found.
+func NotFoundAt(field string) *Error {
+	return &Error{Code: CodeNotFound, Field: []string{field}, Message: ErrNotFound.Message}
+}
 
 // AsErrors returns the typed errors inside err (several for a ValidationError), or nil when err
 // is not a typed error (an internal failure).

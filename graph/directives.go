@@ -14,10 +14,10 @@ import (
 func HasRole(ctx context.Context, _ any, next graphql.Resolver, roles []coupon.Role) (any, error) {
 	actor, ok, err := auth.FromContext(ctx)
 	if err != nil || !ok {
-		return nil, &coupon.Error{Code: CodeUnauthenticated, Message: "sign in: send Authorization: Bearer <token>"}
+		return nil, errUnauthenticated
 	}
 	if !slices.Contains(roles, actor.Role) {
-		return nil, &coupon.Error{Code: CodeForbidden, Message: "your role may not do this"}
+		return nil, errForbidden
 	}
 	return next(ctx)
 }
@@ -33,7 +33,7 @@ func actorOf(ctx context.Context) coupon.Actor {
 func optionalActor(ctx context.Context) (*coupon.Actor, error) {
 	a, ok, err := auth.FromContext(ctx)
 	if err != nil {
-		return nil, &coupon.Error{Code: CodeUnauthenticated, Message: "invalid token"}
+		return nil, errUnauthenticated
 	}
 	if !ok {
 		return nil, nil

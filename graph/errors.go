@@ -23,6 +23,13 @@ const (
 	codeComplexity                  = "COMPLEXITY_LIMIT_EXCEEDED"
 )
 
+// The boundary's refusals, each code's one wording (the directive, uploads, failure reports and
+// websockets all use these).
+var (
+	errUnauthenticated = &coupon.Error{Code: CodeUnauthenticated, Message: "sign in: send a valid token as Authorization: Bearer <token>"}
+	errForbidden       = &coupon.Error{Code: CodeForbidden, Message: "your role may not do this"}
+)
+
 // payload splits a domain error into the userErrors of a mutation payload (business outcomes,
 // their field paths put under the mutation's "input" argument) and a top-level error (anything
 // else: the presenter maps it).

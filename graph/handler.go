@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"coupond/auth"
+	"coupond/defaults"
 	"coupond/graph/generated"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -27,7 +28,7 @@ type HandlerConfig struct {
 	MaxBodyBytes int64 // a POST body, a GET query string, a websocket message (default 256 KiB)
 	MaxTokens    int   // lexical tokens of a document, and fields it expands to (default 5000)
 	MaxRepeats   int   // fields sharing a response name in one selection set (default 30)
-	MaxUpload    int64 // the largest uploaded file of a multipart request (default 64 MiB)
+	MaxUpload    int64 // the largest uploaded file of a multipart request (default defaults.UploadMaxBytes)
 
 	// ExecutorOnly answers every redeemCoupon with gqlgen's executor, without claim plans
 	// (COUPON_CLAIM_PLANS=off; the reference the plans are tested against).
@@ -43,7 +44,6 @@ const (
 	defaultMaxBodyBytes = 256 << 10
 	defaultMaxTokens    = 5000
 	defaultMaxRepeats   = 30
-	defaultMaxUpload    = 64 << 20
 )
 
 // NewHandler returns the /query handler: the CORS allowlist, request size and parameter checks
@@ -62,7 +62,7 @@ func newHandler(r *Resolver, cfg HandlerConfig) (http.Handler, *claimPlans) {
 	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, defaultMaxBodyBytes)
 	cfg.MaxTokens = cmp.Or(cfg.MaxTokens, defaultMaxTokens)
 	cfg.MaxRepeats = cmp.Or(cfg.MaxRepeats, defaultMaxRepeats)
-	cfg.MaxUpload = cmp.Or(cfg.MaxUpload, defaultMaxUpload)
+	cfg.MaxUpload = cmp.Or(cfg.MaxUpload, defaults.UploadMaxBytes)
 	srv, plans := newServer(r, cfg)
 	return withCORS(httpEdge{next: srv, max: cfg.MaxBodyBytes, maxUpload: cfg.MaxUpload}, cfg.CORSOrigins), plans
 }

@@ -43,11 +43,11 @@ func checkUpload(w http.ResponseWriter, r *http.Request, max int64) (http.Respon
 	}
 	actor, ok, err := auth.FromContext(r.Context())
 	if err != nil || !ok {
-		refuseAndClose(w, r, http.StatusUnauthorized, string(CodeUnauthenticated), "uploads need a valid bearer token")
+		refuseAndClose(w, r, http.StatusUnauthorized, string(errUnauthenticated.Code), errUnauthenticated.Message)
 		return w, r, false
 	}
 	if !slices.Contains(uploadRoles, actor.Role) {
-		refuseAndClose(w, r, http.StatusForbidden, string(CodeForbidden), "your role may not upload files")
+		refuseAndClose(w, r, http.StatusForbidden, string(errForbidden.Code), errForbidden.Message)
 		return w, r, false
 	}
 	limit := max + uploadSlack

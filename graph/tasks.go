@@ -99,7 +99,7 @@ func ReportHandler(svc *distribution.Service) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, ok, err := auth.FromContext(r.Context())
 		if err != nil || !ok {
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			http.Error(w, errUnauthenticated.Message, http.StatusUnauthorized)
 			return
 		}
 		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)

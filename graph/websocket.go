@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -36,10 +35,6 @@ const (
 
 // errTokenExpired ends a socket's context at its token's exp.
 var errTokenExpired = errors.New("the token expired")
-
-// errTooManySubscriptions refuses a subscription past wsMaxSubscriptions on one socket.
-var errTooManySubscriptions = &coupon.Error{Code: coupon.CodeRateLimited,
-	Message: "at most 20 subscriptions are open at once on one socket: complete one first"}
 
 // websocketTransport is the /query websocket (graphql-transport-ws, and the legacy graphql-ws):
 // the Origin checked against origins, messages capped at maxMessage, each socket a session that
@@ -155,9 +150,12 @@ func (s *session) init(ctx context.Context, p transport.InitPayload) (context.Co
 	if tok == "" {
 		return ctx, nil, nil
 	}
-	actor, err := s.signer.Parse(strings.TrimPrefix(tok, "Bearer "))
+	if bearer, ok := auth.BearerToken(tok); ok { // authToken may be the bare token
+		tok = bearer
+	}
+	actor, err := s.signer.Parse(tok)
 	if err != nil {
-		return refuseWebsocket(ctx, wsCloseUnauthorized, "unauthenticated: the token is not valid")
+		return refuseWebsocket(ctx, wsCloseUnauthorized, errUnauthenticated.Message)
 	}
 	exp := actor.Expires
 	ctx, cancel := context.WithDeadlineCause(auth.WithActor(ctx, actor), exp, errTokenExpired)
@@ -261,7 +259,7 @@ func (e sessionExecutor) DispatchOperation(ctx context.Context, rc *graphql.Oper
 	}
 	if rc.Operation != nil && rc.Operation.Operation == ast.Subscription {
 		if !e.s.open() {
-			return graphql.OneShot(e.DispatchError(ctx, gqlerror.List{gqlerror.WrapPath(nil, errTooManySubscriptions)})), ctx
+			return graphql.OneShot(e.DispatchError(ctx, gqlerror.List{gqlerror.WrapPath(nil, coupon.ErrRateLimited)})), ctx
 		}
 		context.AfterFunc(ctx, e.s.done)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"coupond/defaults"
+
 	"github.com/hibiken/asynq"
 )
 
@@ -16,10 +18,10 @@ type Periods struct {
 	// Retain is how long the upload of an ended distribution task is kept; the retention job runs
 	// hourly.
 	Retain    time.Duration
-	Checkout  time.Duration // checkout sweep (journal replays, expired locks); 0: one minute
+	Checkout  time.Duration // checkout sweep (pending after-commit replays, expired locks); 0: defaults.CheckoutSweepEvery
 	Archive   time.Duration // archive run (old coupons to user_coupon_archive)
-	Reminder  time.Duration // reminder sweep (overdue reminders no bucket task sent); 0: one minute
-	Stats     time.Duration // stats roll-up; 0: one minute
+	Reminder  time.Duration // reminder sweep (overdue reminders no bucket task sent); 0: defaults.ReminderSweepEvery
+	Stats     time.Duration // stats roll-up; 0: defaults.StatsRollUpEvery
 	Reconcile time.Duration // reconciliation of active templates' books
 }
 
@@ -37,10 +39,10 @@ func RegisterPeriodic(s *asynq.Scheduler, p Periods) error {
 		{p.Sweep, NewExpireSweepTask(), QueueDefault},
 		{p.Reap, NewReapDistributionsTask(), QueueDefault},
 		{retainEvery(p.Retain), NewRetainDistributionFilesTask(p.Retain), QueueLow},
-		{cmp.Or(p.Checkout, time.Minute), NewCheckoutSweepTask(), QueueDefault},
+		{cmp.Or(p.Checkout, defaults.CheckoutSweepEvery), NewCheckoutSweepTask(), QueueDefault},
 		{p.Archive, NewArchiveTask(), QueueLow},
-		{cmp.Or(p.Reminder, time.Minute), NewReminderSweepTask(), QueueDefault},
-		{cmp.Or(p.Stats, time.Minute), NewRollUpStatsTask(), QueueLow},
+		{cmp.Or(p.Reminder, defaults.ReminderSweepEvery), NewReminderSweepTask(), QueueDefault},
+		{cmp.Or(p.Stats, defaults.StatsRollUpEvery), NewRollUpStatsTask(), QueueLow},
 		{p.Reconcile, NewReconcileTask(), QueueLow},
 	} {
 		if e.every <= 0 {

@@ -1,5 +1,5 @@
 // Package archive moves coupons that ended long ago from the hot table user_coupon to
-// user_coupon_archive, so the card bags' table holds only recent coupons.
+// user_coupon_archive, so the table every myCoupons page reads holds only recent coupons.
 //
 // What moves: coupons whose status is EXPIRED or USED and whose updated_at — the moment they
 // reached that status: the expiry task or sweep, the payment's confirmation, or a release or
@@ -30,9 +30,8 @@
 // and the archive's primary key is the coupon's id. A lost cursor (Redis flushed) costs one
 // rescan, nothing else.
 //
-// Redis: after a batch commits, its coupons' card-bag entries and expiry-bucket members are removed.
-// Neither can break a read if that clean-up is lost: myCoupons and checkout read MySQL, the card
-// bag is only written, and an expiry bucket task drops a member whose coupon is gone.
+// Redis: after a batch commits, its coupons' expiry-bucket members are removed. Losing that
+// clean-up breaks nothing: an expiry bucket task drops a member whose coupon is gone.
 package archive
 
 import (
@@ -48,6 +47,7 @@ import (
 	"coupond/coupon/expiry"
 	"coupond/coupon/keys"
 	"coupond/coupon/lease"
+	"coupond/defaults"
 	"coupond/ent"
 	"coupond/ent/usercoupon"
 
@@ -59,9 +59,11 @@ import (
 
 // Config tunes the archiver; zero fields take the defaults.
 type Config struct {
-	// After is how long a coupon stays in user_coupon after it became EXPIRED or USED. Default 2160h.
+	// After is how long a coupon stays in user_coupon after it became EXPIRED or USED. Default
+	// defaults.ArchiveAfter.
 	After time.Duration
-	// BatchSize is the most rows one transaction looks at (moves or keeps). Default 500.
+	// BatchSize is the most rows one transaction looks at (moves or keeps). Default
+	// defaults.ArchiveBatch.
 	BatchSize int
 	// LeaseTTL is the archiver's lease: a killed archiver keeps others out at most this long. Default 30s.
 	LeaseTTL time.Duration
@@ -69,10 +71,10 @@ type Config struct {
 
 func (c Config) withDefaults() Config {
 	if c.After <= 0 {
-		c.After = 2160 * time.Hour
+		c.After = defaults.ArchiveAfter
 	}
 	if c.BatchSize <= 0 {
-		c.BatchSize = 500
+		c.BatchSize = defaults.ArchiveBatch
 	}
 	if c.LeaseTTL <= 0 {
 		c.LeaseTTL = 30 * time.Second
@@ -90,8 +92,8 @@ type Archiver struct {
 	afterBatch func() // test hook: called after each committed batch
 }
 
-// New returns an Archiver over the database and the Redis holding its lease, cursors, card bags and
-// expiry buckets.
+// New returns an Archiver over the database and the Redis holding its lease, cursors and expiry
+// buckets.
 func New(db *ent.Client, rdb redis.UniversalClient, cfg Config) *Archiver {
 	return &Archiver{db: db, rdb: rdb, cfg: cfg.withDefaults(), now: time.Now}
 }
@@ -238,19 +240,17 @@ func (a *Archiver) batchRetrying(ctx context.Context, st usercoupon.Status, cur 
 	}
 }
 
-// cleanUp removes the moved coupons' card-bag entries and expiry-bucket members (best effort: see
-// the package comment).
+// cleanUp removes the moved coupons' expiry-bucket members (best effort: see the package comment).
 func (a *Archiver) cleanUp(ctx context.Context, moved []row) {
 	if len(moved) == 0 {
 		return
 	}
 	pipe := a.rdb.Pipeline()
 	for _, r := range moved {
-		pipe.ZRem(ctx, keys.CardBag(r.userID), keys.BagMember(r.templateID, r.id))
 		pipe.SRem(ctx, keys.ExpiryBucket(r.templateID, expiry.BucketMinute(r.validEnd).Unix()), keys.BucketMember(r.userID, r.id))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		slog.WarnContext(ctx, "archive: card bags and expiry buckets not cleaned", "coupons", len(moved), "err", err)
+		slog.WarnContext(ctx, "archive: expiry buckets not cleaned", "coupons", len(moved), "err", err)
 	}
 }
 

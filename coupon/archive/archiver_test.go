@@ -47,7 +47,7 @@ func (x *env) archiver(batch int) *Archiver {
 }
 
 // coupons inserts n coupons of one status last changed at changed (one user per 3 coupons), each
-// with a card-bag entry and an expiry-bucket member, and returns them.
+// with an expiry-bucket member, and returns them.
 func (x *env) coupons(t *testing.T, n int, st usercoupon.Status, changed time.Time) []*ent.UserCoupon {
 	t.Helper()
 	ctx := context.Background()
@@ -72,7 +72,6 @@ func (x *env) coupons(t *testing.T, n int, st usercoupon.Status, changed time.Ti
 		}
 		pipe := x.rdb.Pipeline()
 		for _, c := range rows {
-			pipe.ZAdd(ctx, keys.CardBag(c.UserID), redis.Z{Score: 1, Member: keys.BagMember(c.TemplateID, c.ID)})
 			pipe.SAdd(ctx, keys.ExpiryBucket(c.TemplateID, expiry.BucketMinute(c.ValidEndTime).Unix()), keys.BucketMember(c.UserID, c.ID))
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
@@ -187,9 +186,6 @@ func TestArchiveMovesExactlyTheDueRowsInBatchesAndTwiceRunSafe(t *testing.T) {
 			!got.UpdatedAt.Equal(c.UpdatedAt) || !got.CreatedAt.Equal(c.CreatedAt) || !got.ValidEndTime.Equal(c.ValidEndTime) ||
 			(c.UsedAt != nil) != (got.UsedAt != nil) || !got.ArchivedAt.Equal(now) {
 			t.Fatalf("archived row %+v differs from %+v", got, c)
-		}
-		if n := x.rdb.ZScore(ctx, keys.CardBag(c.UserID), keys.BagMember(c.TemplateID, c.ID)); n.Err() != redis.Nil {
-			t.Fatalf("coupon %d still in its card bag", c.ID)
 		}
 		if x.rdb.SIsMember(ctx, keys.ExpiryBucket(c.TemplateID, expiry.BucketMinute(c.ValidEndTime).Unix()), keys.BucketMember(c.UserID, c.ID)).Val() {
 			t.Fatalf("coupon %d still in its expiry bucket", c.ID)

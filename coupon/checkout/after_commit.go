@@ -3,6 +3,7 @@ package checkout
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -19,9 +20,6 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// countedTTL is how long a counted event's marker lives: far longer than any replay comes.
-const countedTTL = 8 * 24 * time.Hour
-
 // markPending records a transition about to run on (order, coupon) in the pending set and returns
 // its member. A call whose mark fails does not run: its after-commit work could be lost.
 func (s *Service) markPending(ctx context.Context, userID, orderID, couponID int64) (string, error) {
@@ -32,14 +30,13 @@ func (s *Service) markPending(ctx context.Context, userID, orderID, couponID int
 	return m, nil
 }
 
-// undo follows a transition whose transaction failed: with nothing written to Redis it drops the
-// pending member; after a card-bag write (the commit failed, or was never reached) it replays the
-// entry at once, which writes the bag as the database now is (else the sweep does).
-func (s *Service) undo(ctx context.Context, member string, wrote bool) {
+// undo follows a transition whose transaction failed with err: when its commit failed (it may
+// have committed) it replays the pending entry at once, which finishes what the commit started
+// (else the sweep does); otherwise nothing happened and it drops the entry.
+func (s *Service) undo(ctx context.Context, member string, err error) {
 	ctx, cancel := detached(ctx)
 	defer cancel()
-	var err error
-	if wrote {
+	if errors.Is(err, errCommit) {
 		err = s.replay(ctx, member)
 	} else {
 		err = s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err()
@@ -47,25 +44,6 @@ func (s *Service) undo(ctx context.Context, member string, wrote bool) {
 	if err != nil {
 		slog.WarnContext(ctx, "checkout: pending entry left for the sweep", "member", member, "err", err)
 	}
-}
-
-// writeBag puts the coupon in its user's card bag when uc (as the running transaction leaves
-// it) is UNUSED and valid, else takes it out. The caller holds the coupon's row lock in that
-// transaction and has not committed: every card-bag write of a coupon happens under its row lock,
-// so the writes land in the order of the transitions, and the bag ends as the database is. A
-// transaction that fails after the write is followed by a replay (undo) that writes the bag again.
-func (s *Service) writeBag(ctx context.Context, uc *ent.UserCoupon) error {
-	bag, m := keys.CardBag(uc.UserID), keys.BagMember(uc.TemplateID, uc.ID)
-	var err error
-	if uc.Status == usercoupon.StatusUNUSED && s.now().Before(uc.ValidEndTime) {
-		err = s.rdb.ZAdd(ctx, bag, redis.Z{Score: float64(uc.CreatedAt.UnixMilli()), Member: m}).Err()
-	} else {
-		err = s.rdb.ZRem(ctx, bag, m).Err()
-	}
-	if err != nil {
-		return fmt.Errorf("card bag: %w", err)
-	}
-	return nil
 }
 
 // finishAfterCommit does the after-commit work of a committed settlement row, then drops
@@ -136,13 +114,13 @@ func CountLock(ctx context.Context, rdb redis.UniversalClient, row *ent.CouponSe
 	}
 	lock := strconv.FormatInt(row.ID, 10) + ":" + strconv.FormatInt(row.LockExpiresAt.UnixMilli(), 10)
 	live := keys.StatsLive(row.TemplateID)
-	if _, err := lua.CountOnce(ctx, rdb, live, keys.Counted(row.TemplateID, "lock:"+lock), countedTTL, lua.Increment{Field: keys.StatLocked, By: 1}); err != nil {
+	if _, err := lua.CountOnce(ctx, rdb, live, keys.Counted(row.TemplateID, "lock:"+lock), keys.CountedTTL, lua.Increment{Field: keys.StatLocked, By: 1}); err != nil {
 		return fmt.Errorf("count lock: %w", err)
 	}
 	if row.Status == couponsettlement.StatusLOCKED {
 		return nil
 	}
-	if _, err := lua.CountOnce(ctx, rdb, live, keys.Counted(row.TemplateID, "unlock:"+lock), countedTTL, lua.Increment{Field: keys.StatLocked, By: -1}); err != nil {
+	if _, err := lua.CountOnce(ctx, rdb, live, keys.Counted(row.TemplateID, "unlock:"+lock), keys.CountedTTL, lua.Increment{Field: keys.StatLocked, By: -1}); err != nil {
 		return fmt.Errorf("count lock end: %w", err)
 	}
 	return nil
@@ -157,7 +135,7 @@ func (s *Service) count(ctx context.Context, row *ent.CouponSettlement, event st
 	}
 	stats := keys.DailyStats(row.TemplateID, day)
 	marker := keys.Counted(row.TemplateID, strconv.FormatInt(row.ID, 10)+":"+event)
-	if _, err := lua.CountOnce(ctx, s.rdb, stats, marker, countedTTL, incs...); err != nil {
+	if _, err := lua.CountOnce(ctx, s.rdb, stats, marker, keys.CountedTTL, incs...); err != nil {
 		return fmt.Errorf("count %s: %w", event, err)
 	}
 	return nil

@@ -30,7 +30,7 @@ type Quote struct {
 }
 
 // Applicable weighs every UNUSED or LOCKED coupon of the caller against order o, read from the
-// database (never from the card bag alone, so expiry, status and shop are checked) and the template cache: the applicable ones
+// database (status, expiry and shop as they are now) and the template cache: the applicable ones
 // first, best discount first (ties: the one that expires first), then the others with why —
 // THRESHOLD_NOT_MET (and how much is missing), NOT_APPLICABLE (shop, goods), EXPIRED (past its end,
 // before the expiry job ran), NOT_STARTED, ALREADY_LOCKED (held by another order). Each discount

@@ -9,33 +9,29 @@
 // idempotent per (order, coupon): a repeat — also one racing the first — answers the settlement as
 // it stands and changes nothing.
 //
-// The card bag is written inside the transaction, after the coupon's CAS and before the commit,
-// while the transaction holds the coupon's row lock: the writes of one coupon land in the order
-// of its transitions, so the bag holds a coupon exactly when it is UNUSED. The daily counters and
-// the lock's release task follow the commit, on a context the client cannot cancel. Finish, don't
-// undo: before its transaction a call marks itself in the pending set (keys.CheckoutPending)
-// and clears its entry once Redis agrees; a failed transaction replays its entry at once, and
-// Sweep replays entries a crash or a Redis failure left (the bag again under the row lock, then
-// the after-commit work). Every step is idempotent (the counters count each event once, see
+// The daily counters and the lock's release task follow the commit, on a context the client
+// cannot cancel. Finish, don't undo: before its transaction a call marks itself in the pending
+// set (keys.CheckoutPending) and clears its entry once Redis agrees; a transaction whose commit
+// failed replays its entry at once, and Sweep replays entries a crash or a Redis failure left
+// (the after-commit work, on the coupon read under its row lock). Every step is idempotent (the counters count each event once, see
 // lua.CountOnce), so a replay changes nothing twice.
 package checkout
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
 	"coupond/coupon"
+	"coupond/defaults"
 	"coupond/ent"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
 
 	"github.com/redis/go-redis/v9"
 )
-
-// DefaultLockTTL is how long a lock holds a coupon for an unpaid order (COUPON_LOCK_TTL).
-const DefaultLockTTL = 15 * time.Minute
 
 // Templates gives templates by id (template.Cache's lookup chain).
 type Templates interface {
@@ -56,7 +52,7 @@ type LockRef struct {
 
 // Config tunes the service; zero fields take the defaults.
 type Config struct {
-	LockTTL time.Duration // default DefaultLockTTL
+	LockTTL time.Duration // how long a lock holds a coupon for an unpaid order; default defaults.LockTTL
 }
 
 // Service is the checkout.
@@ -73,7 +69,7 @@ type Service struct {
 // scheduler of lock releases.
 func New(db *ent.Client, rdb redis.UniversalClient, templates Templates, sched Scheduler, cfg Config) *Service {
 	if cfg.LockTTL <= 0 {
-		cfg.LockTTL = DefaultLockTTL
+		cfg.LockTTL = defaults.LockTTL
 	}
 	return &Service{db: db, rdb: rdb, templates: templates, sched: sched, lockTTL: cfg.LockTTL, now: time.Now}
 }
@@ -105,8 +101,12 @@ func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 // transitions update rows by key, which takes no gap lock at the default level either.
 var readCommitted = &sql.TxOptions{Isolation: sql.LevelReadCommitted}
 
+// errCommit marks the error of a transaction whose commit failed: it may have committed.
+var errCommit = errors.New("commit")
+
 // inTx runs fn in a transaction (opts nil: the server's default isolation), committing when fn
-// returns nil. A deadlock or lock-wait timeout is errLost (the loser reads again).
+// returns nil. A deadlock or lock-wait timeout is errLost (the loser reads again); a failed commit
+// is errCommit as well.
 func (s *Service) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *ent.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
@@ -117,7 +117,7 @@ func (s *Service) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *ent
 		return lostRace(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", lostRace(err))
+		return fmt.Errorf("%w: %w", errCommit, lostRace(err))
 	}
 	return nil
 }

@@ -45,8 +45,8 @@ func slotOf(t *coupon.Template) string {
 // whose discount is measured on what the shop coupons left (NOT_APPLICABLE otherwise). The
 // discount is computed here, never taken from the client. One transaction moves the coupon
 // UNUSED → LOCKED (checked CAS) and writes the LOCKED settlement (unique per order and coupon,
-// one live settlement per coupon), expiring after the lock TTL, and takes the coupon out of the
-// card bag before it commits; after the commit the lock's release is scheduled. A coupon locked by
+// one live settlement per coupon), expiring after the lock TTL; after the commit the lock's
+// release is scheduled. A coupon locked by
 // another order is ALREADY_LOCKED (also when three attempts lost their races).
 // A repeat for the same (order, coupon) while the settlement is LOCKED or PAID answers it
 // unchanged; after a release the same order may lock the coupon again (the settlement row is
@@ -105,7 +105,6 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 	expires := now.Add(s.lockTTL)
 	payable := o.Amount.Sub(taken).Sub(d)
 	var row *ent.CouponSettlement
-	wrote := false // the card bag was written (undo replays the pending entry)
 	err = s.inTx(ctx, readCommitted, func(tx *ent.Tx) error {
 		n, err := tx.UserCoupon.Update().
 			Where(usercoupon.UserID(userID), usercoupon.ID(couponID), usercoupon.StatusEQ(usercoupon.StatusUNUSED), usercoupon.ValidEndTimeGT(now)).
@@ -134,16 +133,10 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 		case err != nil:
 			return err
 		}
-		if err := stillStacked(ctx, tx, row, taken); err != nil {
-			return err
-		}
-		locked := *uc
-		locked.Status = usercoupon.StatusLOCKED
-		wrote = true
-		return s.writeBag(ctx, &locked)
+		return stillStacked(ctx, tx, row, taken)
 	})
 	if err != nil {
-		s.undo(ctx, member, wrote)
+		s.undo(ctx, member, err)
 		return nil, err
 	}
 	uc.Status, uc.OrderID, uc.DiscountAmount, uc.UpdatedAt = usercoupon.StatusLOCKED, &o.ID, &d, now

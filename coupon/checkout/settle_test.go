@@ -12,6 +12,7 @@ import (
 	"coupond/coupon/checkout"
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
+	"coupond/defaults"
 	"coupond/ent/couponsettlement"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/usercoupon"
@@ -119,7 +120,7 @@ func TestRepeatsRace(t *testing.T) {
 }
 
 // TestTransitionsRace: lock, confirm, release and refund of two orders racing on each of many
-// coupons give only legal answers, and the coupon, its settlements and the card bag agree after.
+// coupons give only legal answers, and the coupon and its settlements agree after.
 func TestTransitionsRace(t *testing.T) {
 	for _, policy := range []coupontemplate.RefundPolicy{coupontemplate.RefundPolicyRETURN, coupontemplate.RefundPolicyFORFEIT} {
 		t.Run(string(policy), func(t *testing.T) {
@@ -166,8 +167,8 @@ func TestTransitionsRace(t *testing.T) {
 	}
 }
 
-// TestLockTTL: a lock left alone for its TTL is released by its task: the coupon is UNUSED and
-// back in the card bag, the settlement CANCELED; confirming it then is refused.
+// TestLockTTL: a lock left alone for its TTL is released by its task: the coupon is UNUSED, the
+// settlement CANCELED; confirming it then is refused.
 func TestLockTTL(t *testing.T) {
 	st := stack.New(t, pkg, "ttl", stack.Options{Worker: true, Config: servicesConfig(time.Second)})
 	tpl := tplWith(t, st, nil)
@@ -176,16 +177,13 @@ func TestLockTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inBag(t, st, uc) {
-		t.Fatal("a locked coupon is still in the card bag")
-	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		row, err := st.DB.CouponSettlement.Get(st.Ctx, s.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if row.Status == couponsettlement.StatusCANCELED && inBag(t, st, uc) { // the bag follows the commit
+		if row.Status == couponsettlement.StatusCANCELED {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -218,7 +216,7 @@ func TestConfirmAfterExpiry(t *testing.T) {
 	if _, err := st.Checkout.Lock(st.Ctx, user(3), uc.ID, order(5, "20")); err != nil {
 		t.Fatal(err)
 	}
-	clock = clock.Add(checkout.DefaultLockTTL)
+	clock = clock.Add(defaults.LockTTL)
 	if _, err := st.Checkout.Confirm(st.Ctx, orders, 5, uc.ID, dec("20")); !isCode(err, coupon.CodeExpired) {
 		t.Fatalf("confirm at the expiry: %v", err)
 	}
@@ -232,8 +230,8 @@ func TestConfirmAfterExpiry(t *testing.T) {
 	}
 }
 
-// TestRefundAfterEnd: a RETURN refund after the coupon's end makes it EXPIRED, not UNUSED, and
-// keeps it out of the card bag; FORFEIT keeps it USED.
+// TestRefundAfterEnd: a RETURN refund after the coupon's end makes it EXPIRED, not UNUSED (a
+// refund never revives an expired coupon); FORFEIT keeps it USED.
 func TestRefundAfterEnd(t *testing.T) {
 	st := stack.New(t, pkg, "refund_end", stack.Options{})
 	forfeit := coupontemplate.RefundPolicyFORFEIT
@@ -267,8 +265,7 @@ func TestRefundAfterEnd(t *testing.T) {
 	}
 }
 
-// TestReleaseAfterEnd: a lock released after the coupon's end leaves it EXPIRED (counted once),
-// out of the card bag.
+// TestReleaseAfterEnd: a lock released after the coupon's end leaves it EXPIRED (counted once).
 func TestReleaseAfterEnd(t *testing.T) {
 	st := stack.New(t, pkg, "release_end", stack.Options{})
 	tpl := tplWith(t, st, nil)
@@ -293,8 +290,8 @@ func TestReleaseAfterEnd(t *testing.T) {
 	}
 }
 
-// TestSweepReplays: a crash between a commit and its after-commit work (simulated: the bag entry put
-// back, the counters' Redis side undone, the pending entry left) is repaired by the sweep, and a
+// TestSweepReplays: a crash between a commit and its after-commit work (simulated: the pending
+// entry left, and one naming an order that locked nothing) is repaired by the sweep, and a
 // replayed count adds nothing.
 func TestSweepReplays(t *testing.T) {
 	st := stack.New(t, pkg, "replay", stack.Options{})
@@ -307,7 +304,6 @@ func TestSweepReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st.Redis.ZAdd(ctx, keys.CardBag(4), redis.Z{Score: 1, Member: keys.BagMember(tpl.ID, uc.ID)})
 	old := float64(time.Now().Add(-time.Hour).UnixMilli())
 	st.Redis.ZAdd(ctx, keys.CheckoutPending(), redis.Z{Score: old, Member: keys.PendingMember(4, 6, uc.ID, "crashed")},
 		redis.Z{Score: old, Member: keys.PendingMember(4, 99, uc.ID, "nolock")})

@@ -78,9 +78,10 @@ func (s *Service) Sweep(ctx context.Context) (SweepResult, error) {
 	return res, nil
 }
 
-// replay redoes the Redis writes of the settlement a pending entry names, as it now stands, and
-// drops the entry: the card bag under the coupon's row lock (SELECT … FOR UPDATE in a
-// transaction, as the transitions write it), then the after-commit work.
+// replay redoes the after-commit work of the settlement a pending entry names, as it now stands,
+// and drops the entry: it reads the coupon under its row lock (SELECT … FOR UPDATE in a
+// transaction, so a transition still running on it has committed or rolled back), then does the
+// after-commit work.
 func (s *Service) replay(ctx context.Context, member string) error {
 	userID, orderID, couponID, ok := keys.ParsePendingMember(member)
 	if !ok {
@@ -94,10 +95,7 @@ func (s *Service) replay(ctx context.Context, member string) error {
 		if ent.IsNotFound(err) {
 			return coupon.ErrNotFound
 		}
-		if err != nil {
-			return err
-		}
-		return s.writeBag(ctx, uc)
+		return err
 	})
 	if errors.Is(err, coupon.ErrNotFound) { // not a coupon of this user: nothing to redo
 		return s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err()

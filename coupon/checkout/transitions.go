@@ -36,7 +36,7 @@ func (s *Service) Confirm(ctx context.Context, actor coupon.Actor, orderID, coup
 }
 
 // Release gives the coupon back: the settlement LOCKED → CANCELED and the coupon LOCKED → UNUSED
-// (EXPIRED when its validity ended meanwhile), back in the card bag. A repeat answers the
+// (EXPIRED when its validity ended meanwhile). A repeat answers the
 // CANCELED settlement; a PAID or REFUNDED one is INVALID_STATE. The actor is the coupon's USER
 // or a SERVICE (see holder).
 func (s *Service) Release(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*Settlement, error) {
@@ -49,7 +49,7 @@ func (s *Service) Release(ctx context.Context, actor coupon.Actor, orderID, coup
 
 // Refund undoes a paid order's use of the coupon: the settlement PAID → REFUNDED (refundedAt
 // set); with the template's RETURN policy the coupon USED → UNUSED again (EXPIRED when its
-// validity has ended: a refund never revives an expired coupon; back in the card bag only when UNUSED), with FORFEIT it stays USED.
+// validity has ended: a refund never revives an expired coupon), with FORFEIT it stays USED.
 // A repeat answers the REFUNDED settlement; any other state is INVALID_STATE. Only the order
 // system (a SERVICE actor) refunds; anyone else is NOT_OWNER.
 func (s *Service) Refund(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*Settlement, error) {
@@ -163,7 +163,6 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 			couponTo = usercoupon.StatusEXPIRED
 		}
 	}
-	wrote := false // the card bag was written (undo replays the pending entry)
 	err = s.inTx(ctx, nil, func(tx *ent.Tx) error {
 		if err := s.casSettlement(ctx, tx, row, k, now, amount); err != nil {
 			return err
@@ -189,16 +188,11 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 			return fmt.Errorf("%s: coupon %d: %w", k, couponID, err)
 		case n == 0: // the settlement said otherwise: refuse to move one row without the other
 			return fmt.Errorf("%s: coupon %d of user %d is not %s for order %d", k, couponID, userID, couponFrom, orderID)
-		case k == confirm: // the lock took the coupon out of the card bag
-			return nil
 		}
-		after := *uc
-		after.Status = couponTo
-		wrote = true
-		return s.writeBag(ctx, &after)
+		return nil
 	})
 	if err != nil {
-		s.undo(ctx, member, wrote)
+		s.undo(ctx, member, err)
 		return nil, err
 	}
 	s.applyInMemory(row, k, now)

@@ -1,6 +1,10 @@
 package claim
 
-import "time"
+import (
+	"time"
+
+	"coupond/defaults"
+)
 
 // Mode says where a claim is persisted. Either way the claim script appends the claim to the
 // template's outbox first. "async" (default) answers PENDING at once and a persister writes claims
@@ -39,7 +43,7 @@ func (c Config) withDefaults() Config {
 		c.Mode = ModeAsync
 	}
 	if c.TemplateRate <= 0 {
-		c.TemplateRate = 50_000
+		c.TemplateRate = defaults.RedeemTemplateRate
 	}
 	if c.UserWindow <= 0 {
 		c.UserWindow = time.Second

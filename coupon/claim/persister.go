@@ -12,6 +12,7 @@ import (
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
+	"coupond/defaults"
 	"coupond/ent"
 	"coupond/lua"
 
@@ -20,7 +21,7 @@ import (
 
 // PersistConfig tunes the persister.
 type PersistConfig struct {
-	BatchSize int // claims per transaction, default 500
+	BatchSize int // claims per transaction, default defaults.PersistBatch
 	// ClaimIdle: a claim delivered this long ago and not acknowledged is taken over by the
 	// persister holding the lease. Default 0: the lease holder is the only persister of the
 	// outbox, so whatever is pending was left by one that died or lost its lease (and a replay is
@@ -53,7 +54,7 @@ type Persister struct {
 // NewPersister returns a Persister.
 func NewPersister(db *ent.Client, rdb redis.UniversalClient, issuer *issue.Issuer, cache *template.Cache, cfg PersistConfig) *Persister {
 	if cfg.BatchSize <= 0 {
-		cfg.BatchSize = 500
+		cfg.BatchSize = defaults.PersistBatch
 	}
 	if cfg.LeaseTTL <= 0 {
 		cfg.LeaseTTL = 3 * time.Second
@@ -122,8 +123,8 @@ func (p *Persister) persistBatch(ctx context.Context, templateID int64, msgs []r
 // request or a persist task for long.
 const afterCommitBudget = 10 * time.Second
 
-// persist persists claims in one transaction, then does the after-commit work (card bags, expiry
-// buckets, stats, give-backs) and acknowledges the entries ids. Every step is idempotent, so a
+// persist persists claims in one transaction, then does the after-commit work (expiry buckets,
+// stats, give-backs) and acknowledges the entries ids. Every step is idempotent, so a
 // crash anywhere is healed by replaying the batch. A batch once read is finished whatever happens
 // to the caller or the lease: the transaction and the after-commit work run on a context neither can
 // cancel, and the after-commit work is retried for up to afterCommitBudget while Redis fails, because a Redis

@@ -110,7 +110,7 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 		return nil, coupon.Errorf(coupon.CodeEnded, "this coupon can no longer be claimed")
 	}
 	if !r.limiter(templateID).Allow() {
-		return nil, coupon.Errorf(coupon.CodeRateLimited, "too many claims right now; try again in a moment")
+		return nil, coupon.ErrRateLimited
 	}
 	res, err := r.runScript(ctx, userID, templateID, requestID, now)
 	if err == nil && res.Code == lua.RedeemCacheMissing {
@@ -188,7 +188,7 @@ func refusal(c lua.RedeemCode) error {
 	case lua.RedeemEnded:
 		return coupon.Errorf(coupon.CodeEnded, "this coupon can no longer be claimed")
 	case lua.RedeemRateLimited:
-		return coupon.Errorf(coupon.CodeRateLimited, "too many attempts; try again in a moment")
+		return coupon.ErrRateLimited
 	}
 	return fmt.Errorf("claim script answered %s", c)
 }
@@ -202,7 +202,7 @@ func (r *Redeemer) template(ctx context.Context, id int64) (*coupon.Template, er
 	}
 	t, err := r.cache.Get(ctx, id)
 	if errors.Is(err, coupon.ErrNotFound) {
-		return nil, coupon.Errorf(coupon.CodeNotFound, "no such coupon")
+		return nil, coupon.ErrNotFound
 	}
 	if err != nil {
 		return nil, err

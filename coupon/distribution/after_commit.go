@@ -13,8 +13,8 @@ import (
 	"coupond/lua"
 )
 
-// afterCommit does the after-commit work of a committed batch: the issued coupons' card bags and expiry
-// buckets (issue.Issuer, idempotent), then in one script, exactly once (it deletes the batch's
+// afterCommit does the after-commit work of a committed batch: the issued coupons' expiry buckets
+// (issue.Issuer, idempotent), then in one script, exactly once (it deletes the batch's
 // journal): the give-back of what MySQL refused (the stock unit of a row refused for want of a
 // slot; the counter of every refused row the script had counted) and the "issued_distribution"
 // counter of the coupons' stats day. A crash anywhere in between is healed by doing it again

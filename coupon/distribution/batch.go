@@ -118,7 +118,7 @@ type afterCommitPlan struct {
 	giveBack int               // stock units MySQL refused for want of a slot (the unit is free again)
 	drift    bool              // MySQL refused rows for want of stock that Redis had shown
 	refused  []int64           // users whose counter the script raised and MySQL refused
-	issued   []*ent.UserCoupon // the batch's coupons (card bags, expiry)
+	issued   []*ent.UserCoupon // the batch's coupons (expiry buckets, stats)
 }
 
 // commitResult is a committed batch.

@@ -8,27 +8,28 @@ import (
 
 	"coupond/coupon/issue"
 	"coupond/coupon/template"
+	"coupond/defaults"
 	"coupond/ent"
 )
 
 // Config tunes distribution; zero fields take the defaults in their comments.
 type Config struct {
-	BatchSize      int           // data rows per batch (one Lua call, one transaction), default 5000
-	MaxUploadBytes int64         // largest accepted upload, default 64 MiB
-	MaxRows        int           // most data rows of one task, default 1,048,575 (an .xlsx sheet's rows less a header)
+	BatchSize      int           // data rows per batch (one Lua call, one transaction), default defaults.DistributionBatch
+	MaxUploadBytes int64         // largest accepted upload, default defaults.UploadMaxBytes
+	MaxRows        int           // most data rows of one task, default defaults.DistributionMaxRows
 	LeaseTTL       time.Duration // how long a killed worker's lease keeps others away, default 3s
 	CountAgain     time.Duration // delay of the second row count (a fallback for a lost first one), default 20s
 }
 
 func (c Config) withDefaults() Config {
 	if c.BatchSize <= 0 {
-		c.BatchSize = 5000
+		c.BatchSize = defaults.DistributionBatch
 	}
 	if c.MaxUploadBytes <= 0 {
-		c.MaxUploadBytes = 64 << 20
+		c.MaxUploadBytes = defaults.UploadMaxBytes
 	}
 	if c.MaxRows <= 0 {
-		c.MaxRows = 1<<20 - 1
+		c.MaxRows = defaults.DistributionMaxRows
 	}
 	if c.LeaseTTL <= 0 {
 		c.LeaseTTL = 3 * time.Second

@@ -44,7 +44,7 @@ func (s *Service) Create(ctx context.Context, actor coupon.Actor, in CreateInput
 	tpl, err := s.db.CouponTemplate.Query().
 		Where(coupontemplate.ID(in.TemplateID), coupontemplate.ShopNumber(actor.Shop)).Only(ctx)
 	if ent.IsNotFound(err) || (err == nil && !actor.ManagesTemplate(tpl.Source, tpl.ShopNumber)) {
-		return nil, &coupon.Error{Code: coupon.CodeNotFound, Field: []string{"templateId"}, Message: "no such template in your shop"}
+		return nil, coupon.NotFoundAt("templateId")
 	}
 	if err != nil {
 		return nil, err

@@ -23,13 +23,12 @@ import (
 // no per-coupon delayed message). Sweep is the periodic safety net for coupons no bucket expired.
 //
 // Both paths move UNUSED → EXPIRED with a conditional UPDATE keyed by (user_id, id) — every
-// user_coupon query carries user_id, the sharding rule — then remove the coupons' card-bag entries
-// and count them in the template's realtime stats of their updated_at's stats day (field
-// "expired"). The count is the UPDATE's affected rows, so two workers expiring the
-// same coupons count each coupon once. Redis is written only after the UPDATE committed, and a
-// bucket member is removed only after that, so a crash anywhere leaves the member for the next run
-// (which finds the coupon EXPIRED, removes the card-bag entry again and counts nothing). The one
-// loss a crash can cause is the stats increment of an UPDATE whose Redis write never happened.
+// user_coupon query carries user_id, the sharding rule — then count them in the template's
+// realtime stats of their updated_at's stats day (field "expired"). The count is the UPDATE's
+// affected rows, so two workers expiring the same coupons count each coupon once. Redis is written
+// only after the UPDATE committed, and a bucket member is removed only after that, so a crash
+// anywhere leaves the member for the next run (which finds the coupon EXPIRED and counts
+// nothing). The one loss a crash can cause is the stats increment of an UPDATE whose Redis write never happened.
 
 const (
 	// expiryChunk is the most coupons one UPDATE names.
@@ -59,7 +58,7 @@ type Expirer struct {
 	sweepPage int
 }
 
-// NewExpirer returns an Expirer over the database and the Redis holding buckets, card bags and stats.
+// NewExpirer returns an Expirer over the database and the Redis holding buckets and stats.
 func NewExpirer(db *ent.Client, rdb redis.UniversalClient) *Expirer {
 	return &Expirer{db: db, rdb: rdb, now: time.Now, SweepGrace: time.Minute, SweepLimit: 100_000, sweepPage: 1000}
 }
@@ -69,9 +68,8 @@ type couponRef struct{ userID, id int64 }
 
 // ExpireBucket expires the coupons of the template's bucket for the minute starting at minute and
 // returns how many this call moved from UNUSED to EXPIRED. Each member's coupon is, after the
-// conditional UPDATE committed: EXPIRED (by this call or earlier) → card-bag entry removed, member
-// removed; still UNUSED (it ends after now: should not happen) → member kept; LOCKED, USED, REVOKED
-// or gone → left as it is, member removed. Malformed members are removed. The bucket key vanishes
+// conditional UPDATE committed: still UNUSED (it ends after now: should not happen) → member kept;
+// EXPIRED (by this call or earlier), LOCKED, USED, REVOKED or gone → member removed. Malformed members are removed. The bucket key vanishes
 // with its last member. It is idempotent (a second run expires 0), safe to run concurrently with
 // itself on the same bucket (every coupon expired and counted once), and crash-safe (members are
 // removed only after their coupons' UPDATE committed and their Redis clean-up ran).
@@ -139,12 +137,9 @@ func (e *Expirer) expireMembers(ctx context.Context, key string, templateID int6
 	}
 	pipe := e.rdb.Pipeline()
 	for _, r := range refs {
-		switch st, found := statuses[r]; {
-		case found && st == usercoupon.StatusUNUSED:
+		if st, found := statuses[r]; found && st == usercoupon.StatusUNUSED {
 			kept[memberOf[r]] = true
 			continue
-		case found && st == usercoupon.StatusEXPIRED:
-			pipe.ZRem(ctx, keys.CardBag(r.userID), keys.BagMember(templateID, r.id))
 		}
 		drop = append(drop, memberOf[r])
 	}

@@ -35,8 +35,8 @@ func newExpEnv(t *testing.T, name string, now time.Time) *expEnv {
 	return &expEnv{db: db, rdb: rdb, e: e}
 }
 
-// coupon inserts a user_coupon row and, when bag is set, its card-bag entry.
-func (x *expEnv) coupon(t *testing.T, userID, templateID int64, end time.Time, st usercoupon.Status, bag bool) *ent.UserCoupon {
+// coupon inserts a user_coupon row.
+func (x *expEnv) coupon(t *testing.T, userID, templateID int64, end time.Time, st usercoupon.Status) *ent.UserCoupon {
 	t.Helper()
 	n := x.seq.Add(1)
 	uc, err := x.db.UserCoupon.Create().SetID(idgen.Next()).SetUserID(userID).SetTemplateID(templateID).
@@ -46,11 +46,6 @@ func (x *expEnv) coupon(t *testing.T, userID, templateID int64, end time.Time, s
 		Save(context.Background())
 	if err != nil {
 		t.Fatal(err)
-	}
-	if bag {
-		if err := x.rdb.ZAdd(context.Background(), keys.CardBag(userID), redis.Z{Score: 1, Member: keys.BagMember(templateID, uc.ID)}).Err(); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return uc
 }
@@ -75,15 +70,6 @@ func (x *expEnv) status(t *testing.T, c *ent.UserCoupon) usercoupon.Status {
 		t.Fatal(err)
 	}
 	return got.Status
-}
-
-func (x *expEnv) inBag(t *testing.T, c *ent.UserCoupon) bool {
-	t.Helper()
-	err := x.rdb.ZScore(context.Background(), keys.CardBag(c.UserID), keys.BagMember(c.TemplateID, c.ID)).Err()
-	if err != nil && err != redis.Nil {
-		t.Fatal(err)
-	}
-	return err == nil
 }
 
 func (x *expEnv) expiredStat(t *testing.T, templateID int64, day time.Time) int {
@@ -156,13 +142,13 @@ func TestExpireBucketExpiresOnlyDueUnusedCoupons(t *testing.T) {
 
 	var due []*ent.UserCoupon
 	for u := int64(1); u <= 5; u++ {
-		due = append(due, x.coupon(t, u, tpl, minute.Add(time.Duration(u*10)*time.Second), usercoupon.StatusUNUSED, true))
+		due = append(due, x.coupon(t, u, tpl, minute.Add(time.Duration(u*10)*time.Second), usercoupon.StatusUNUSED))
 	}
-	used := x.coupon(t, 6, tpl, minute.Add(20*time.Second), usercoupon.StatusUSED, true)
-	locked := x.coupon(t, 7, tpl, minute.Add(30*time.Second), usercoupon.StatusLOCKED, true)
-	later := x.coupon(t, 8, tpl, minute.Add(5*time.Minute), usercoupon.StatusUNUSED, true) // its own, later bucket
-	misplaced := x.coupon(t, 9, tpl, minute.Add(5*time.Minute), usercoupon.StatusUNUSED, true)
-	wrongUser := x.coupon(t, 10, tpl, minute.Add(10*time.Second), usercoupon.StatusUNUSED, true)
+	used := x.coupon(t, 6, tpl, minute.Add(20*time.Second), usercoupon.StatusUSED)
+	locked := x.coupon(t, 7, tpl, minute.Add(30*time.Second), usercoupon.StatusLOCKED)
+	later := x.coupon(t, 8, tpl, minute.Add(5*time.Minute), usercoupon.StatusUNUSED) // its own, later bucket
+	misplaced := x.coupon(t, 9, tpl, minute.Add(5*time.Minute), usercoupon.StatusUNUSED)
+	wrongUser := x.coupon(t, 10, tpl, minute.Add(10*time.Second), usercoupon.StatusUNUSED)
 	x.bucket(t, append([]*ent.UserCoupon{used, locked, later}, due...)...)
 
 	key := keys.ExpiryBucket(tpl, minute.Unix())
@@ -184,9 +170,6 @@ func TestExpireBucketExpiresOnlyDueUnusedCoupons(t *testing.T) {
 		if st := x.status(t, c); st != usercoupon.StatusEXPIRED {
 			t.Errorf("due coupon %d: %s, want EXPIRED", c.ID, st)
 		}
-		if x.inBag(t, c) {
-			t.Errorf("due coupon %d still in the card bag", c.ID)
-		}
 		got, _ := x.db.UserCoupon.Get(ctx, c.ID)
 		if d := got.UpdatedAt.Sub(now); d < -time.Millisecond || d > time.Millisecond {
 			t.Errorf("updated_at %v, want %v", got.UpdatedAt, now)
@@ -198,9 +181,6 @@ func TestExpireBucketExpiresOnlyDueUnusedCoupons(t *testing.T) {
 	} {
 		if st := x.status(t, c); st != want {
 			t.Errorf("coupon of user %d: %s, want %s", c.UserID, st, want)
-		}
-		if !x.inBag(t, c) {
-			t.Errorf("coupon of user %d left the card bag", c.UserID)
 		}
 	}
 	members, err := x.rdb.SMembers(ctx, key).Result()
@@ -243,19 +223,16 @@ func TestExpireBucketRecoversAfterCrashBeforeCleanUp(t *testing.T) {
 	now := minute.Add(time.Minute)
 	x := newExpEnv(t, "crash", now)
 	const tpl = 1002
-	c := x.coupon(t, 1, tpl, minute.Add(time.Second), usercoupon.StatusUNUSED, true)
+	c := x.coupon(t, 1, tpl, minute.Add(time.Second), usercoupon.StatusUNUSED)
 	x.bucket(t, c)
 	// A worker died after its UPDATE committed, before any Redis write: the DB says EXPIRED but the
-	// member and the card-bag entry are still there.
+	// member is still there.
 	if err := x.db.UserCoupon.UpdateOneID(c.ID).SetStatus(usercoupon.StatusEXPIRED).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	n, err := x.e.ExpireBucket(ctx, tpl, minute)
 	if err != nil || n != 0 {
 		t.Fatalf("re-run: %d, %v; want 0 (already expired), nil", n, err)
-	}
-	if x.inBag(t, c) {
-		t.Fatal("re-run left the card-bag entry")
 	}
 	if x.rdb.Exists(ctx, keys.ExpiryBucket(tpl, minute.Unix())).Val() != 0 {
 		t.Fatal("re-run left the bucket")
@@ -287,13 +264,6 @@ func TestExpireBucketConcurrentRunsExpireEachCouponOnce(t *testing.T) {
 		}
 		all = append(all, cs...)
 	}
-	pipe := x.rdb.Pipeline()
-	for _, c := range all {
-		pipe.ZAdd(ctx, keys.CardBag(c.UserID), redis.Z{Score: 1, Member: keys.BagMember(tpl, c.ID)})
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
 	x.bucket(t, all...)
 
 	const workers = 4
@@ -323,11 +293,6 @@ func TestExpireBucketConcurrentRunsExpireEachCouponOnce(t *testing.T) {
 	}
 	if got := x.expiredStat(t, tpl, now); got != len(all) {
 		t.Fatalf("stats expired = %d, want %d (each coupon counted once)", got, len(all))
-	}
-	for u := int64(1); u <= users; u++ {
-		if n := x.rdb.ZCard(ctx, keys.CardBag(u)).Val(); n != 0 {
-			t.Fatalf("user %d's card bag has %d entries left", u, n)
-		}
 	}
 	if x.rdb.Exists(ctx, keys.ExpiryBucket(tpl, minute.Unix())).Val() != 0 {
 		t.Fatal("bucket still exists")

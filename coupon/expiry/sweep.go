@@ -12,9 +12,9 @@ import (
 
 // Sweep is the safety net for coupons no bucket expired (a lost or failed bucket task, a member
 // added while its task ran): it expires every UNUSED coupon that ended at least SweepGrace ago,
-// the same way ExpireBucket does (conditional UPDATE by (user_id, id), card-bag entry removed,
-// counted once in the template's stats), also removing those coupons from their buckets, and
-// returns how many it expired. There is no index on (status, valid_end_time) — every user_coupon
+// the same way ExpireBucket does (conditional UPDATE by (user_id, id), counted once in the
+// template's stats), also removing those coupons from their buckets, and returns how many it
+// expired. There is no index on (status, valid_end_time) — every user_coupon
 // index leads with user_id — so it walks the primary key from the start in pages, letting the
 // database filter status and end; a run stops after one pass or SweepLimit coupons, whichever
 // comes first. Safe to run concurrently with itself and with bucket tasks.
@@ -68,7 +68,6 @@ func (e *Expirer) sweepTemplate(ctx context.Context, templateID int64, coupons [
 	pipe := e.rdb.Pipeline()
 	for _, c := range coupons {
 		if statuses[couponRef{userID: c.UserID, id: c.ID}] == usercoupon.StatusEXPIRED {
-			pipe.ZRem(ctx, keys.CardBag(c.UserID), keys.BagMember(templateID, c.ID))
 			pipe.SRem(ctx, keys.ExpiryBucket(templateID, BucketMinute(c.ValidEndTime).Unix()), keys.BucketMember(c.UserID, c.ID))
 		}
 	}

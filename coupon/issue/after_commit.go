@@ -27,25 +27,19 @@ func NewIssuer(rdb redis.UniversalClient, s expiry.Scheduler) *Issuer {
 	return &Issuer{rdb: rdb, buckets: expiry.NewBucketScheduler(s), now: time.Now}
 }
 
-// AfterCommit puts the committed coupons of one template into their users' card bags (keyed by
-// the coupon's user, never a request's, D-01; only those still UNUSED as read, so a replayed batch
-// does not bring back a coupon locked or spent since) and their expiry buckets in one pipeline,
-// counts the last fresh of coupons (inserted by this commit, not replays) in the issued counters
-// of their created_at's stats day (CountIssued), and then schedules each bucket's expiry task.
+// AfterCommit puts the committed coupons of one template into their expiry buckets in one
+// pipeline, counts the last fresh of coupons (inserted by this commit, not replays) in the issued
+// counters of their created_at's stats day (CountIssued), and then schedules each bucket's expiry
+// task.
 func (is *Issuer) AfterCommit(ctx context.Context, templateID int64, coupons []*ent.UserCoupon, fresh int) error {
 	if len(coupons) == 0 {
 		return nil
 	}
 	now := is.now()
 	pipe := is.rdb.Pipeline()
-	for _, uc := range coupons {
-		if uc.Status == usercoupon.StatusUNUSED { // a replay may read a coupon locked or used since
-			pipe.ZAdd(ctx, keys.CardBag(uc.UserID), redis.Z{Score: float64(uc.CreatedAt.UnixMilli()), Member: keys.BagMember(templateID, uc.ID)})
-		}
-	}
 	minutes := expiry.AddToBuckets(ctx, pipe, templateID, coupons, now)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return fmt.Errorf("card bags and expiry buckets: %w", err)
+		return fmt.Errorf("expiry buckets: %w", err)
 	}
 	if err := CountIssued(ctx, is.rdb, templateID, coupons[len(coupons)-fresh:]); err != nil {
 		return err
@@ -57,10 +51,6 @@ func (is *Issuer) AfterCommit(ctx context.Context, templateID int64, coupons []*
 	}
 	return nil
 }
-
-// countedTTL is how long an issue event's marker lives: far longer than any in-process retry of a
-// batch's follow-up.
-const countedTTL = 8 * 24 * time.Hour
 
 // CountIssued adds coupons, all inserted by one commit, to the issued counters (by origin) of
 // their created_at's stats day, once: the event is named by the smallest coupon id of each day's
@@ -92,7 +82,7 @@ func CountIssued(ctx context.Context, rdb redis.UniversalClient, templateID int6
 			return fmt.Errorf("stats: touch %s: %w", d, err)
 		}
 		event := fmt.Sprintf("issued:%d:%s", g.minID, d)
-		_, err := lua.CountOnce(ctx, rdb, keys.DailyStats(templateID, d), keys.Counted(templateID, event), countedTTL,
+		_, err := lua.CountOnce(ctx, rdb, keys.DailyStats(templateID, d), keys.Counted(templateID, event), keys.CountedTTL,
 			lua.Increment{Field: keys.StatIssuedClaim, By: g.claim}, lua.Increment{Field: keys.StatIssuedDistribution, By: g.distrib})
 		if err != nil {
 			return fmt.Errorf("stats: count issued: %w", err)

@@ -1,6 +1,6 @@
 // Package issue is "a coupon now exists": it builds user_coupon rows the same way for every path
 // that hands out coupons (flash-sale claims, sync claims, and next distribution), and does the
-// work that follows their commit (card bag, expiry bucket, realtime stats, expiry scheduling).
+// work that follows their commit (expiry bucket, realtime stats, expiry scheduling).
 package issue
 
 import (

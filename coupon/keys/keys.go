@@ -2,8 +2,8 @@
 // does, so no two builders of one key can disagree.
 //
 // The hash-tag rule: every key of one template carries the tag {t<id>}, so the keys one script
-// touches live in one Redis Cluster slot. Keys not tied to one template (card bags, the Bloom
-// filter, the outbox index) carry no tag and are never passed to a script together with a
+// touches live in one Redis Cluster slot. Keys not tied to one template (the Bloom filter, the
+// outbox index, the checkout journal) carry no tag and are never passed to a script together with a
 // template's keys.
 //
 // Every key starts with the namespace (SetNamespace; empty by default), so several deployments or
@@ -132,11 +132,13 @@ const (
 )
 
 // Counted marks one event already added to the template's DailyStats (event names the
-// settlement and its transition), so a replayed count adds nothing.
+// settlement and its transition, or the issue batch), so a replayed count adds nothing. The
+// marker lives CountedTTL.
 func Counted(templateID int64, event string) string { return tagged(templateID, ":counted:"+event) }
 
-// CardBag is a user's card bag: members BagMember, score the claim time (ms).
-func CardBag(userID int64) string { return Namespace() + "coupond:bag:" + id(userID) }
+// CountedTTL is how long a Counted marker lives: far longer than any replay of its event comes (a
+// batch's in-process retry, the checkout sweep's replay of a journal entry).
+const CountedTTL = 8 * 24 * time.Hour
 
 // Bloom is the Bloom filter bitmap of existing template ids, shared by all instances.
 func Bloom() string { return Namespace() + "coupond:bloom:templates" }
@@ -170,14 +172,6 @@ func ParsePendingMember(m string) (userID, orderID, couponID int64, ok bool) {
 		n[i] = v
 	}
 	return n[0], n[1], n[2], true
-}
-
-// BagMember is a card-bag member: "<template>_<coupon>".
-func BagMember(templateID, couponID int64) string { return id(templateID) + "_" + id(couponID) }
-
-// ParseBagMember reads a BagMember.
-func ParseBagMember(m string) (templateID, couponID int64, ok bool) {
-	return parsePair(m, "_")
 }
 
 // BucketMember is an expiry bucket member: "<user>:<coupon>".

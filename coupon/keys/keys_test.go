@@ -42,7 +42,7 @@ func TestPerTemplateKeysCarryTheTag(t *testing.T) {
 		}
 		seen[k] = name
 	}
-	for name, k := range map[string]string{"CardBag": CardBag(7), "Bloom": Bloom(), "OutboxIndex": OutboxIndex(), "CheckoutPending": CheckoutPending(),
+	for name, k := range map[string]string{"Bloom": Bloom(), "OutboxIndex": OutboxIndex(), "CheckoutPending": CheckoutPending(),
 		"StatsTouched": StatsTouched("2026-12-01"), "StatsSentinel": StatsSentinel()} {
 		if !strings.HasPrefix(k, "ns:") || strings.Contains(k, "{") {
 			t.Errorf("%s = %q: want the namespace and no hash tag", name, k)
@@ -52,9 +52,6 @@ func TestPerTemplateKeysCarryTheTag(t *testing.T) {
 
 func TestMemberFormatsRoundTrip(t *testing.T) {
 	for _, c := range [][2]int64{{1, 1}, {42, 1 << 62}, {1<<63 - 1, 5}} {
-		if a, b, ok := ParseBagMember(BagMember(c[0], c[1])); !ok || a != c[0] || b != c[1] {
-			t.Errorf("bag member %v: got %d %d %v", c, a, b, ok)
-		}
 		if a, b, ok := ParseBucketMember(BucketMember(c[0], c[1])); !ok || a != c[0] || b != c[1] {
 			t.Errorf("bucket member %v: got %d %d %v", c, a, b, ok)
 		}
@@ -63,9 +60,6 @@ func TestMemberFormatsRoundTrip(t *testing.T) {
 		if _, _, ok := ParseBucketMember(bad); ok {
 			t.Errorf("bucket member %q parsed", bad)
 		}
-	}
-	if _, _, ok := ParseBagMember("1:2"); ok {
-		t.Error(`bag member "1:2" parsed`)
 	}
 }
 

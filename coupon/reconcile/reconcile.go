@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"coupond/coupon"
+	"coupond/defaults"
 	"coupond/ent"
 	"coupond/ent/coupontemplate"
 
@@ -29,9 +30,10 @@ type Config struct {
 	MaxOutbox int
 	// Users is how many users' claim counters a periodic run compares per template (the next page
 	// of the template's coupon holders in MySQL, plus the claim hashes the run's SCAN page found);
-	// default 200.
+	// default defaults.ReconcileUsers.
 	Users int
-	// Templates is how many active templates a periodic run checks (round robin); default 100.
+	// Templates is how many active templates a periodic run checks (round robin); default
+	// defaults.ReconcileTemplates.
 	Templates int
 	// ScanCount is the COUNT of the one SCAN call per run over claim hashes; default 1000.
 	ScanCount int
@@ -44,10 +46,10 @@ func (c Config) withDefaults() Config {
 		c.MaxOutbox = 5000
 	}
 	if c.Users <= 0 {
-		c.Users = 200
+		c.Users = defaults.ReconcileUsers
 	}
 	if c.Templates <= 0 {
-		c.Templates = 100
+		c.Templates = defaults.ReconcileTemplates
 	}
 	if c.ScanCount <= 0 {
 		c.ScanCount = 1000

@@ -41,7 +41,7 @@ func (s *Service) Create(ctx context.Context, userID, templateID int64, channel 
 	}
 	t, err := s.templates.Get(ctx, templateID)
 	if errors.Is(err, coupon.ErrNotFound) {
-		return nil, &coupon.Error{Code: coupon.CodeNotFound, Field: []string{"templateId"}, Message: "no such template"}
+		return nil, coupon.NotFoundAt("templateId")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load template %d: %w", templateID, err)
@@ -114,7 +114,7 @@ func (s *Service) Cancel(ctx context.Context, userID, templateID int64, channel 
 	r, err := s.db.CouponReminder.Query().Where(mine(userID, templateID, channel)...).Only(ctx)
 	switch {
 	case ent.IsNotFound(err):
-		return nil, &coupon.Error{Code: coupon.CodeNotFound, Field: []string{"templateId"}, Message: "you have no reminder of this template on this channel"}
+		return nil, coupon.NotFoundAt("templateId")
 	case err != nil:
 		return nil, fmt.Errorf("read reminder: %w", err)
 	}

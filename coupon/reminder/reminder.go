@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"coupond/coupon"
+	"coupond/defaults"
 	"coupond/ent"
 	"coupond/ent/couponreminder"
 
@@ -36,7 +37,6 @@ const (
 
 // Defaults of Config.
 const (
-	DefaultRetries    = 5
 	DefaultRetryBase  = 10 * time.Second
 	DefaultRetryMax   = 10 * time.Minute
 	DefaultSweepGrace = time.Minute
@@ -98,7 +98,7 @@ func New(db *ent.Client, rdb redis.UniversalClient, templates Templates, sched S
 			*v = d
 		}
 	}
-	def(&cfg.Retries, DefaultRetries)
+	def(&cfg.Retries, defaults.ReminderRetries)
 	def(&cfg.SweepLimit, DefaultSweepLimit)
 	def(&cfg.Page, 500)
 	def(&cfg.Parallel, 16)

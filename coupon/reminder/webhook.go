@@ -1,6 +1,8 @@
 package reminder
 
 import (
+	"coupond/defaults"
+
 	"bytes"
 	"context"
 	"crypto/hmac"
@@ -23,9 +25,6 @@ const (
 	HeaderSignature = "X-Coupond-Signature"
 )
 
-// DefaultWebhookTimeout bounds one webhook request (COUPON_REMINDER_WEBHOOK_TIMEOUT).
-const DefaultWebhookTimeout = 5 * time.Second
-
 // Webhook delivers a reminder by POSTing it as JSON to a URL: body {deliveryId, userId,
 // templateId, templateName, channel, remindAt}, headers X-Coupond-Delivery (the delivery id),
 // X-Coupond-Timestamp (unix seconds of this attempt) and X-Coupond-Signature ("sha256=" and the
@@ -44,10 +43,10 @@ type Webhook struct {
 }
 
 // NewWebhook returns the webhook sender of url, signing with secret; timeout bounds each request
-// (0: DefaultWebhookTimeout).
+// (0: defaults.ReminderWebhookTimeout).
 func NewWebhook(target, secret string, timeout time.Duration) *Webhook {
 	if timeout <= 0 {
-		timeout = DefaultWebhookTimeout
+		timeout = defaults.ReminderWebhookTimeout
 	}
 	return &Webhook{url: target, secret: []byte(secret), now: time.Now, client: &http.Client{
 		Timeout:       timeout,

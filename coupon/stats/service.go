@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"coupond/coupon/template"
+	"coupond/defaults"
 	"coupond/ent"
 
 	"github.com/redis/go-redis/v9"
@@ -40,7 +41,7 @@ import (
 
 // Config tunes the stats; zero fields take the defaults.
 type Config struct {
-	// MaxDays bounds the days one query may ask for (default 366).
+	// MaxDays bounds the days one query may ask for (default defaults.StatsMaxDays).
 	MaxDays int
 	// SealAfter is how long after its end a day is recomputed from MySQL and sealed (default 1h:
 	// claims persisted late and replays land before it).
@@ -58,7 +59,7 @@ type Service struct {
 
 // New returns the stats service.
 func New(db *ent.Client, rdb redis.UniversalClient, templates *template.Admin, cfg Config) *Service {
-	cfg.MaxDays = cmp.Or(cfg.MaxDays, 366)
+	cfg.MaxDays = cmp.Or(cfg.MaxDays, defaults.StatsMaxDays)
 	cfg.SealAfter = cmp.Or(cfg.SealAfter, time.Hour)
 	return &Service{db: db, rdb: rdb, templates: templates, cfg: cfg, now: time.Now}
 }
