@@ -27,27 +27,11 @@ func TestAdminInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium; skipped with -short")
 	}
-	chromium := os.Getenv("CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
 	fixture := filepath.Join("..", "shared", "fixtures", "distribution", "bad-rows.xlsx")
 	if abs, err := filepath.Abs(fixture); err == nil {
 		fixture = abs
 	}
-	_, nodeErr := exec.LookPath("node")
-	_, modErr := os.Stat(filepath.Join("admin", "web", "node_modules", "playwright-core"))
-	_, chromeErr := os.Stat(chromium)
-	_, fixtureErr := os.Stat(fixture)
-	for _, err := range []error{nodeErr, modErr, chromeErr, fixtureErr} {
-		if err == nil {
-			continue
-		}
-		if os.Getenv("COUPON_TEST_BROWSER") == "1" {
-			t.Fatalf("COUPON_TEST_BROWSER=1 but: %v", err)
-		}
-		t.Skipf("%v (scripts/test.sh installs node packages and chromium)", err)
-	}
+	chromium := browserNeeds(t, filepath.Join("admin", "web"), fixture)
 
 	t.Setenv("COUPON_DISTRIBUTION_BATCH", "2")
 	a, srv := testApp(t)

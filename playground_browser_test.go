@@ -18,23 +18,7 @@ func TestPlaygroundInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium; skipped with -short")
 	}
-	chromium := os.Getenv("CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	_, nodeErr := exec.LookPath("node")
-	_, modErr := os.Stat(filepath.Join("e2e", "browser", "node_modules", "playwright-core"))
-	_, chromeErr := os.Stat(chromium)
-	for _, err := range []error{nodeErr, modErr, chromeErr} {
-		if err == nil {
-			continue
-		}
-		if os.Getenv("COUPON_TEST_BROWSER") == "1" {
-			t.Fatalf("COUPON_TEST_BROWSER=1 but: %v", err)
-		}
-		t.Skipf("%v (scripts/test.sh installs node packages and chromium)", err)
-	}
-
+	chromium := browserNeeds(t, filepath.Join("e2e", "browser"))
 	a, srv := testApp(t)
 	ctx := context.Background()
 	if err := a.seedDemo(ctx); err != nil {
@@ -55,4 +39,31 @@ func TestPlaygroundInChromium(t *testing.T) {
 		t.Fatalf("playground in Chromium: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// browserNeeds returns Debian's chromium ($CHROMIUM, default /usr/bin/chromium) after checking
+// what a browser test needs: node, playwright-core installed in dir and the files named. A missing
+// one skips the test, or fails it under COUPON_TEST_BROWSER=1 (scripts/test.sh provides them).
+func browserNeeds(t *testing.T, dir string, files ...string) string {
+	t.Helper()
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	_, nodeErr := exec.LookPath("node")
+	errs := []error{nodeErr}
+	for _, f := range append([]string{filepath.Join(dir, "node_modules", "playwright-core"), chromium}, files...) {
+		_, err := os.Stat(f)
+		errs = append(errs, err)
+	}
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if os.Getenv("COUPON_TEST_BROWSER") == "1" {
+			t.Fatalf("COUPON_TEST_BROWSER=1 but: %v", err)
+		}
+		t.Skipf("%v (scripts/test.sh installs node packages and chromium)", err)
+	}
+	return chromium
 }

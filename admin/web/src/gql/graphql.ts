@@ -870,7 +870,7 @@ export type Reconciliation = {
   /** The template's coupons in MySQL (claims and distribution, archived ones included). */
   issued: Scalars['Int']['output'];
   /**
-   * Units Redis took that MySQL does not hold yet: claims journaled in the outbox with neither a coupon
+   * Units Redis took that MySQL does not hold yet: claims in the outbox with neither a coupon
    * nor a given-back failure, and distribution rows in flight.
    */
   pending: Scalars['Int']['output'];
