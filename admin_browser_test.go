@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,5 +68,19 @@ func TestAdminInChromium(t *testing.T) {
 	t.Logf("admin/web/e2e/run.mjs:\n%s", out)
 	if err != nil {
 		t.Fatalf("admin in Chromium: %v", err)
+	}
+	// The dashboard's issued count (equal to the API's, run.mjs checks) is the shop's coupons in MySQL.
+	_, shown, ok := strings.Cut(string(out), "dashboard = API: ")
+	var dash struct{ Issued string }
+	if !ok || json.Unmarshal([]byte(strings.SplitN(shown, "\n", 2)[0]), &dash) != nil {
+		t.Fatalf("run.mjs printed no dashboard line")
+	}
+	var issued int
+	if err := a.sqlDB.QueryRowContext(ctx, `SELECT COUNT(*) FROM user_coupon uc JOIN coupon_template t ON t.id = uc.template_id
+		WHERE t.shop_number = 1001`).Scan(&issued); err != nil {
+		t.Fatal(err)
+	}
+	if dash.Issued != strconv.Itoa(issued) {
+		t.Errorf("the dashboard shows %s issued, MySQL holds %d coupons of the shop", dash.Issued, issued)
 	}
 }

@@ -103,7 +103,9 @@ func MySQL(t testing.TB, name string) (*ent.Client, *sql.DB, string) {
 
 // Redis returns a client of the test Redis (database 0) and gives this test process the key
 // namespace Namespace(pkg) (keys.SetNamespace; so also its asynq queue names, jobs.QueueName), after
-// deleting every key of that namespace and of its asynq queues. pkg names the test package; one
+// deleting every key of that namespace and of its asynq queues; a test or benchmark that passes
+// deletes them again when it ends (a failed one leaves them to look at), so a benchmark's million
+// keys do not stay behind to slow other packages' SCANs. pkg names the test package; one
 // namespace per package, as packages run in parallel and tests within one do not.
 func Redis(t testing.TB, pkg string) *redis.Client {
 	t.Helper()
@@ -112,6 +114,19 @@ func Redis(t testing.TB, pkg string) *redis.Client {
 	rdb := store.OpenRedis(RedisAddr(), "", 0)
 	t.Cleanup(func() { rdb.Close() })
 	ctx := context.Background()
+	if err := unlinkNamespace(ctx, rdb, ns); err != nil {
+		t.Fatalf("testutil: redis %s: %v (is Redis running? ./scripts/test.sh starts it)", RedisAddr(), err)
+	}
+	t.Cleanup(func() {
+		if !t.Failed() {
+			unlinkNamespace(ctx, rdb, ns)
+		}
+	})
+	return rdb
+}
+
+// unlinkNamespace deletes every key of namespace ns and of its asynq queues.
+func unlinkNamespace(ctx context.Context, rdb *redis.Client, ns string) error {
 	for _, match := range []string{ns + "*", "asynq:{" + ns + "*"} {
 		iter := rdb.Scan(ctx, 0, match, 1000).Iterator()
 		var batch []string
@@ -122,13 +137,13 @@ func Redis(t testing.TB, pkg string) *redis.Client {
 			}
 		}
 		if err := iter.Err(); err != nil {
-			t.Fatalf("testutil: redis %s: %v (is Redis running? ./scripts/test.sh starts it)", RedisAddr(), err)
+			return err
 		}
 		if len(batch) > 0 {
 			rdb.Unlink(ctx, batch...)
 		}
 	}
-	return rdb
+	return nil
 }
 
 // QueueOpt is the asynq connection of the test Redis (the namespace's queues live there too).
