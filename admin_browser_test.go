@@ -20,16 +20,16 @@ import (
 // TestAdminInChromium runs admin/web/e2e/run.mjs: the web admin at /admin/ in headless Chromium
 // against the whole app with a worker (distribution batches of 2 rows, so progress is pushed
 // several times), signed in as a merchant with /admin/#token=. The script distributes
-// ../shared/fixtures/distribution/bad-rows.xlsx (outcomes in that README), asks the drift endpoint
-// started here to add 3 to a template's stock in Redis and expects the reconciliation screen to
-// name the broken equation. It needs node, `npm ci` in admin/web and Debian's chromium;
+// coupon/distribution/testdata/bad-rows.xlsx (the shared LibreOffice fixture; outcomes in that
+// README), asks the drift endpoint started here to add 3 to a template's stock in Redis and
+// expects the reconciliation screen to name the broken equation. It needs node, `npm ci` in admin/web and Debian's chromium;
 // COUPON_TEST_BROWSER=1 (scripts/test.sh) makes a missing one a failure rather than a skip.
 // Screenshots go to admin/web/e2e/artifacts/.
 func TestAdminInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium; skipped with -short")
 	}
-	fixture := filepath.Join("..", "shared", "fixtures", "distribution", "bad-rows.xlsx")
+	fixture := filepath.Join("coupon", "distribution", "testdata", "bad-rows.xlsx")
 	if abs, err := filepath.Abs(fixture); err == nil {
 		fixture = abs
 	}
