@@ -1,0 +1,24 @@
+package store
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"strconv"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// UserShard returns which of shards equal key ranges user lives in, exactly as Vitess routes a
+// keyspace sharded by user_id with the xxhash vindex into that many shards (-80, 80- for 2; -40,
+// 40-80, 80-c0, c0- for 4; …): the keyspace id is xxhash64 of the id's decimal text, written
+// little-endian, and shard i holds the keyspace ids whose first 8 bytes, read big-endian, fall in
+// [i·2⁶⁴/shards, (i+1)·2⁶⁴/shards). shards ≤ 1 puts every user in shard 0.
+func UserShard(user int64, shards int) int {
+	if shards <= 1 {
+		return 0
+	}
+	var kid [8]byte
+	binary.LittleEndian.PutUint64(kid[:], xxhash.Sum64String(strconv.FormatInt(user, 10)))
+	hi, _ := bits.Mul64(binary.BigEndian.Uint64(kid[:]), uint64(shards))
+	return int(hi)
+}
