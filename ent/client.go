@@ -18,6 +18,7 @@ import (
 	"coupond/ent/coupontemplate"
 	"coupond/ent/coupontemplatelog"
 	"coupond/ent/redemptionfailure"
+	"coupond/ent/stockbatch"
 	"coupond/ent/templatedailystats"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
@@ -48,6 +49,8 @@ type Client struct {
 	CouponTemplateLog *CouponTemplateLogClient
 	// RedemptionFailure is the client for interacting with the RedemptionFailure builders.
 	RedemptionFailure *RedemptionFailureClient
+	// StockBatch is the client for interacting with the StockBatch builders.
+	StockBatch *StockBatchClient
 	// TemplateDailyStats is the client for interacting with the TemplateDailyStats builders.
 	TemplateDailyStats *TemplateDailyStatsClient
 	// UserCoupon is the client for interacting with the UserCoupon builders.
@@ -72,6 +75,7 @@ func (c *Client) init() {
 	c.CouponTemplate = NewCouponTemplateClient(c.config)
 	c.CouponTemplateLog = NewCouponTemplateLogClient(c.config)
 	c.RedemptionFailure = NewRedemptionFailureClient(c.config)
+	c.StockBatch = NewStockBatchClient(c.config)
 	c.TemplateDailyStats = NewTemplateDailyStatsClient(c.config)
 	c.UserCoupon = NewUserCouponClient(c.config)
 	c.UserCouponArchive = NewUserCouponArchiveClient(c.config)
@@ -174,6 +178,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		CouponTemplate:     NewCouponTemplateClient(cfg),
 		CouponTemplateLog:  NewCouponTemplateLogClient(cfg),
 		RedemptionFailure:  NewRedemptionFailureClient(cfg),
+		StockBatch:         NewStockBatchClient(cfg),
 		TemplateDailyStats: NewTemplateDailyStatsClient(cfg),
 		UserCoupon:         NewUserCouponClient(cfg),
 		UserCouponArchive:  NewUserCouponArchiveClient(cfg),
@@ -203,6 +208,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		CouponTemplate:     NewCouponTemplateClient(cfg),
 		CouponTemplateLog:  NewCouponTemplateLogClient(cfg),
 		RedemptionFailure:  NewRedemptionFailureClient(cfg),
+		StockBatch:         NewStockBatchClient(cfg),
 		TemplateDailyStats: NewTemplateDailyStatsClient(cfg),
 		UserCoupon:         NewUserCouponClient(cfg),
 		UserCouponArchive:  NewUserCouponArchiveClient(cfg),
@@ -236,7 +242,7 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.CouponReminder, c.CouponSettlement, c.CouponTask, c.CouponTaskFailure,
-		c.CouponTemplate, c.CouponTemplateLog, c.RedemptionFailure,
+		c.CouponTemplate, c.CouponTemplateLog, c.RedemptionFailure, c.StockBatch,
 		c.TemplateDailyStats, c.UserCoupon, c.UserCouponArchive,
 	} {
 		n.Use(hooks...)
@@ -248,7 +254,7 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.CouponReminder, c.CouponSettlement, c.CouponTask, c.CouponTaskFailure,
-		c.CouponTemplate, c.CouponTemplateLog, c.RedemptionFailure,
+		c.CouponTemplate, c.CouponTemplateLog, c.RedemptionFailure, c.StockBatch,
 		c.TemplateDailyStats, c.UserCoupon, c.UserCouponArchive,
 	} {
 		n.Intercept(interceptors...)
@@ -272,6 +278,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.CouponTemplateLog.mutate(ctx, m)
 	case *RedemptionFailureMutation:
 		return c.RedemptionFailure.mutate(ctx, m)
+	case *StockBatchMutation:
+		return c.StockBatch.mutate(ctx, m)
 	case *TemplateDailyStatsMutation:
 		return c.TemplateDailyStats.mutate(ctx, m)
 	case *UserCouponMutation:
@@ -1214,6 +1222,139 @@ func (c *RedemptionFailureClient) mutate(ctx context.Context, m *RedemptionFailu
 	}
 }
 
+// StockBatchClient is a client for the StockBatch schema.
+type StockBatchClient struct {
+	config
+}
+
+// NewStockBatchClient returns a client for the StockBatch from the given config.
+func NewStockBatchClient(c config) *StockBatchClient {
+	return &StockBatchClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `stockbatch.Hooks(f(g(h())))`.
+func (c *StockBatchClient) Use(hooks ...Hook) {
+	c.hooks.StockBatch = append(c.hooks.StockBatch, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `stockbatch.Intercept(f(g(h())))`.
+func (c *StockBatchClient) Intercept(interceptors ...Interceptor) {
+	c.inters.StockBatch = append(c.inters.StockBatch, interceptors...)
+}
+
+// Create returns a builder for creating a StockBatch entity.
+func (c *StockBatchClient) Create() *StockBatchCreate {
+	mutation := newStockBatchMutation(c.config, OpCreate)
+	return &StockBatchCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of StockBatch entities.
+func (c *StockBatchClient) CreateBulk(builders ...*StockBatchCreate) *StockBatchCreateBulk {
+	return &StockBatchCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *StockBatchClient) MapCreateBulk(slice any, setFunc func(*StockBatchCreate, int)) *StockBatchCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &StockBatchCreateBulk{err: fmt.Errorf("calling to StockBatchClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*StockBatchCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &StockBatchCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for StockBatch.
+func (c *StockBatchClient) Update() *StockBatchUpdate {
+	mutation := newStockBatchMutation(c.config, OpUpdate)
+	return &StockBatchUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *StockBatchClient) UpdateOne(_m *StockBatch) *StockBatchUpdateOne {
+	mutation := newStockBatchMutation(c.config, OpUpdateOne, withStockBatch(_m))
+	return &StockBatchUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *StockBatchClient) UpdateOneID(id int64) *StockBatchUpdateOne {
+	mutation := newStockBatchMutation(c.config, OpUpdateOne, withStockBatchID(id))
+	return &StockBatchUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for StockBatch.
+func (c *StockBatchClient) Delete() *StockBatchDelete {
+	mutation := newStockBatchMutation(c.config, OpDelete)
+	return &StockBatchDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *StockBatchClient) DeleteOne(_m *StockBatch) *StockBatchDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *StockBatchClient) DeleteOneID(id int64) *StockBatchDeleteOne {
+	builder := c.Delete().Where(stockbatch.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &StockBatchDeleteOne{builder}
+}
+
+// Query returns a query builder for StockBatch.
+func (c *StockBatchClient) Query() *StockBatchQuery {
+	return &StockBatchQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeStockBatch},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a StockBatch entity by its id.
+func (c *StockBatchClient) Get(ctx context.Context, id int64) (*StockBatch, error) {
+	return c.Query().Where(stockbatch.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *StockBatchClient) GetX(ctx context.Context, id int64) *StockBatch {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *StockBatchClient) Hooks() []Hook {
+	return c.hooks.StockBatch
+}
+
+// Interceptors returns the client interceptors.
+func (c *StockBatchClient) Interceptors() []Interceptor {
+	return c.inters.StockBatch
+}
+
+func (c *StockBatchClient) mutate(ctx context.Context, m *StockBatchMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&StockBatchCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&StockBatchUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&StockBatchUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&StockBatchDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown StockBatch mutation op: %q", m.Op())
+	}
+}
+
 // TemplateDailyStatsClient is a client for the TemplateDailyStats schema.
 type TemplateDailyStatsClient struct {
 	config
@@ -1617,13 +1758,13 @@ func (c *UserCouponArchiveClient) mutate(ctx context.Context, m *UserCouponArchi
 type (
 	hooks struct {
 		CouponReminder, CouponSettlement, CouponTask, CouponTaskFailure, CouponTemplate,
-		CouponTemplateLog, RedemptionFailure, TemplateDailyStats, UserCoupon,
-		UserCouponArchive []ent.Hook
+		CouponTemplateLog, RedemptionFailure, StockBatch, TemplateDailyStats,
+		UserCoupon, UserCouponArchive []ent.Hook
 	}
 	inters struct {
 		CouponReminder, CouponSettlement, CouponTask, CouponTaskFailure, CouponTemplate,
-		CouponTemplateLog, RedemptionFailure, TemplateDailyStats, UserCoupon,
-		UserCouponArchive []ent.Interceptor
+		CouponTemplateLog, RedemptionFailure, StockBatch, TemplateDailyStats,
+		UserCoupon, UserCouponArchive []ent.Interceptor
 	}
 )
 

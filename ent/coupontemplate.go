@@ -43,6 +43,10 @@ type CouponTemplate struct {
 	TotalStock int `json:"total_stock,omitempty"`
 	// remaining stock in the database
 	Stock int `json:"stock,omitempty"`
+	// coupons written by settled stock batches: total_stock = stock + issued + Σ reserved of OPEN stock_batch headers
+	Issued int `json:"issued,omitempty"`
+	// the last stock_batch seq taken by T1
+	BatchSeq int64 `json:"batch_seq,omitempty"`
 	// ReceiveRule holds the value of the "receive_rule" field.
 	ReceiveRule schematype.ReceiveRule `json:"receive_rule,omitempty"`
 	// ConsumeRule holds the value of the "consume_rule" field.
@@ -65,7 +69,7 @@ func (*CouponTemplate) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case coupontemplate.FieldReceiveRule, coupontemplate.FieldConsumeRule:
 			values[i] = new([]byte)
-		case coupontemplate.FieldID, coupontemplate.FieldShopNumber, coupontemplate.FieldTotalStock, coupontemplate.FieldStock, coupontemplate.FieldCreatedBy, coupontemplate.FieldVersion:
+		case coupontemplate.FieldID, coupontemplate.FieldShopNumber, coupontemplate.FieldTotalStock, coupontemplate.FieldStock, coupontemplate.FieldIssued, coupontemplate.FieldBatchSeq, coupontemplate.FieldCreatedBy, coupontemplate.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case coupontemplate.FieldName, coupontemplate.FieldSource, coupontemplate.FieldTarget, coupontemplate.FieldGoods, coupontemplate.FieldType, coupontemplate.FieldRefundPolicy, coupontemplate.FieldStatus:
 			values[i] = new(sql.NullString)
@@ -164,6 +168,18 @@ func (_m *CouponTemplate) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field stock", values[i])
 			} else if value.Valid {
 				_m.Stock = int(value.Int64)
+			}
+		case coupontemplate.FieldIssued:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field issued", values[i])
+			} else if value.Valid {
+				_m.Issued = int(value.Int64)
+			}
+		case coupontemplate.FieldBatchSeq:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field batch_seq", values[i])
+			} else if value.Valid {
+				_m.BatchSeq = value.Int64
 			}
 		case coupontemplate.FieldReceiveRule:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -278,6 +294,12 @@ func (_m *CouponTemplate) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("stock=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Stock))
+	builder.WriteString(", ")
+	builder.WriteString("issued=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Issued))
+	builder.WriteString(", ")
+	builder.WriteString("batch_seq=")
+	builder.WriteString(fmt.Sprintf("%v", _m.BatchSeq))
 	builder.WriteString(", ")
 	builder.WriteString("receive_rule=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ReceiveRule))

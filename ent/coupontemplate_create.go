@@ -119,6 +119,34 @@ func (_c *CouponTemplateCreate) SetStock(v int) *CouponTemplateCreate {
 	return _c
 }
 
+// SetIssued sets the "issued" field.
+func (_c *CouponTemplateCreate) SetIssued(v int) *CouponTemplateCreate {
+	_c.mutation.SetIssued(v)
+	return _c
+}
+
+// SetNillableIssued sets the "issued" field if the given value is not nil.
+func (_c *CouponTemplateCreate) SetNillableIssued(v *int) *CouponTemplateCreate {
+	if v != nil {
+		_c.SetIssued(*v)
+	}
+	return _c
+}
+
+// SetBatchSeq sets the "batch_seq" field.
+func (_c *CouponTemplateCreate) SetBatchSeq(v int64) *CouponTemplateCreate {
+	_c.mutation.SetBatchSeq(v)
+	return _c
+}
+
+// SetNillableBatchSeq sets the "batch_seq" field if the given value is not nil.
+func (_c *CouponTemplateCreate) SetNillableBatchSeq(v *int64) *CouponTemplateCreate {
+	if v != nil {
+		_c.SetBatchSeq(*v)
+	}
+	return _c
+}
+
 // SetReceiveRule sets the "receive_rule" field.
 func (_c *CouponTemplateCreate) SetReceiveRule(v schematype.ReceiveRule) *CouponTemplateCreate {
 	_c.mutation.SetReceiveRule(v)
@@ -236,6 +264,14 @@ func (_c *CouponTemplateCreate) defaults() {
 		v := coupontemplate.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
+	if _, ok := _c.mutation.Issued(); !ok {
+		v := coupontemplate.DefaultIssued
+		_c.mutation.SetIssued(v)
+	}
+	if _, ok := _c.mutation.BatchSeq(); !ok {
+		v := coupontemplate.DefaultBatchSeq
+		_c.mutation.SetBatchSeq(v)
+	}
 	if _, ok := _c.mutation.RefundPolicy(); !ok {
 		v := coupontemplate.DefaultRefundPolicy
 		_c.mutation.SetRefundPolicy(v)
@@ -323,6 +359,17 @@ func (_c *CouponTemplateCreate) check() error {
 		if err := coupontemplate.StockValidator(v); err != nil {
 			return &ValidationError{Name: "stock", err: fmt.Errorf(`ent: validator failed for field "CouponTemplate.stock": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.Issued(); !ok {
+		return &ValidationError{Name: "issued", err: errors.New(`ent: missing required field "CouponTemplate.issued"`)}
+	}
+	if v, ok := _c.mutation.Issued(); ok {
+		if err := coupontemplate.IssuedValidator(v); err != nil {
+			return &ValidationError{Name: "issued", err: fmt.Errorf(`ent: validator failed for field "CouponTemplate.issued": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.BatchSeq(); !ok {
+		return &ValidationError{Name: "batch_seq", err: errors.New(`ent: missing required field "CouponTemplate.batch_seq"`)}
 	}
 	if _, ok := _c.mutation.ReceiveRule(); !ok {
 		return &ValidationError{Name: "receive_rule", err: errors.New(`ent: missing required field "CouponTemplate.receive_rule"`)}
@@ -437,6 +484,14 @@ func (_c *CouponTemplateCreate) createSpec() (*CouponTemplate, *sqlgraph.CreateS
 	if value, ok := _c.mutation.Stock(); ok {
 		_spec.SetField(coupontemplate.FieldStock, field.TypeInt, value)
 		_node.Stock = value
+	}
+	if value, ok := _c.mutation.Issued(); ok {
+		_spec.SetField(coupontemplate.FieldIssued, field.TypeInt, value)
+		_node.Issued = value
+	}
+	if value, ok := _c.mutation.BatchSeq(); ok {
+		_spec.SetField(coupontemplate.FieldBatchSeq, field.TypeInt64, value)
+		_node.BatchSeq = value
 	}
 	if value, ok := _c.mutation.ReceiveRule(); ok {
 		_spec.SetField(coupontemplate.FieldReceiveRule, field.TypeJSON, value)
@@ -649,6 +704,42 @@ func (u *CouponTemplateUpsert) UpdateStock() *CouponTemplateUpsert {
 // AddStock adds v to the "stock" field.
 func (u *CouponTemplateUpsert) AddStock(v int) *CouponTemplateUpsert {
 	u.Add(coupontemplate.FieldStock, v)
+	return u
+}
+
+// SetIssued sets the "issued" field.
+func (u *CouponTemplateUpsert) SetIssued(v int) *CouponTemplateUpsert {
+	u.Set(coupontemplate.FieldIssued, v)
+	return u
+}
+
+// UpdateIssued sets the "issued" field to the value that was provided on create.
+func (u *CouponTemplateUpsert) UpdateIssued() *CouponTemplateUpsert {
+	u.SetExcluded(coupontemplate.FieldIssued)
+	return u
+}
+
+// AddIssued adds v to the "issued" field.
+func (u *CouponTemplateUpsert) AddIssued(v int) *CouponTemplateUpsert {
+	u.Add(coupontemplate.FieldIssued, v)
+	return u
+}
+
+// SetBatchSeq sets the "batch_seq" field.
+func (u *CouponTemplateUpsert) SetBatchSeq(v int64) *CouponTemplateUpsert {
+	u.Set(coupontemplate.FieldBatchSeq, v)
+	return u
+}
+
+// UpdateBatchSeq sets the "batch_seq" field to the value that was provided on create.
+func (u *CouponTemplateUpsert) UpdateBatchSeq() *CouponTemplateUpsert {
+	u.SetExcluded(coupontemplate.FieldBatchSeq)
+	return u
+}
+
+// AddBatchSeq adds v to the "batch_seq" field.
+func (u *CouponTemplateUpsert) AddBatchSeq(v int64) *CouponTemplateUpsert {
+	u.Add(coupontemplate.FieldBatchSeq, v)
 	return u
 }
 
@@ -933,6 +1024,48 @@ func (u *CouponTemplateUpsertOne) AddStock(v int) *CouponTemplateUpsertOne {
 func (u *CouponTemplateUpsertOne) UpdateStock() *CouponTemplateUpsertOne {
 	return u.Update(func(s *CouponTemplateUpsert) {
 		s.UpdateStock()
+	})
+}
+
+// SetIssued sets the "issued" field.
+func (u *CouponTemplateUpsertOne) SetIssued(v int) *CouponTemplateUpsertOne {
+	return u.Update(func(s *CouponTemplateUpsert) {
+		s.SetIssued(v)
+	})
+}
+
+// AddIssued adds v to the "issued" field.
+func (u *CouponTemplateUpsertOne) AddIssued(v int) *CouponTemplateUpsertOne {
+	return u.Update(func(s *CouponTemplateUpsert) {
+		s.AddIssued(v)
+	})
+}
+
+// UpdateIssued sets the "issued" field to the value that was provided on create.
+func (u *CouponTemplateUpsertOne) UpdateIssued() *CouponTemplateUpsertOne {
+	return u.Update(func(s *CouponTemplateUpsert) {
+		s.UpdateIssued()
+	})
+}
+
+// SetBatchSeq sets the "batch_seq" field.
+func (u *CouponTemplateUpsertOne) SetBatchSeq(v int64) *CouponTemplateUpsertOne {
+	return u.Update(func(s *CouponTemplateUpsert) {
+		s.SetBatchSeq(v)
+	})
+}
+
+// AddBatchSeq adds v to the "batch_seq" field.
+func (u *CouponTemplateUpsertOne) AddBatchSeq(v int64) *CouponTemplateUpsertOne {
+	return u.Update(func(s *CouponTemplateUpsert) {
+		s.AddBatchSeq(v)
+	})
+}
+
+// UpdateBatchSeq sets the "batch_seq" field to the value that was provided on create.
+func (u *CouponTemplateUpsertOne) UpdateBatchSeq() *CouponTemplateUpsertOne {
+	return u.Update(func(s *CouponTemplateUpsert) {
+		s.UpdateBatchSeq()
 	})
 }
 
@@ -1394,6 +1527,48 @@ func (u *CouponTemplateUpsertBulk) AddStock(v int) *CouponTemplateUpsertBulk {
 func (u *CouponTemplateUpsertBulk) UpdateStock() *CouponTemplateUpsertBulk {
 	return u.Update(func(s *CouponTemplateUpsert) {
 		s.UpdateStock()
+	})
+}
+
+// SetIssued sets the "issued" field.
+func (u *CouponTemplateUpsertBulk) SetIssued(v int) *CouponTemplateUpsertBulk {
+	return u.Update(func(s *CouponTemplateUpsert) {
+		s.SetIssued(v)
+	})
+}
+
+// AddIssued adds v to the "issued" field.
+func (u *CouponTemplateUpsertBulk) AddIssued(v int) *CouponTemplateUpsertBulk {
+	return u.Update(func(s *CouponTemplateUpsert) {
+		s.AddIssued(v)
+	})
+}
+
+// UpdateIssued sets the "issued" field to the value that was provided on create.
+func (u *CouponTemplateUpsertBulk) UpdateIssued() *CouponTemplateUpsertBulk {
+	return u.Update(func(s *CouponTemplateUpsert) {
+		s.UpdateIssued()
+	})
+}
+
+// SetBatchSeq sets the "batch_seq" field.
+func (u *CouponTemplateUpsertBulk) SetBatchSeq(v int64) *CouponTemplateUpsertBulk {
+	return u.Update(func(s *CouponTemplateUpsert) {
+		s.SetBatchSeq(v)
+	})
+}
+
+// AddBatchSeq adds v to the "batch_seq" field.
+func (u *CouponTemplateUpsertBulk) AddBatchSeq(v int64) *CouponTemplateUpsertBulk {
+	return u.Update(func(s *CouponTemplateUpsert) {
+		s.AddBatchSeq(v)
+	})
+}
+
+// UpdateBatchSeq sets the "batch_seq" field to the value that was provided on create.
+func (u *CouponTemplateUpsertBulk) UpdateBatchSeq() *CouponTemplateUpsertBulk {
+	return u.Update(func(s *CouponTemplateUpsert) {
+		s.UpdateBatchSeq()
 	})
 }
 

@@ -182,6 +182,48 @@ func (_u *CouponTemplateUpdate) AddStock(v int) *CouponTemplateUpdate {
 	return _u
 }
 
+// SetIssued sets the "issued" field.
+func (_u *CouponTemplateUpdate) SetIssued(v int) *CouponTemplateUpdate {
+	_u.mutation.ResetIssued()
+	_u.mutation.SetIssued(v)
+	return _u
+}
+
+// SetNillableIssued sets the "issued" field if the given value is not nil.
+func (_u *CouponTemplateUpdate) SetNillableIssued(v *int) *CouponTemplateUpdate {
+	if v != nil {
+		_u.SetIssued(*v)
+	}
+	return _u
+}
+
+// AddIssued adds value to the "issued" field.
+func (_u *CouponTemplateUpdate) AddIssued(v int) *CouponTemplateUpdate {
+	_u.mutation.AddIssued(v)
+	return _u
+}
+
+// SetBatchSeq sets the "batch_seq" field.
+func (_u *CouponTemplateUpdate) SetBatchSeq(v int64) *CouponTemplateUpdate {
+	_u.mutation.ResetBatchSeq()
+	_u.mutation.SetBatchSeq(v)
+	return _u
+}
+
+// SetNillableBatchSeq sets the "batch_seq" field if the given value is not nil.
+func (_u *CouponTemplateUpdate) SetNillableBatchSeq(v *int64) *CouponTemplateUpdate {
+	if v != nil {
+		_u.SetBatchSeq(*v)
+	}
+	return _u
+}
+
+// AddBatchSeq adds value to the "batch_seq" field.
+func (_u *CouponTemplateUpdate) AddBatchSeq(v int64) *CouponTemplateUpdate {
+	_u.mutation.AddBatchSeq(v)
+	return _u
+}
+
 // SetReceiveRule sets the "receive_rule" field.
 func (_u *CouponTemplateUpdate) SetReceiveRule(v schematype.ReceiveRule) *CouponTemplateUpdate {
 	_u.mutation.SetReceiveRule(v)
@@ -337,6 +379,11 @@ func (_u *CouponTemplateUpdate) check() error {
 			return &ValidationError{Name: "stock", err: fmt.Errorf(`ent: validator failed for field "CouponTemplate.stock": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Issued(); ok {
+		if err := coupontemplate.IssuedValidator(v); err != nil {
+			return &ValidationError{Name: "issued", err: fmt.Errorf(`ent: validator failed for field "CouponTemplate.issued": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.RefundPolicy(); ok {
 		if err := coupontemplate.RefundPolicyValidator(v); err != nil {
 			return &ValidationError{Name: "refund_policy", err: fmt.Errorf(`ent: validator failed for field "CouponTemplate.refund_policy": %w`, err)}
@@ -406,6 +453,18 @@ func (_u *CouponTemplateUpdate) sqlSave(ctx context.Context) (_node int, err err
 	}
 	if value, ok := _u.mutation.AddedStock(); ok {
 		_spec.AddField(coupontemplate.FieldStock, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Issued(); ok {
+		_spec.SetField(coupontemplate.FieldIssued, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedIssued(); ok {
+		_spec.AddField(coupontemplate.FieldIssued, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.BatchSeq(); ok {
+		_spec.SetField(coupontemplate.FieldBatchSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedBatchSeq(); ok {
+		_spec.AddField(coupontemplate.FieldBatchSeq, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.ReceiveRule(); ok {
 		_spec.SetField(coupontemplate.FieldReceiveRule, field.TypeJSON, value)
@@ -599,6 +658,48 @@ func (_u *CouponTemplateUpdateOne) AddStock(v int) *CouponTemplateUpdateOne {
 	return _u
 }
 
+// SetIssued sets the "issued" field.
+func (_u *CouponTemplateUpdateOne) SetIssued(v int) *CouponTemplateUpdateOne {
+	_u.mutation.ResetIssued()
+	_u.mutation.SetIssued(v)
+	return _u
+}
+
+// SetNillableIssued sets the "issued" field if the given value is not nil.
+func (_u *CouponTemplateUpdateOne) SetNillableIssued(v *int) *CouponTemplateUpdateOne {
+	if v != nil {
+		_u.SetIssued(*v)
+	}
+	return _u
+}
+
+// AddIssued adds value to the "issued" field.
+func (_u *CouponTemplateUpdateOne) AddIssued(v int) *CouponTemplateUpdateOne {
+	_u.mutation.AddIssued(v)
+	return _u
+}
+
+// SetBatchSeq sets the "batch_seq" field.
+func (_u *CouponTemplateUpdateOne) SetBatchSeq(v int64) *CouponTemplateUpdateOne {
+	_u.mutation.ResetBatchSeq()
+	_u.mutation.SetBatchSeq(v)
+	return _u
+}
+
+// SetNillableBatchSeq sets the "batch_seq" field if the given value is not nil.
+func (_u *CouponTemplateUpdateOne) SetNillableBatchSeq(v *int64) *CouponTemplateUpdateOne {
+	if v != nil {
+		_u.SetBatchSeq(*v)
+	}
+	return _u
+}
+
+// AddBatchSeq adds value to the "batch_seq" field.
+func (_u *CouponTemplateUpdateOne) AddBatchSeq(v int64) *CouponTemplateUpdateOne {
+	_u.mutation.AddBatchSeq(v)
+	return _u
+}
+
 // SetReceiveRule sets the "receive_rule" field.
 func (_u *CouponTemplateUpdateOne) SetReceiveRule(v schematype.ReceiveRule) *CouponTemplateUpdateOne {
 	_u.mutation.SetReceiveRule(v)
@@ -767,6 +868,11 @@ func (_u *CouponTemplateUpdateOne) check() error {
 			return &ValidationError{Name: "stock", err: fmt.Errorf(`ent: validator failed for field "CouponTemplate.stock": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Issued(); ok {
+		if err := coupontemplate.IssuedValidator(v); err != nil {
+			return &ValidationError{Name: "issued", err: fmt.Errorf(`ent: validator failed for field "CouponTemplate.issued": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.RefundPolicy(); ok {
 		if err := coupontemplate.RefundPolicyValidator(v); err != nil {
 			return &ValidationError{Name: "refund_policy", err: fmt.Errorf(`ent: validator failed for field "CouponTemplate.refund_policy": %w`, err)}
@@ -853,6 +959,18 @@ func (_u *CouponTemplateUpdateOne) sqlSave(ctx context.Context) (_node *CouponTe
 	}
 	if value, ok := _u.mutation.AddedStock(); ok {
 		_spec.AddField(coupontemplate.FieldStock, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Issued(); ok {
+		_spec.SetField(coupontemplate.FieldIssued, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedIssued(); ok {
+		_spec.AddField(coupontemplate.FieldIssued, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.BatchSeq(); ok {
+		_spec.SetField(coupontemplate.FieldBatchSeq, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedBatchSeq(); ok {
+		_spec.AddField(coupontemplate.FieldBatchSeq, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.ReceiveRule(); ok {
 		_spec.SetField(coupontemplate.FieldReceiveRule, field.TypeJSON, value)

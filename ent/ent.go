@@ -11,6 +11,7 @@ import (
 	"coupond/ent/coupontemplate"
 	"coupond/ent/coupontemplatelog"
 	"coupond/ent/redemptionfailure"
+	"coupond/ent/stockbatch"
 	"coupond/ent/templatedailystats"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
@@ -89,6 +90,7 @@ func checkColumn(t, c string) error {
 			coupontemplate.Table:     coupontemplate.ValidColumn,
 			coupontemplatelog.Table:  coupontemplatelog.ValidColumn,
 			redemptionfailure.Table:  redemptionfailure.ValidColumn,
+			stockbatch.Table:         stockbatch.ValidColumn,
 			templatedailystats.Table: templatedailystats.ValidColumn,
 			usercoupon.Table:         usercoupon.ValidColumn,
 			usercouponarchive.Table:  usercouponarchive.ValidColumn,

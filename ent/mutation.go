@@ -13,6 +13,7 @@ import (
 	"coupond/ent/predicate"
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/schematype"
+	"coupond/ent/stockbatch"
 	"coupond/ent/templatedailystats"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
@@ -42,6 +43,7 @@ const (
 	TypeCouponTemplate     = "CouponTemplate"
 	TypeCouponTemplateLog  = "CouponTemplateLog"
 	TypeRedemptionFailure  = "RedemptionFailure"
+	TypeStockBatch         = "StockBatch"
 	TypeTemplateDailyStats = "TemplateDailyStats"
 	TypeUserCoupon         = "UserCoupon"
 	TypeUserCouponArchive  = "UserCouponArchive"
@@ -5102,6 +5104,10 @@ type CouponTemplateMutation struct {
 	addtotal_stock   *int
 	stock            *int
 	addstock         *int
+	issued           *int
+	addissued        *int
+	batch_seq        *int64
+	addbatch_seq     *int64
 	receive_rule     *schematype.ReceiveRule
 	consume_rule     *schematype.ConsumeRule
 	refund_policy    *coupontemplate.RefundPolicy
@@ -5725,6 +5731,118 @@ func (m *CouponTemplateMutation) ResetStock() {
 	m.addstock = nil
 }
 
+// SetIssued sets the "issued" field.
+func (m *CouponTemplateMutation) SetIssued(i int) {
+	m.issued = &i
+	m.addissued = nil
+}
+
+// Issued returns the value of the "issued" field in the mutation.
+func (m *CouponTemplateMutation) Issued() (r int, exists bool) {
+	v := m.issued
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIssued returns the old "issued" field's value of the CouponTemplate entity.
+// If the CouponTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponTemplateMutation) OldIssued(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIssued is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIssued requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIssued: %w", err)
+	}
+	return oldValue.Issued, nil
+}
+
+// AddIssued adds i to the "issued" field.
+func (m *CouponTemplateMutation) AddIssued(i int) {
+	if m.addissued != nil {
+		*m.addissued += i
+	} else {
+		m.addissued = &i
+	}
+}
+
+// AddedIssued returns the value that was added to the "issued" field in this mutation.
+func (m *CouponTemplateMutation) AddedIssued() (r int, exists bool) {
+	v := m.addissued
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetIssued resets all changes to the "issued" field.
+func (m *CouponTemplateMutation) ResetIssued() {
+	m.issued = nil
+	m.addissued = nil
+}
+
+// SetBatchSeq sets the "batch_seq" field.
+func (m *CouponTemplateMutation) SetBatchSeq(i int64) {
+	m.batch_seq = &i
+	m.addbatch_seq = nil
+}
+
+// BatchSeq returns the value of the "batch_seq" field in the mutation.
+func (m *CouponTemplateMutation) BatchSeq() (r int64, exists bool) {
+	v := m.batch_seq
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBatchSeq returns the old "batch_seq" field's value of the CouponTemplate entity.
+// If the CouponTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponTemplateMutation) OldBatchSeq(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBatchSeq is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBatchSeq requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBatchSeq: %w", err)
+	}
+	return oldValue.BatchSeq, nil
+}
+
+// AddBatchSeq adds i to the "batch_seq" field.
+func (m *CouponTemplateMutation) AddBatchSeq(i int64) {
+	if m.addbatch_seq != nil {
+		*m.addbatch_seq += i
+	} else {
+		m.addbatch_seq = &i
+	}
+}
+
+// AddedBatchSeq returns the value that was added to the "batch_seq" field in this mutation.
+func (m *CouponTemplateMutation) AddedBatchSeq() (r int64, exists bool) {
+	v := m.addbatch_seq
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetBatchSeq resets all changes to the "batch_seq" field.
+func (m *CouponTemplateMutation) ResetBatchSeq() {
+	m.batch_seq = nil
+	m.addbatch_seq = nil
+}
+
 // SetReceiveRule sets the "receive_rule" field.
 func (m *CouponTemplateMutation) SetReceiveRule(sr schematype.ReceiveRule) {
 	m.receive_rule = &sr
@@ -6015,7 +6133,7 @@ func (m *CouponTemplateMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CouponTemplateMutation) Fields() []string {
-	fields := make([]string, 0, 18)
+	fields := make([]string, 0, 20)
 	if m.created_at != nil {
 		fields = append(fields, coupontemplate.FieldCreatedAt)
 	}
@@ -6051,6 +6169,12 @@ func (m *CouponTemplateMutation) Fields() []string {
 	}
 	if m.stock != nil {
 		fields = append(fields, coupontemplate.FieldStock)
+	}
+	if m.issued != nil {
+		fields = append(fields, coupontemplate.FieldIssued)
+	}
+	if m.batch_seq != nil {
+		fields = append(fields, coupontemplate.FieldBatchSeq)
 	}
 	if m.receive_rule != nil {
 		fields = append(fields, coupontemplate.FieldReceiveRule)
@@ -6102,6 +6226,10 @@ func (m *CouponTemplateMutation) Field(name string) (ent.Value, bool) {
 		return m.TotalStock()
 	case coupontemplate.FieldStock:
 		return m.Stock()
+	case coupontemplate.FieldIssued:
+		return m.Issued()
+	case coupontemplate.FieldBatchSeq:
+		return m.BatchSeq()
 	case coupontemplate.FieldReceiveRule:
 		return m.ReceiveRule()
 	case coupontemplate.FieldConsumeRule:
@@ -6147,6 +6275,10 @@ func (m *CouponTemplateMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldTotalStock(ctx)
 	case coupontemplate.FieldStock:
 		return m.OldStock(ctx)
+	case coupontemplate.FieldIssued:
+		return m.OldIssued(ctx)
+	case coupontemplate.FieldBatchSeq:
+		return m.OldBatchSeq(ctx)
 	case coupontemplate.FieldReceiveRule:
 		return m.OldReceiveRule(ctx)
 	case coupontemplate.FieldConsumeRule:
@@ -6252,6 +6384,20 @@ func (m *CouponTemplateMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetStock(v)
 		return nil
+	case coupontemplate.FieldIssued:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIssued(v)
+		return nil
+	case coupontemplate.FieldBatchSeq:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBatchSeq(v)
+		return nil
 	case coupontemplate.FieldReceiveRule:
 		v, ok := value.(schematype.ReceiveRule)
 		if !ok {
@@ -6311,6 +6457,12 @@ func (m *CouponTemplateMutation) AddedFields() []string {
 	if m.addstock != nil {
 		fields = append(fields, coupontemplate.FieldStock)
 	}
+	if m.addissued != nil {
+		fields = append(fields, coupontemplate.FieldIssued)
+	}
+	if m.addbatch_seq != nil {
+		fields = append(fields, coupontemplate.FieldBatchSeq)
+	}
 	if m.addcreated_by != nil {
 		fields = append(fields, coupontemplate.FieldCreatedBy)
 	}
@@ -6331,6 +6483,10 @@ func (m *CouponTemplateMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedTotalStock()
 	case coupontemplate.FieldStock:
 		return m.AddedStock()
+	case coupontemplate.FieldIssued:
+		return m.AddedIssued()
+	case coupontemplate.FieldBatchSeq:
+		return m.AddedBatchSeq()
 	case coupontemplate.FieldCreatedBy:
 		return m.AddedCreatedBy()
 	case coupontemplate.FieldVersion:
@@ -6364,6 +6520,20 @@ func (m *CouponTemplateMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddStock(v)
+		return nil
+	case coupontemplate.FieldIssued:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddIssued(v)
+		return nil
+	case coupontemplate.FieldBatchSeq:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBatchSeq(v)
 		return nil
 	case coupontemplate.FieldCreatedBy:
 		v, ok := value.(int64)
@@ -6450,6 +6620,12 @@ func (m *CouponTemplateMutation) ResetField(name string) error {
 		return nil
 	case coupontemplate.FieldStock:
 		m.ResetStock()
+		return nil
+	case coupontemplate.FieldIssued:
+		m.ResetIssued()
+		return nil
+	case coupontemplate.FieldBatchSeq:
+		m.ResetBatchSeq()
 		return nil
 	case coupontemplate.FieldReceiveRule:
 		m.ResetReceiveRule()
@@ -8067,6 +8243,1244 @@ func (m *RedemptionFailureMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown RedemptionFailure edge %s", name)
 }
 
+// StockBatchMutation represents an operation that mutates the StockBatch nodes in the graph.
+type StockBatchMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int64
+	shop_number    *int64
+	addshop_number *int64
+	template_id    *int64
+	addtemplate_id *int64
+	seq            *int64
+	addseq         *int64
+	source         *stockbatch.Source
+	task_id        *int64
+	addtask_id     *int64
+	task_start     *int
+	addtask_start  *int
+	reserved       *int
+	addreserved    *int
+	used           *int
+	addused        *int
+	state          *stockbatch.State
+	items          *[]schematype.BatchItem
+	appenditems    []schematype.BatchItem
+	created_at     *time.Time
+	settled_at     *time.Time
+	clearedFields  map[string]struct{}
+	done           bool
+	oldValue       func(context.Context) (*StockBatch, error)
+	predicates     []predicate.StockBatch
+}
+
+var _ ent.Mutation = (*StockBatchMutation)(nil)
+
+// stockbatchOption allows management of the mutation configuration using functional options.
+type stockbatchOption func(*StockBatchMutation)
+
+// newStockBatchMutation creates new mutation for the StockBatch entity.
+func newStockBatchMutation(c config, op Op, opts ...stockbatchOption) *StockBatchMutation {
+	m := &StockBatchMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeStockBatch,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withStockBatchID sets the ID field of the mutation.
+func withStockBatchID(id int64) stockbatchOption {
+	return func(m *StockBatchMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *StockBatch
+		)
+		m.oldValue = func(ctx context.Context) (*StockBatch, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().StockBatch.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withStockBatch sets the old StockBatch of the mutation.
+func withStockBatch(node *StockBatch) stockbatchOption {
+	return func(m *StockBatchMutation) {
+		m.oldValue = func(context.Context) (*StockBatch, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m StockBatchMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m StockBatchMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of StockBatch entities.
+func (m *StockBatchMutation) SetID(id int64) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *StockBatchMutation) ID() (id int64, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *StockBatchMutation) IDs(ctx context.Context) ([]int64, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int64{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().StockBatch.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetShopNumber sets the "shop_number" field.
+func (m *StockBatchMutation) SetShopNumber(i int64) {
+	m.shop_number = &i
+	m.addshop_number = nil
+}
+
+// ShopNumber returns the value of the "shop_number" field in the mutation.
+func (m *StockBatchMutation) ShopNumber() (r int64, exists bool) {
+	v := m.shop_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShopNumber returns the old "shop_number" field's value of the StockBatch entity.
+// If the StockBatch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockBatchMutation) OldShopNumber(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShopNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShopNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShopNumber: %w", err)
+	}
+	return oldValue.ShopNumber, nil
+}
+
+// AddShopNumber adds i to the "shop_number" field.
+func (m *StockBatchMutation) AddShopNumber(i int64) {
+	if m.addshop_number != nil {
+		*m.addshop_number += i
+	} else {
+		m.addshop_number = &i
+	}
+}
+
+// AddedShopNumber returns the value that was added to the "shop_number" field in this mutation.
+func (m *StockBatchMutation) AddedShopNumber() (r int64, exists bool) {
+	v := m.addshop_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetShopNumber resets all changes to the "shop_number" field.
+func (m *StockBatchMutation) ResetShopNumber() {
+	m.shop_number = nil
+	m.addshop_number = nil
+}
+
+// SetTemplateID sets the "template_id" field.
+func (m *StockBatchMutation) SetTemplateID(i int64) {
+	m.template_id = &i
+	m.addtemplate_id = nil
+}
+
+// TemplateID returns the value of the "template_id" field in the mutation.
+func (m *StockBatchMutation) TemplateID() (r int64, exists bool) {
+	v := m.template_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTemplateID returns the old "template_id" field's value of the StockBatch entity.
+// If the StockBatch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockBatchMutation) OldTemplateID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTemplateID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTemplateID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTemplateID: %w", err)
+	}
+	return oldValue.TemplateID, nil
+}
+
+// AddTemplateID adds i to the "template_id" field.
+func (m *StockBatchMutation) AddTemplateID(i int64) {
+	if m.addtemplate_id != nil {
+		*m.addtemplate_id += i
+	} else {
+		m.addtemplate_id = &i
+	}
+}
+
+// AddedTemplateID returns the value that was added to the "template_id" field in this mutation.
+func (m *StockBatchMutation) AddedTemplateID() (r int64, exists bool) {
+	v := m.addtemplate_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTemplateID resets all changes to the "template_id" field.
+func (m *StockBatchMutation) ResetTemplateID() {
+	m.template_id = nil
+	m.addtemplate_id = nil
+}
+
+// SetSeq sets the "seq" field.
+func (m *StockBatchMutation) SetSeq(i int64) {
+	m.seq = &i
+	m.addseq = nil
+}
+
+// Seq returns the value of the "seq" field in the mutation.
+func (m *StockBatchMutation) Seq() (r int64, exists bool) {
+	v := m.seq
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSeq returns the old "seq" field's value of the StockBatch entity.
+// If the StockBatch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockBatchMutation) OldSeq(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSeq is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSeq requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSeq: %w", err)
+	}
+	return oldValue.Seq, nil
+}
+
+// AddSeq adds i to the "seq" field.
+func (m *StockBatchMutation) AddSeq(i int64) {
+	if m.addseq != nil {
+		*m.addseq += i
+	} else {
+		m.addseq = &i
+	}
+}
+
+// AddedSeq returns the value that was added to the "seq" field in this mutation.
+func (m *StockBatchMutation) AddedSeq() (r int64, exists bool) {
+	v := m.addseq
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSeq resets all changes to the "seq" field.
+func (m *StockBatchMutation) ResetSeq() {
+	m.seq = nil
+	m.addseq = nil
+}
+
+// SetSource sets the "source" field.
+func (m *StockBatchMutation) SetSource(s stockbatch.Source) {
+	m.source = &s
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *StockBatchMutation) Source() (r stockbatch.Source, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the StockBatch entity.
+// If the StockBatch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockBatchMutation) OldSource(ctx context.Context) (v stockbatch.Source, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *StockBatchMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetTaskID sets the "task_id" field.
+func (m *StockBatchMutation) SetTaskID(i int64) {
+	m.task_id = &i
+	m.addtask_id = nil
+}
+
+// TaskID returns the value of the "task_id" field in the mutation.
+func (m *StockBatchMutation) TaskID() (r int64, exists bool) {
+	v := m.task_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskID returns the old "task_id" field's value of the StockBatch entity.
+// If the StockBatch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockBatchMutation) OldTaskID(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskID: %w", err)
+	}
+	return oldValue.TaskID, nil
+}
+
+// AddTaskID adds i to the "task_id" field.
+func (m *StockBatchMutation) AddTaskID(i int64) {
+	if m.addtask_id != nil {
+		*m.addtask_id += i
+	} else {
+		m.addtask_id = &i
+	}
+}
+
+// AddedTaskID returns the value that was added to the "task_id" field in this mutation.
+func (m *StockBatchMutation) AddedTaskID() (r int64, exists bool) {
+	v := m.addtask_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearTaskID clears the value of the "task_id" field.
+func (m *StockBatchMutation) ClearTaskID() {
+	m.task_id = nil
+	m.addtask_id = nil
+	m.clearedFields[stockbatch.FieldTaskID] = struct{}{}
+}
+
+// TaskIDCleared returns if the "task_id" field was cleared in this mutation.
+func (m *StockBatchMutation) TaskIDCleared() bool {
+	_, ok := m.clearedFields[stockbatch.FieldTaskID]
+	return ok
+}
+
+// ResetTaskID resets all changes to the "task_id" field.
+func (m *StockBatchMutation) ResetTaskID() {
+	m.task_id = nil
+	m.addtask_id = nil
+	delete(m.clearedFields, stockbatch.FieldTaskID)
+}
+
+// SetTaskStart sets the "task_start" field.
+func (m *StockBatchMutation) SetTaskStart(i int) {
+	m.task_start = &i
+	m.addtask_start = nil
+}
+
+// TaskStart returns the value of the "task_start" field in the mutation.
+func (m *StockBatchMutation) TaskStart() (r int, exists bool) {
+	v := m.task_start
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskStart returns the old "task_start" field's value of the StockBatch entity.
+// If the StockBatch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockBatchMutation) OldTaskStart(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskStart is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskStart requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskStart: %w", err)
+	}
+	return oldValue.TaskStart, nil
+}
+
+// AddTaskStart adds i to the "task_start" field.
+func (m *StockBatchMutation) AddTaskStart(i int) {
+	if m.addtask_start != nil {
+		*m.addtask_start += i
+	} else {
+		m.addtask_start = &i
+	}
+}
+
+// AddedTaskStart returns the value that was added to the "task_start" field in this mutation.
+func (m *StockBatchMutation) AddedTaskStart() (r int, exists bool) {
+	v := m.addtask_start
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearTaskStart clears the value of the "task_start" field.
+func (m *StockBatchMutation) ClearTaskStart() {
+	m.task_start = nil
+	m.addtask_start = nil
+	m.clearedFields[stockbatch.FieldTaskStart] = struct{}{}
+}
+
+// TaskStartCleared returns if the "task_start" field was cleared in this mutation.
+func (m *StockBatchMutation) TaskStartCleared() bool {
+	_, ok := m.clearedFields[stockbatch.FieldTaskStart]
+	return ok
+}
+
+// ResetTaskStart resets all changes to the "task_start" field.
+func (m *StockBatchMutation) ResetTaskStart() {
+	m.task_start = nil
+	m.addtask_start = nil
+	delete(m.clearedFields, stockbatch.FieldTaskStart)
+}
+
+// SetReserved sets the "reserved" field.
+func (m *StockBatchMutation) SetReserved(i int) {
+	m.reserved = &i
+	m.addreserved = nil
+}
+
+// Reserved returns the value of the "reserved" field in the mutation.
+func (m *StockBatchMutation) Reserved() (r int, exists bool) {
+	v := m.reserved
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReserved returns the old "reserved" field's value of the StockBatch entity.
+// If the StockBatch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockBatchMutation) OldReserved(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReserved is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReserved requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReserved: %w", err)
+	}
+	return oldValue.Reserved, nil
+}
+
+// AddReserved adds i to the "reserved" field.
+func (m *StockBatchMutation) AddReserved(i int) {
+	if m.addreserved != nil {
+		*m.addreserved += i
+	} else {
+		m.addreserved = &i
+	}
+}
+
+// AddedReserved returns the value that was added to the "reserved" field in this mutation.
+func (m *StockBatchMutation) AddedReserved() (r int, exists bool) {
+	v := m.addreserved
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetReserved resets all changes to the "reserved" field.
+func (m *StockBatchMutation) ResetReserved() {
+	m.reserved = nil
+	m.addreserved = nil
+}
+
+// SetUsed sets the "used" field.
+func (m *StockBatchMutation) SetUsed(i int) {
+	m.used = &i
+	m.addused = nil
+}
+
+// Used returns the value of the "used" field in the mutation.
+func (m *StockBatchMutation) Used() (r int, exists bool) {
+	v := m.used
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUsed returns the old "used" field's value of the StockBatch entity.
+// If the StockBatch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockBatchMutation) OldUsed(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUsed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUsed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUsed: %w", err)
+	}
+	return oldValue.Used, nil
+}
+
+// AddUsed adds i to the "used" field.
+func (m *StockBatchMutation) AddUsed(i int) {
+	if m.addused != nil {
+		*m.addused += i
+	} else {
+		m.addused = &i
+	}
+}
+
+// AddedUsed returns the value that was added to the "used" field in this mutation.
+func (m *StockBatchMutation) AddedUsed() (r int, exists bool) {
+	v := m.addused
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetUsed resets all changes to the "used" field.
+func (m *StockBatchMutation) ResetUsed() {
+	m.used = nil
+	m.addused = nil
+}
+
+// SetState sets the "state" field.
+func (m *StockBatchMutation) SetState(s stockbatch.State) {
+	m.state = &s
+}
+
+// State returns the value of the "state" field in the mutation.
+func (m *StockBatchMutation) State() (r stockbatch.State, exists bool) {
+	v := m.state
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldState returns the old "state" field's value of the StockBatch entity.
+// If the StockBatch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockBatchMutation) OldState(ctx context.Context) (v stockbatch.State, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldState is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldState requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldState: %w", err)
+	}
+	return oldValue.State, nil
+}
+
+// ResetState resets all changes to the "state" field.
+func (m *StockBatchMutation) ResetState() {
+	m.state = nil
+}
+
+// SetItems sets the "items" field.
+func (m *StockBatchMutation) SetItems(si []schematype.BatchItem) {
+	m.items = &si
+	m.appenditems = nil
+}
+
+// Items returns the value of the "items" field in the mutation.
+func (m *StockBatchMutation) Items() (r []schematype.BatchItem, exists bool) {
+	v := m.items
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldItems returns the old "items" field's value of the StockBatch entity.
+// If the StockBatch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockBatchMutation) OldItems(ctx context.Context) (v []schematype.BatchItem, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldItems is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldItems requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldItems: %w", err)
+	}
+	return oldValue.Items, nil
+}
+
+// AppendItems adds si to the "items" field.
+func (m *StockBatchMutation) AppendItems(si []schematype.BatchItem) {
+	m.appenditems = append(m.appenditems, si...)
+}
+
+// AppendedItems returns the list of values that were appended to the "items" field in this mutation.
+func (m *StockBatchMutation) AppendedItems() ([]schematype.BatchItem, bool) {
+	if len(m.appenditems) == 0 {
+		return nil, false
+	}
+	return m.appenditems, true
+}
+
+// ResetItems resets all changes to the "items" field.
+func (m *StockBatchMutation) ResetItems() {
+	m.items = nil
+	m.appenditems = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *StockBatchMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *StockBatchMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the StockBatch entity.
+// If the StockBatch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockBatchMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *StockBatchMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetSettledAt sets the "settled_at" field.
+func (m *StockBatchMutation) SetSettledAt(t time.Time) {
+	m.settled_at = &t
+}
+
+// SettledAt returns the value of the "settled_at" field in the mutation.
+func (m *StockBatchMutation) SettledAt() (r time.Time, exists bool) {
+	v := m.settled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSettledAt returns the old "settled_at" field's value of the StockBatch entity.
+// If the StockBatch object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StockBatchMutation) OldSettledAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSettledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSettledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSettledAt: %w", err)
+	}
+	return oldValue.SettledAt, nil
+}
+
+// ClearSettledAt clears the value of the "settled_at" field.
+func (m *StockBatchMutation) ClearSettledAt() {
+	m.settled_at = nil
+	m.clearedFields[stockbatch.FieldSettledAt] = struct{}{}
+}
+
+// SettledAtCleared returns if the "settled_at" field was cleared in this mutation.
+func (m *StockBatchMutation) SettledAtCleared() bool {
+	_, ok := m.clearedFields[stockbatch.FieldSettledAt]
+	return ok
+}
+
+// ResetSettledAt resets all changes to the "settled_at" field.
+func (m *StockBatchMutation) ResetSettledAt() {
+	m.settled_at = nil
+	delete(m.clearedFields, stockbatch.FieldSettledAt)
+}
+
+// Where appends a list predicates to the StockBatchMutation builder.
+func (m *StockBatchMutation) Where(ps ...predicate.StockBatch) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the StockBatchMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *StockBatchMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.StockBatch, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *StockBatchMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *StockBatchMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (StockBatch).
+func (m *StockBatchMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *StockBatchMutation) Fields() []string {
+	fields := make([]string, 0, 12)
+	if m.shop_number != nil {
+		fields = append(fields, stockbatch.FieldShopNumber)
+	}
+	if m.template_id != nil {
+		fields = append(fields, stockbatch.FieldTemplateID)
+	}
+	if m.seq != nil {
+		fields = append(fields, stockbatch.FieldSeq)
+	}
+	if m.source != nil {
+		fields = append(fields, stockbatch.FieldSource)
+	}
+	if m.task_id != nil {
+		fields = append(fields, stockbatch.FieldTaskID)
+	}
+	if m.task_start != nil {
+		fields = append(fields, stockbatch.FieldTaskStart)
+	}
+	if m.reserved != nil {
+		fields = append(fields, stockbatch.FieldReserved)
+	}
+	if m.used != nil {
+		fields = append(fields, stockbatch.FieldUsed)
+	}
+	if m.state != nil {
+		fields = append(fields, stockbatch.FieldState)
+	}
+	if m.items != nil {
+		fields = append(fields, stockbatch.FieldItems)
+	}
+	if m.created_at != nil {
+		fields = append(fields, stockbatch.FieldCreatedAt)
+	}
+	if m.settled_at != nil {
+		fields = append(fields, stockbatch.FieldSettledAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *StockBatchMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case stockbatch.FieldShopNumber:
+		return m.ShopNumber()
+	case stockbatch.FieldTemplateID:
+		return m.TemplateID()
+	case stockbatch.FieldSeq:
+		return m.Seq()
+	case stockbatch.FieldSource:
+		return m.Source()
+	case stockbatch.FieldTaskID:
+		return m.TaskID()
+	case stockbatch.FieldTaskStart:
+		return m.TaskStart()
+	case stockbatch.FieldReserved:
+		return m.Reserved()
+	case stockbatch.FieldUsed:
+		return m.Used()
+	case stockbatch.FieldState:
+		return m.State()
+	case stockbatch.FieldItems:
+		return m.Items()
+	case stockbatch.FieldCreatedAt:
+		return m.CreatedAt()
+	case stockbatch.FieldSettledAt:
+		return m.SettledAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *StockBatchMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case stockbatch.FieldShopNumber:
+		return m.OldShopNumber(ctx)
+	case stockbatch.FieldTemplateID:
+		return m.OldTemplateID(ctx)
+	case stockbatch.FieldSeq:
+		return m.OldSeq(ctx)
+	case stockbatch.FieldSource:
+		return m.OldSource(ctx)
+	case stockbatch.FieldTaskID:
+		return m.OldTaskID(ctx)
+	case stockbatch.FieldTaskStart:
+		return m.OldTaskStart(ctx)
+	case stockbatch.FieldReserved:
+		return m.OldReserved(ctx)
+	case stockbatch.FieldUsed:
+		return m.OldUsed(ctx)
+	case stockbatch.FieldState:
+		return m.OldState(ctx)
+	case stockbatch.FieldItems:
+		return m.OldItems(ctx)
+	case stockbatch.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case stockbatch.FieldSettledAt:
+		return m.OldSettledAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown StockBatch field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StockBatchMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case stockbatch.FieldShopNumber:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShopNumber(v)
+		return nil
+	case stockbatch.FieldTemplateID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTemplateID(v)
+		return nil
+	case stockbatch.FieldSeq:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSeq(v)
+		return nil
+	case stockbatch.FieldSource:
+		v, ok := value.(stockbatch.Source)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case stockbatch.FieldTaskID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskID(v)
+		return nil
+	case stockbatch.FieldTaskStart:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskStart(v)
+		return nil
+	case stockbatch.FieldReserved:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReserved(v)
+		return nil
+	case stockbatch.FieldUsed:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUsed(v)
+		return nil
+	case stockbatch.FieldState:
+		v, ok := value.(stockbatch.State)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetState(v)
+		return nil
+	case stockbatch.FieldItems:
+		v, ok := value.([]schematype.BatchItem)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetItems(v)
+		return nil
+	case stockbatch.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case stockbatch.FieldSettledAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSettledAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StockBatch field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *StockBatchMutation) AddedFields() []string {
+	var fields []string
+	if m.addshop_number != nil {
+		fields = append(fields, stockbatch.FieldShopNumber)
+	}
+	if m.addtemplate_id != nil {
+		fields = append(fields, stockbatch.FieldTemplateID)
+	}
+	if m.addseq != nil {
+		fields = append(fields, stockbatch.FieldSeq)
+	}
+	if m.addtask_id != nil {
+		fields = append(fields, stockbatch.FieldTaskID)
+	}
+	if m.addtask_start != nil {
+		fields = append(fields, stockbatch.FieldTaskStart)
+	}
+	if m.addreserved != nil {
+		fields = append(fields, stockbatch.FieldReserved)
+	}
+	if m.addused != nil {
+		fields = append(fields, stockbatch.FieldUsed)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *StockBatchMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case stockbatch.FieldShopNumber:
+		return m.AddedShopNumber()
+	case stockbatch.FieldTemplateID:
+		return m.AddedTemplateID()
+	case stockbatch.FieldSeq:
+		return m.AddedSeq()
+	case stockbatch.FieldTaskID:
+		return m.AddedTaskID()
+	case stockbatch.FieldTaskStart:
+		return m.AddedTaskStart()
+	case stockbatch.FieldReserved:
+		return m.AddedReserved()
+	case stockbatch.FieldUsed:
+		return m.AddedUsed()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StockBatchMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case stockbatch.FieldShopNumber:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddShopNumber(v)
+		return nil
+	case stockbatch.FieldTemplateID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTemplateID(v)
+		return nil
+	case stockbatch.FieldSeq:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSeq(v)
+		return nil
+	case stockbatch.FieldTaskID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTaskID(v)
+		return nil
+	case stockbatch.FieldTaskStart:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTaskStart(v)
+		return nil
+	case stockbatch.FieldReserved:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddReserved(v)
+		return nil
+	case stockbatch.FieldUsed:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddUsed(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StockBatch numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *StockBatchMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(stockbatch.FieldTaskID) {
+		fields = append(fields, stockbatch.FieldTaskID)
+	}
+	if m.FieldCleared(stockbatch.FieldTaskStart) {
+		fields = append(fields, stockbatch.FieldTaskStart)
+	}
+	if m.FieldCleared(stockbatch.FieldSettledAt) {
+		fields = append(fields, stockbatch.FieldSettledAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *StockBatchMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *StockBatchMutation) ClearField(name string) error {
+	switch name {
+	case stockbatch.FieldTaskID:
+		m.ClearTaskID()
+		return nil
+	case stockbatch.FieldTaskStart:
+		m.ClearTaskStart()
+		return nil
+	case stockbatch.FieldSettledAt:
+		m.ClearSettledAt()
+		return nil
+	}
+	return fmt.Errorf("unknown StockBatch nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *StockBatchMutation) ResetField(name string) error {
+	switch name {
+	case stockbatch.FieldShopNumber:
+		m.ResetShopNumber()
+		return nil
+	case stockbatch.FieldTemplateID:
+		m.ResetTemplateID()
+		return nil
+	case stockbatch.FieldSeq:
+		m.ResetSeq()
+		return nil
+	case stockbatch.FieldSource:
+		m.ResetSource()
+		return nil
+	case stockbatch.FieldTaskID:
+		m.ResetTaskID()
+		return nil
+	case stockbatch.FieldTaskStart:
+		m.ResetTaskStart()
+		return nil
+	case stockbatch.FieldReserved:
+		m.ResetReserved()
+		return nil
+	case stockbatch.FieldUsed:
+		m.ResetUsed()
+		return nil
+	case stockbatch.FieldState:
+		m.ResetState()
+		return nil
+	case stockbatch.FieldItems:
+		m.ResetItems()
+		return nil
+	case stockbatch.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case stockbatch.FieldSettledAt:
+		m.ResetSettledAt()
+		return nil
+	}
+	return fmt.Errorf("unknown StockBatch field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *StockBatchMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *StockBatchMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *StockBatchMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *StockBatchMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *StockBatchMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *StockBatchMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *StockBatchMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown StockBatch unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *StockBatchMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown StockBatch edge %s", name)
+}
+
 // TemplateDailyStatsMutation represents an operation that mutates the TemplateDailyStats nodes in the graph.
 type TemplateDailyStatsMutation struct {
 	config
@@ -9284,32 +10698,34 @@ func (m *TemplateDailyStatsMutation) ResetEdge(name string) error {
 // UserCouponMutation represents an operation that mutates the UserCoupon nodes in the graph.
 type UserCouponMutation struct {
 	config
-	op               Op
-	typ              string
-	id               *int64
-	created_at       *time.Time
-	updated_at       *time.Time
-	user_id          *int64
-	adduser_id       *int64
-	template_id      *int64
-	addtemplate_id   *int64
-	redemption_id    *string
-	code             *string
-	receive_count    *int
-	addreceive_count *int
-	source           *usercoupon.Source
-	status           *usercoupon.Status
-	valid_start_time *time.Time
-	valid_end_time   *time.Time
-	order_id         *int64
-	addorder_id      *int64
-	used_at          *time.Time
-	discount_amount  **decimal.Decimal
-	request_id       *string
-	clearedFields    map[string]struct{}
-	done             bool
-	oldValue         func(context.Context) (*UserCoupon, error)
-	predicates       []predicate.UserCoupon
+	op                Op
+	typ               string
+	id                *int64
+	created_at        *time.Time
+	updated_at        *time.Time
+	user_id           *int64
+	adduser_id        *int64
+	template_id       *int64
+	addtemplate_id    *int64
+	redemption_id     *string
+	code              *string
+	receive_count     *int
+	addreceive_count  *int
+	source            *usercoupon.Source
+	status            *usercoupon.Status
+	valid_start_time  *time.Time
+	valid_end_time    *time.Time
+	order_id          *int64
+	addorder_id       *int64
+	used_at           *time.Time
+	discount_amount   **decimal.Decimal
+	request_id        *string
+	stock_batch_id    *int64
+	addstock_batch_id *int64
+	clearedFields     map[string]struct{}
+	done              bool
+	oldValue          func(context.Context) (*UserCoupon, error)
+	predicates        []predicate.UserCoupon
 }
 
 var _ ent.Mutation = (*UserCouponMutation)(nil)
@@ -10089,6 +11505,76 @@ func (m *UserCouponMutation) ResetRequestID() {
 	delete(m.clearedFields, usercoupon.FieldRequestID)
 }
 
+// SetStockBatchID sets the "stock_batch_id" field.
+func (m *UserCouponMutation) SetStockBatchID(i int64) {
+	m.stock_batch_id = &i
+	m.addstock_batch_id = nil
+}
+
+// StockBatchID returns the value of the "stock_batch_id" field in the mutation.
+func (m *UserCouponMutation) StockBatchID() (r int64, exists bool) {
+	v := m.stock_batch_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStockBatchID returns the old "stock_batch_id" field's value of the UserCoupon entity.
+// If the UserCoupon object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserCouponMutation) OldStockBatchID(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStockBatchID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStockBatchID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStockBatchID: %w", err)
+	}
+	return oldValue.StockBatchID, nil
+}
+
+// AddStockBatchID adds i to the "stock_batch_id" field.
+func (m *UserCouponMutation) AddStockBatchID(i int64) {
+	if m.addstock_batch_id != nil {
+		*m.addstock_batch_id += i
+	} else {
+		m.addstock_batch_id = &i
+	}
+}
+
+// AddedStockBatchID returns the value that was added to the "stock_batch_id" field in this mutation.
+func (m *UserCouponMutation) AddedStockBatchID() (r int64, exists bool) {
+	v := m.addstock_batch_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearStockBatchID clears the value of the "stock_batch_id" field.
+func (m *UserCouponMutation) ClearStockBatchID() {
+	m.stock_batch_id = nil
+	m.addstock_batch_id = nil
+	m.clearedFields[usercoupon.FieldStockBatchID] = struct{}{}
+}
+
+// StockBatchIDCleared returns if the "stock_batch_id" field was cleared in this mutation.
+func (m *UserCouponMutation) StockBatchIDCleared() bool {
+	_, ok := m.clearedFields[usercoupon.FieldStockBatchID]
+	return ok
+}
+
+// ResetStockBatchID resets all changes to the "stock_batch_id" field.
+func (m *UserCouponMutation) ResetStockBatchID() {
+	m.stock_batch_id = nil
+	m.addstock_batch_id = nil
+	delete(m.clearedFields, usercoupon.FieldStockBatchID)
+}
+
 // Where appends a list predicates to the UserCouponMutation builder.
 func (m *UserCouponMutation) Where(ps ...predicate.UserCoupon) {
 	m.predicates = append(m.predicates, ps...)
@@ -10123,7 +11609,7 @@ func (m *UserCouponMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserCouponMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 16)
 	if m.created_at != nil {
 		fields = append(fields, usercoupon.FieldCreatedAt)
 	}
@@ -10169,6 +11655,9 @@ func (m *UserCouponMutation) Fields() []string {
 	if m.request_id != nil {
 		fields = append(fields, usercoupon.FieldRequestID)
 	}
+	if m.stock_batch_id != nil {
+		fields = append(fields, usercoupon.FieldStockBatchID)
+	}
 	return fields
 }
 
@@ -10207,6 +11696,8 @@ func (m *UserCouponMutation) Field(name string) (ent.Value, bool) {
 		return m.DiscountAmount()
 	case usercoupon.FieldRequestID:
 		return m.RequestID()
+	case usercoupon.FieldStockBatchID:
+		return m.StockBatchID()
 	}
 	return nil, false
 }
@@ -10246,6 +11737,8 @@ func (m *UserCouponMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldDiscountAmount(ctx)
 	case usercoupon.FieldRequestID:
 		return m.OldRequestID(ctx)
+	case usercoupon.FieldStockBatchID:
+		return m.OldStockBatchID(ctx)
 	}
 	return nil, fmt.Errorf("unknown UserCoupon field %s", name)
 }
@@ -10360,6 +11853,13 @@ func (m *UserCouponMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRequestID(v)
 		return nil
+	case usercoupon.FieldStockBatchID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStockBatchID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown UserCoupon field %s", name)
 }
@@ -10380,6 +11880,9 @@ func (m *UserCouponMutation) AddedFields() []string {
 	if m.addorder_id != nil {
 		fields = append(fields, usercoupon.FieldOrderID)
 	}
+	if m.addstock_batch_id != nil {
+		fields = append(fields, usercoupon.FieldStockBatchID)
+	}
 	return fields
 }
 
@@ -10396,6 +11899,8 @@ func (m *UserCouponMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedReceiveCount()
 	case usercoupon.FieldOrderID:
 		return m.AddedOrderID()
+	case usercoupon.FieldStockBatchID:
+		return m.AddedStockBatchID()
 	}
 	return nil, false
 }
@@ -10433,6 +11938,13 @@ func (m *UserCouponMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddOrderID(v)
 		return nil
+	case usercoupon.FieldStockBatchID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddStockBatchID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown UserCoupon numeric field %s", name)
 }
@@ -10452,6 +11964,9 @@ func (m *UserCouponMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(usercoupon.FieldRequestID) {
 		fields = append(fields, usercoupon.FieldRequestID)
+	}
+	if m.FieldCleared(usercoupon.FieldStockBatchID) {
+		fields = append(fields, usercoupon.FieldStockBatchID)
 	}
 	return fields
 }
@@ -10478,6 +11993,9 @@ func (m *UserCouponMutation) ClearField(name string) error {
 		return nil
 	case usercoupon.FieldRequestID:
 		m.ClearRequestID()
+		return nil
+	case usercoupon.FieldStockBatchID:
+		m.ClearStockBatchID()
 		return nil
 	}
 	return fmt.Errorf("unknown UserCoupon nullable field %s", name)
@@ -10531,6 +12049,9 @@ func (m *UserCouponMutation) ResetField(name string) error {
 		return nil
 	case usercoupon.FieldRequestID:
 		m.ResetRequestID()
+		return nil
+	case usercoupon.FieldStockBatchID:
+		m.ResetStockBatchID()
 		return nil
 	}
 	return fmt.Errorf("unknown UserCoupon field %s", name)
@@ -10587,33 +12108,35 @@ func (m *UserCouponMutation) ResetEdge(name string) error {
 // UserCouponArchiveMutation represents an operation that mutates the UserCouponArchive nodes in the graph.
 type UserCouponArchiveMutation struct {
 	config
-	op               Op
-	typ              string
-	id               *int64
-	created_at       *time.Time
-	updated_at       *time.Time
-	user_id          *int64
-	adduser_id       *int64
-	template_id      *int64
-	addtemplate_id   *int64
-	redemption_id    *string
-	code             *string
-	receive_count    *int
-	addreceive_count *int
-	source           *usercouponarchive.Source
-	status           *usercouponarchive.Status
-	valid_start_time *time.Time
-	valid_end_time   *time.Time
-	order_id         *int64
-	addorder_id      *int64
-	used_at          *time.Time
-	discount_amount  **decimal.Decimal
-	request_id       *string
-	archived_at      *time.Time
-	clearedFields    map[string]struct{}
-	done             bool
-	oldValue         func(context.Context) (*UserCouponArchive, error)
-	predicates       []predicate.UserCouponArchive
+	op                Op
+	typ               string
+	id                *int64
+	created_at        *time.Time
+	updated_at        *time.Time
+	user_id           *int64
+	adduser_id        *int64
+	template_id       *int64
+	addtemplate_id    *int64
+	redemption_id     *string
+	code              *string
+	receive_count     *int
+	addreceive_count  *int
+	source            *usercouponarchive.Source
+	status            *usercouponarchive.Status
+	valid_start_time  *time.Time
+	valid_end_time    *time.Time
+	order_id          *int64
+	addorder_id       *int64
+	used_at           *time.Time
+	discount_amount   **decimal.Decimal
+	request_id        *string
+	stock_batch_id    *int64
+	addstock_batch_id *int64
+	archived_at       *time.Time
+	clearedFields     map[string]struct{}
+	done              bool
+	oldValue          func(context.Context) (*UserCouponArchive, error)
+	predicates        []predicate.UserCouponArchive
 }
 
 var _ ent.Mutation = (*UserCouponArchiveMutation)(nil)
@@ -11393,6 +12916,76 @@ func (m *UserCouponArchiveMutation) ResetRequestID() {
 	delete(m.clearedFields, usercouponarchive.FieldRequestID)
 }
 
+// SetStockBatchID sets the "stock_batch_id" field.
+func (m *UserCouponArchiveMutation) SetStockBatchID(i int64) {
+	m.stock_batch_id = &i
+	m.addstock_batch_id = nil
+}
+
+// StockBatchID returns the value of the "stock_batch_id" field in the mutation.
+func (m *UserCouponArchiveMutation) StockBatchID() (r int64, exists bool) {
+	v := m.stock_batch_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStockBatchID returns the old "stock_batch_id" field's value of the UserCouponArchive entity.
+// If the UserCouponArchive object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserCouponArchiveMutation) OldStockBatchID(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStockBatchID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStockBatchID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStockBatchID: %w", err)
+	}
+	return oldValue.StockBatchID, nil
+}
+
+// AddStockBatchID adds i to the "stock_batch_id" field.
+func (m *UserCouponArchiveMutation) AddStockBatchID(i int64) {
+	if m.addstock_batch_id != nil {
+		*m.addstock_batch_id += i
+	} else {
+		m.addstock_batch_id = &i
+	}
+}
+
+// AddedStockBatchID returns the value that was added to the "stock_batch_id" field in this mutation.
+func (m *UserCouponArchiveMutation) AddedStockBatchID() (r int64, exists bool) {
+	v := m.addstock_batch_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearStockBatchID clears the value of the "stock_batch_id" field.
+func (m *UserCouponArchiveMutation) ClearStockBatchID() {
+	m.stock_batch_id = nil
+	m.addstock_batch_id = nil
+	m.clearedFields[usercouponarchive.FieldStockBatchID] = struct{}{}
+}
+
+// StockBatchIDCleared returns if the "stock_batch_id" field was cleared in this mutation.
+func (m *UserCouponArchiveMutation) StockBatchIDCleared() bool {
+	_, ok := m.clearedFields[usercouponarchive.FieldStockBatchID]
+	return ok
+}
+
+// ResetStockBatchID resets all changes to the "stock_batch_id" field.
+func (m *UserCouponArchiveMutation) ResetStockBatchID() {
+	m.stock_batch_id = nil
+	m.addstock_batch_id = nil
+	delete(m.clearedFields, usercouponarchive.FieldStockBatchID)
+}
+
 // SetArchivedAt sets the "archived_at" field.
 func (m *UserCouponArchiveMutation) SetArchivedAt(t time.Time) {
 	m.archived_at = &t
@@ -11463,7 +13056,7 @@ func (m *UserCouponArchiveMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserCouponArchiveMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 17)
 	if m.created_at != nil {
 		fields = append(fields, usercouponarchive.FieldCreatedAt)
 	}
@@ -11509,6 +13102,9 @@ func (m *UserCouponArchiveMutation) Fields() []string {
 	if m.request_id != nil {
 		fields = append(fields, usercouponarchive.FieldRequestID)
 	}
+	if m.stock_batch_id != nil {
+		fields = append(fields, usercouponarchive.FieldStockBatchID)
+	}
 	if m.archived_at != nil {
 		fields = append(fields, usercouponarchive.FieldArchivedAt)
 	}
@@ -11550,6 +13146,8 @@ func (m *UserCouponArchiveMutation) Field(name string) (ent.Value, bool) {
 		return m.DiscountAmount()
 	case usercouponarchive.FieldRequestID:
 		return m.RequestID()
+	case usercouponarchive.FieldStockBatchID:
+		return m.StockBatchID()
 	case usercouponarchive.FieldArchivedAt:
 		return m.ArchivedAt()
 	}
@@ -11591,6 +13189,8 @@ func (m *UserCouponArchiveMutation) OldField(ctx context.Context, name string) (
 		return m.OldDiscountAmount(ctx)
 	case usercouponarchive.FieldRequestID:
 		return m.OldRequestID(ctx)
+	case usercouponarchive.FieldStockBatchID:
+		return m.OldStockBatchID(ctx)
 	case usercouponarchive.FieldArchivedAt:
 		return m.OldArchivedAt(ctx)
 	}
@@ -11707,6 +13307,13 @@ func (m *UserCouponArchiveMutation) SetField(name string, value ent.Value) error
 		}
 		m.SetRequestID(v)
 		return nil
+	case usercouponarchive.FieldStockBatchID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStockBatchID(v)
+		return nil
 	case usercouponarchive.FieldArchivedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -11734,6 +13341,9 @@ func (m *UserCouponArchiveMutation) AddedFields() []string {
 	if m.addorder_id != nil {
 		fields = append(fields, usercouponarchive.FieldOrderID)
 	}
+	if m.addstock_batch_id != nil {
+		fields = append(fields, usercouponarchive.FieldStockBatchID)
+	}
 	return fields
 }
 
@@ -11750,6 +13360,8 @@ func (m *UserCouponArchiveMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedReceiveCount()
 	case usercouponarchive.FieldOrderID:
 		return m.AddedOrderID()
+	case usercouponarchive.FieldStockBatchID:
+		return m.AddedStockBatchID()
 	}
 	return nil, false
 }
@@ -11787,6 +13399,13 @@ func (m *UserCouponArchiveMutation) AddField(name string, value ent.Value) error
 		}
 		m.AddOrderID(v)
 		return nil
+	case usercouponarchive.FieldStockBatchID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddStockBatchID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown UserCouponArchive numeric field %s", name)
 }
@@ -11806,6 +13425,9 @@ func (m *UserCouponArchiveMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(usercouponarchive.FieldRequestID) {
 		fields = append(fields, usercouponarchive.FieldRequestID)
+	}
+	if m.FieldCleared(usercouponarchive.FieldStockBatchID) {
+		fields = append(fields, usercouponarchive.FieldStockBatchID)
 	}
 	return fields
 }
@@ -11832,6 +13454,9 @@ func (m *UserCouponArchiveMutation) ClearField(name string) error {
 		return nil
 	case usercouponarchive.FieldRequestID:
 		m.ClearRequestID()
+		return nil
+	case usercouponarchive.FieldStockBatchID:
+		m.ClearStockBatchID()
 		return nil
 	}
 	return fmt.Errorf("unknown UserCouponArchive nullable field %s", name)
@@ -11885,6 +13510,9 @@ func (m *UserCouponArchiveMutation) ResetField(name string) error {
 		return nil
 	case usercouponarchive.FieldRequestID:
 		m.ResetRequestID()
+		return nil
+	case usercouponarchive.FieldStockBatchID:
+		m.ResetStockBatchID()
 		return nil
 	case usercouponarchive.FieldArchivedAt:
 		m.ResetArchivedAt()

@@ -11,6 +11,7 @@ import (
 	"coupond/ent/coupontemplatelog"
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/schema"
+	"coupond/ent/stockbatch"
 	"coupond/ent/templatedailystats"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
@@ -213,8 +214,18 @@ func init() {
 	coupontemplateDescStock := coupontemplateFields[10].Descriptor()
 	// coupontemplate.StockValidator is a validator for the "stock" field. It is called by the builders before save.
 	coupontemplate.StockValidator = coupontemplateDescStock.Validators[0].(func(int) error)
+	// coupontemplateDescIssued is the schema descriptor for issued field.
+	coupontemplateDescIssued := coupontemplateFields[11].Descriptor()
+	// coupontemplate.DefaultIssued holds the default value on creation for the issued field.
+	coupontemplate.DefaultIssued = coupontemplateDescIssued.Default.(int)
+	// coupontemplate.IssuedValidator is a validator for the "issued" field. It is called by the builders before save.
+	coupontemplate.IssuedValidator = coupontemplateDescIssued.Validators[0].(func(int) error)
+	// coupontemplateDescBatchSeq is the schema descriptor for batch_seq field.
+	coupontemplateDescBatchSeq := coupontemplateFields[12].Descriptor()
+	// coupontemplate.DefaultBatchSeq holds the default value on creation for the batch_seq field.
+	coupontemplate.DefaultBatchSeq = coupontemplateDescBatchSeq.Default.(int64)
 	// coupontemplateDescVersion is the schema descriptor for version field.
-	coupontemplateDescVersion := coupontemplateFields[16].Descriptor()
+	coupontemplateDescVersion := coupontemplateFields[18].Descriptor()
 	// coupontemplate.DefaultVersion holds the default value on creation for the version field.
 	coupontemplate.DefaultVersion = coupontemplateDescVersion.Default.(int)
 	// coupontemplateDescID is the schema descriptor for id field.
@@ -255,6 +266,28 @@ func init() {
 	redemptionfailureDescCreatedAt := redemptionfailureFields[6].Descriptor()
 	// redemptionfailure.DefaultCreatedAt holds the default value on creation for the created_at field.
 	redemptionfailure.DefaultCreatedAt = redemptionfailureDescCreatedAt.Default.(func() time.Time)
+	stockbatchFields := schema.StockBatch{}.Fields()
+	_ = stockbatchFields
+	// stockbatchDescReserved is the schema descriptor for reserved field.
+	stockbatchDescReserved := stockbatchFields[7].Descriptor()
+	// stockbatch.ReservedValidator is a validator for the "reserved" field. It is called by the builders before save.
+	stockbatch.ReservedValidator = stockbatchDescReserved.Validators[0].(func(int) error)
+	// stockbatchDescUsed is the schema descriptor for used field.
+	stockbatchDescUsed := stockbatchFields[8].Descriptor()
+	// stockbatch.DefaultUsed holds the default value on creation for the used field.
+	stockbatch.DefaultUsed = stockbatchDescUsed.Default.(int)
+	// stockbatch.UsedValidator is a validator for the "used" field. It is called by the builders before save.
+	stockbatch.UsedValidator = stockbatchDescUsed.Validators[0].(func(int) error)
+	// stockbatchDescCreatedAt is the schema descriptor for created_at field.
+	stockbatchDescCreatedAt := stockbatchFields[11].Descriptor()
+	// stockbatch.DefaultCreatedAt holds the default value on creation for the created_at field.
+	stockbatch.DefaultCreatedAt = stockbatchDescCreatedAt.Default.(func() time.Time)
+	// stockbatchDescID is the schema descriptor for id field.
+	stockbatchDescID := stockbatchFields[0].Descriptor()
+	// stockbatch.DefaultID holds the default value on creation for the id field.
+	stockbatch.DefaultID = stockbatchDescID.Default.(func() int64)
+	// stockbatch.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	stockbatch.IDValidator = stockbatchDescID.Validators[0].(func(int64) error)
 	templatedailystatsMixin := schema.TemplateDailyStats{}.Mixin()
 	templatedailystatsMixinFields0 := templatedailystatsMixin[0].Fields()
 	_ = templatedailystatsMixinFields0

@@ -28,6 +28,8 @@ type Tx struct {
 	CouponTemplateLog *CouponTemplateLogClient
 	// RedemptionFailure is the client for interacting with the RedemptionFailure builders.
 	RedemptionFailure *RedemptionFailureClient
+	// StockBatch is the client for interacting with the StockBatch builders.
+	StockBatch *StockBatchClient
 	// TemplateDailyStats is the client for interacting with the TemplateDailyStats builders.
 	TemplateDailyStats *TemplateDailyStatsClient
 	// UserCoupon is the client for interacting with the UserCoupon builders.
@@ -172,6 +174,7 @@ func (tx *Tx) init() {
 	tx.CouponTemplate = NewCouponTemplateClient(tx.config)
 	tx.CouponTemplateLog = NewCouponTemplateLogClient(tx.config)
 	tx.RedemptionFailure = NewRedemptionFailureClient(tx.config)
+	tx.StockBatch = NewStockBatchClient(tx.config)
 	tx.TemplateDailyStats = NewTemplateDailyStatsClient(tx.config)
 	tx.UserCoupon = NewUserCouponClient(tx.config)
 	tx.UserCouponArchive = NewUserCouponArchiveClient(tx.config)

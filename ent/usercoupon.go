@@ -47,7 +47,9 @@ type UserCoupon struct {
 	// DiscountAmount holds the value of the "discount_amount" field.
 	DiscountAmount *decimal.Decimal `json:"discount_amount,omitempty"`
 	// the client's requestId of the claim that made it: a retry after Redis lost its answer finds it
-	RequestID    *string `json:"request_id,omitempty"`
+	RequestID *string `json:"request_id,omitempty"`
+	// the stock_batch header whose unit it took (null: written before reservation batches)
+	StockBatchID *int64 `json:"stock_batch_id,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -58,7 +60,7 @@ func (*UserCoupon) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case usercoupon.FieldDiscountAmount:
 			values[i] = &sql.NullScanner{S: new(decimal.Decimal)}
-		case usercoupon.FieldID, usercoupon.FieldUserID, usercoupon.FieldTemplateID, usercoupon.FieldReceiveCount, usercoupon.FieldOrderID:
+		case usercoupon.FieldID, usercoupon.FieldUserID, usercoupon.FieldTemplateID, usercoupon.FieldReceiveCount, usercoupon.FieldOrderID, usercoupon.FieldStockBatchID:
 			values[i] = new(sql.NullInt64)
 		case usercoupon.FieldRedemptionID, usercoupon.FieldCode, usercoupon.FieldSource, usercoupon.FieldStatus, usercoupon.FieldRequestID:
 			values[i] = new(sql.NullString)
@@ -178,6 +180,13 @@ func (_m *UserCoupon) assignValues(columns []string, values []any) error {
 				_m.RequestID = new(string)
 				*_m.RequestID = value.String
 			}
+		case usercoupon.FieldStockBatchID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field stock_batch_id", values[i])
+			} else if value.Valid {
+				_m.StockBatchID = new(int64)
+				*_m.StockBatchID = value.Int64
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -265,6 +274,11 @@ func (_m *UserCoupon) String() string {
 	if v := _m.RequestID; v != nil {
 		builder.WriteString("request_id=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.StockBatchID; v != nil {
+		builder.WriteString("stock_batch_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')
 	return builder.String()

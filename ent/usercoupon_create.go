@@ -161,6 +161,20 @@ func (_c *UserCouponCreate) SetNillableRequestID(v *string) *UserCouponCreate {
 	return _c
 }
 
+// SetStockBatchID sets the "stock_batch_id" field.
+func (_c *UserCouponCreate) SetStockBatchID(v int64) *UserCouponCreate {
+	_c.mutation.SetStockBatchID(v)
+	return _c
+}
+
+// SetNillableStockBatchID sets the "stock_batch_id" field if the given value is not nil.
+func (_c *UserCouponCreate) SetNillableStockBatchID(v *int64) *UserCouponCreate {
+	if v != nil {
+		_c.SetStockBatchID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *UserCouponCreate) SetID(v int64) *UserCouponCreate {
 	_c.mutation.SetID(v)
@@ -391,6 +405,10 @@ func (_c *UserCouponCreate) createSpec() (*UserCoupon, *sqlgraph.CreateSpec) {
 		_spec.SetField(usercoupon.FieldRequestID, field.TypeString, value)
 		_node.RequestID = &value
 	}
+	if value, ok := _c.mutation.StockBatchID(); ok {
+		_spec.SetField(usercoupon.FieldStockBatchID, field.TypeInt64, value)
+		_node.StockBatchID = &value
+	}
 	return _node, _spec
 }
 
@@ -591,6 +609,9 @@ func (u *UserCouponUpsertOne) UpdateNewValues() *UserCouponUpsertOne {
 		}
 		if _, exists := u.create.mutation.RequestID(); exists {
 			s.SetIgnore(usercoupon.FieldRequestID)
+		}
+		if _, exists := u.create.mutation.StockBatchID(); exists {
+			s.SetIgnore(usercoupon.FieldStockBatchID)
 		}
 	}))
 	return u
@@ -954,6 +975,9 @@ func (u *UserCouponUpsertBulk) UpdateNewValues() *UserCouponUpsertBulk {
 			}
 			if _, exists := b.mutation.RequestID(); exists {
 				s.SetIgnore(usercoupon.FieldRequestID)
+			}
+			if _, exists := b.mutation.StockBatchID(); exists {
+				s.SetIgnore(usercoupon.FieldStockBatchID)
 			}
 		}
 	}))

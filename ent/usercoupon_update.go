@@ -242,6 +242,9 @@ func (_u *UserCouponUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if _u.mutation.RequestIDCleared() {
 		_spec.ClearField(usercoupon.FieldRequestID, field.TypeString)
 	}
+	if _u.mutation.StockBatchIDCleared() {
+		_spec.ClearField(usercoupon.FieldStockBatchID, field.TypeInt64)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -505,6 +508,9 @@ func (_u *UserCouponUpdateOne) sqlSave(ctx context.Context) (_node *UserCoupon, 
 	}
 	if _u.mutation.RequestIDCleared() {
 		_spec.ClearField(usercoupon.FieldRequestID, field.TypeString)
+	}
+	if _u.mutation.StockBatchIDCleared() {
+		_spec.ClearField(usercoupon.FieldStockBatchID, field.TypeInt64)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &UserCoupon{config: _u.config}

@@ -48,6 +48,8 @@ type UserCouponArchive struct {
 	DiscountAmount *decimal.Decimal `json:"discount_amount,omitempty"`
 	// the client's requestId of the claim that made it: a retry after Redis lost its answer finds it
 	RequestID *string `json:"request_id,omitempty"`
+	// the stock_batch header whose unit it took (null: written before reservation batches)
+	StockBatchID *int64 `json:"stock_batch_id,omitempty"`
 	// ArchivedAt holds the value of the "archived_at" field.
 	ArchivedAt   time.Time `json:"archived_at,omitempty"`
 	selectValues sql.SelectValues
@@ -60,7 +62,7 @@ func (*UserCouponArchive) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case usercouponarchive.FieldDiscountAmount:
 			values[i] = &sql.NullScanner{S: new(decimal.Decimal)}
-		case usercouponarchive.FieldID, usercouponarchive.FieldUserID, usercouponarchive.FieldTemplateID, usercouponarchive.FieldReceiveCount, usercouponarchive.FieldOrderID:
+		case usercouponarchive.FieldID, usercouponarchive.FieldUserID, usercouponarchive.FieldTemplateID, usercouponarchive.FieldReceiveCount, usercouponarchive.FieldOrderID, usercouponarchive.FieldStockBatchID:
 			values[i] = new(sql.NullInt64)
 		case usercouponarchive.FieldRedemptionID, usercouponarchive.FieldCode, usercouponarchive.FieldSource, usercouponarchive.FieldStatus, usercouponarchive.FieldRequestID:
 			values[i] = new(sql.NullString)
@@ -180,6 +182,13 @@ func (_m *UserCouponArchive) assignValues(columns []string, values []any) error 
 				_m.RequestID = new(string)
 				*_m.RequestID = value.String
 			}
+		case usercouponarchive.FieldStockBatchID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field stock_batch_id", values[i])
+			} else if value.Valid {
+				_m.StockBatchID = new(int64)
+				*_m.StockBatchID = value.Int64
+			}
 		case usercouponarchive.FieldArchivedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field archived_at", values[i])
@@ -273,6 +282,11 @@ func (_m *UserCouponArchive) String() string {
 	if v := _m.RequestID; v != nil {
 		builder.WriteString("request_id=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.StockBatchID; v != nil {
+		builder.WriteString("stock_batch_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")
 	builder.WriteString("archived_at=")

@@ -161,6 +161,20 @@ func (_c *UserCouponArchiveCreate) SetNillableRequestID(v *string) *UserCouponAr
 	return _c
 }
 
+// SetStockBatchID sets the "stock_batch_id" field.
+func (_c *UserCouponArchiveCreate) SetStockBatchID(v int64) *UserCouponArchiveCreate {
+	_c.mutation.SetStockBatchID(v)
+	return _c
+}
+
+// SetNillableStockBatchID sets the "stock_batch_id" field if the given value is not nil.
+func (_c *UserCouponArchiveCreate) SetNillableStockBatchID(v *int64) *UserCouponArchiveCreate {
+	if v != nil {
+		_c.SetStockBatchID(*v)
+	}
+	return _c
+}
+
 // SetArchivedAt sets the "archived_at" field.
 func (_c *UserCouponArchiveCreate) SetArchivedAt(v time.Time) *UserCouponArchiveCreate {
 	_c.mutation.SetArchivedAt(v)
@@ -400,6 +414,10 @@ func (_c *UserCouponArchiveCreate) createSpec() (*UserCouponArchive, *sqlgraph.C
 		_spec.SetField(usercouponarchive.FieldRequestID, field.TypeString, value)
 		_node.RequestID = &value
 	}
+	if value, ok := _c.mutation.StockBatchID(); ok {
+		_spec.SetField(usercouponarchive.FieldStockBatchID, field.TypeInt64, value)
+		_node.StockBatchID = &value
+	}
 	if value, ok := _c.mutation.ArchivedAt(); ok {
 		_spec.SetField(usercouponarchive.FieldArchivedAt, field.TypeTime, value)
 		_node.ArchivedAt = value
@@ -616,6 +634,9 @@ func (u *UserCouponArchiveUpsertOne) UpdateNewValues() *UserCouponArchiveUpsertO
 		}
 		if _, exists := u.create.mutation.RequestID(); exists {
 			s.SetIgnore(usercouponarchive.FieldRequestID)
+		}
+		if _, exists := u.create.mutation.StockBatchID(); exists {
+			s.SetIgnore(usercouponarchive.FieldStockBatchID)
 		}
 	}))
 	return u
@@ -993,6 +1014,9 @@ func (u *UserCouponArchiveUpsertBulk) UpdateNewValues() *UserCouponArchiveUpsert
 			}
 			if _, exists := b.mutation.RequestID(); exists {
 				s.SetIgnore(usercouponarchive.FieldRequestID)
+			}
+			if _, exists := b.mutation.StockBatchID(); exists {
+				s.SetIgnore(usercouponarchive.FieldStockBatchID)
 			}
 		}
 	}))

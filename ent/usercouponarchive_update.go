@@ -256,6 +256,9 @@ func (_u *UserCouponArchiveUpdate) sqlSave(ctx context.Context) (_node int, err 
 	if _u.mutation.RequestIDCleared() {
 		_spec.ClearField(usercouponarchive.FieldRequestID, field.TypeString)
 	}
+	if _u.mutation.StockBatchIDCleared() {
+		_spec.ClearField(usercouponarchive.FieldStockBatchID, field.TypeInt64)
+	}
 	if value, ok := _u.mutation.ArchivedAt(); ok {
 		_spec.SetField(usercouponarchive.FieldArchivedAt, field.TypeTime, value)
 	}
@@ -536,6 +539,9 @@ func (_u *UserCouponArchiveUpdateOne) sqlSave(ctx context.Context) (_node *UserC
 	}
 	if _u.mutation.RequestIDCleared() {
 		_spec.ClearField(usercouponarchive.FieldRequestID, field.TypeString)
+	}
+	if _u.mutation.StockBatchIDCleared() {
+		_spec.ClearField(usercouponarchive.FieldStockBatchID, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.ArchivedAt(); ok {
 		_spec.SetField(usercouponarchive.FieldArchivedAt, field.TypeTime, value)

@@ -3,6 +3,7 @@ package claim
 import (
 	"context"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -13,7 +14,6 @@ var (
 	DriftTotal     = driftTotal
 	LostTotal      = lostTotal
 	RewoundTotal   = rewoundTotal
-	RereadTotal    = persistRereadTotal
 )
 
 // OutboxGroup is the persisters' consumer group.
@@ -46,4 +46,16 @@ func (r *Redeemer) RecordLost(ctx context.Context) (int, error) {
 func (r *Redeemer) RepairAfterRestart(ctx context.Context) error {
 	_, err := r.repair(ctx)
 	return err
+}
+
+// Rereads reads coupond_persist_rereads_total (coupon/issue's count of T2s done again reading
+// the users' coupons whole) from the default registry.
+func Rereads() float64 {
+	families, _ := prometheus.DefaultGatherer.Gather()
+	for _, f := range families {
+		if f.GetName() == "coupond_persist_rereads_total" {
+			return f.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	return 0
 }

@@ -170,8 +170,8 @@ func TestCacheRebuildAtEveryStepOfABatchIsExact(t *testing.T) {
 	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
 		t.Fatal(err)
 	}
-	if steps != 15 { // 5 batches of 7 or fewer, 3 steps each
-		t.Fatalf("%d steps observed, want 15", steps)
+	if steps != 25 { // 5 batches of 7 or fewer, 5 steps each (reserved, written, committed, after-commit, acked)
+		t.Fatalf("%d steps observed, want 25", steps)
 	}
 	if e.dbStock(t, tpl.ID) != 70 || e.redisStock(t, tpl.ID) != 70 {
 		t.Fatalf("stock: DB %d, Redis %d; want 70 and 70", e.dbStock(t, tpl.ID), e.redisStock(t, tpl.ID))

@@ -19,10 +19,6 @@ var (
 		Name: "coupond_claims_failed_drift_total",
 		Help: "Claims Redis accepted that MySQL had no stock for (FAILED, counter given back).",
 	})
-	persistRereadTotal = promauto.NewCounter(prometheus.CounterOpts{
-		Name: "coupond_persist_rereads_total",
-		Help: "Persister batches done again reading the users' coupons whole: not all new, clean claims (a refusal, drift, a replayed claim or a repeated requestId breaking a unique key).",
-	})
 	persistBatch = promauto.NewHistogram(prometheus.HistogramOpts{
 		Name:    "coupond_persist_batch_claims",
 		Help:    "Claims per persister transaction.",

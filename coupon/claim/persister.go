@@ -31,6 +31,9 @@ type PersistConfig struct {
 	// keeps others away from the template's outbox; it is renewed every LeaseTTL/3. Default 3s.
 	LeaseTTL time.Duration
 	Consumer string // this worker's consumer name, default host-pid
+	// UserShards is how many shards the user tables are split into (COUPON_MYSQL_USER_SHARDS):
+	// a batch writes its coupons in one transaction per shard; default 1.
+	UserShards int
 	// MaxRun bounds one Drain, so a persister task under a sale that never pauses still ends
 	// (and is queued again by the next claims or the periodic drain); default 30s.
 	MaxRun time.Duration

@@ -117,7 +117,7 @@ func TestPersisterReadsCouponsWholeOnlyForReplays(t *testing.T) {
 	e := newRedeemEnv(t, "reread", claim.Config{})
 	tpl := e.Template(t, 100, 2, nil)
 	users := []int64{31, 32, 33, 34, 35}
-	before := promtest.ToFloat64(claim.RereadTotal)
+	before := claim.Rereads()
 	rids := e.claimAll(t, tpl.ID, users...)
 	first, err := e.Redis.XRange(e.Ctx, keys.Outbox(tpl.ID), "-", "+").Result()
 	if err != nil || len(first) != len(users) {
@@ -130,7 +130,7 @@ func TestPersisterReadsCouponsWholeOnlyForReplays(t *testing.T) {
 	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
 		t.Fatal(err)
 	}
-	if n := promtest.ToFloat64(claim.RereadTotal) - before; n != 0 {
+	if n := claim.Rereads() - before; n != 0 {
 		t.Fatalf("new claims were read whole %v times; want 0", n)
 	}
 	e.checkPersistedOnce(t, tpl, append(users, users...), rids)
@@ -141,7 +141,7 @@ func TestPersisterReadsCouponsWholeOnlyForReplays(t *testing.T) {
 	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
 		t.Fatal(err)
 	}
-	if n := promtest.ToFloat64(claim.RereadTotal) - before; n != 1 {
+	if n := claim.Rereads() - before; n != 1 {
 		t.Fatalf("the replayed batch was read whole %v times; want 1", n)
 	}
 	e.checkPersistedOnce(t, tpl, append(users, users...), rids)

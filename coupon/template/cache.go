@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"coupond/coupon"
+	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/coupontemplate"
@@ -84,14 +85,15 @@ func NewCache(rdb redis.UniversalClient, db *ent.Client, opts CacheOptions) *Cac
 }
 
 // loadTemplate reads one template by id, or returns coupon.ErrNotFound, with the stock Redis
-// should show: the row's stock less the claims in the template's outbox and the rows of
-// distribution batches in flight that MySQL does not hold yet, never the row's stock alone. It is below 0 when the outbox
+// should show: the row's stock, plus the units OPEN stock batches reserved that no coupon holds
+// yet, less the claims in the template's outbox and the rows of distribution batches in flight
+// that MySQL does not hold yet, never the row's stock alone. It is below 0 when the outbox
 // holds more claims than MySQL can fill (Redis accepted them on a hash a restart had rewound): each
 // of them fails, and its give-back brings the stock back up, to 0 once all are given back. It reads
 // the outbox and the distribution journals first, then, in one transaction, the row with a shared
-// lock (LOCK IN SHARE MODE, which MySQL 8 and MariaDB both accept) and the coupons and failures of
-// those claims and rows. The shared lock keeps every persister or distribution batch (which lock
-// the row FOR UPDATE) from committing between the two reads, and makes a rebuild wait for an
+// lock (LOCK IN SHARE MODE, which MySQL 8 and MariaDB both accept), the OPEN headers, and the
+// coupons and failures of those claims and rows, in one read view. The shared lock keeps every
+// reservation and settlement (T1 and T3 lock the row FOR UPDATE) from committing between the reads, and makes a rebuild wait for an
 // administrative transaction holding the row, so it never caches the row as it was before a change
 // whose cache update already ran. A batch committed after the outbox was read is found by the
 // second read: its claims count once, whether or not their entries are acknowledged yet. A
@@ -125,7 +127,14 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 			if err != nil {
 				return err
 			}
+			open, err := issue.OpenBatches(ctx, tx, id)
+			if err != nil {
+				return err
+			}
 			t = coupon.TemplateFromRow(row)
+			for _, b := range open { // units reserved by batches in flight that no coupon holds yet
+				t.Stock += b.Unwritten()
+			}
 			t.Stock -= len(inOutbox) - decided + held // below 0 while Redis holds more claims than MySQL can fill
 			return nil
 		}, nil)

@@ -38,6 +38,10 @@ const (
 	FieldTotalStock = "total_stock"
 	// FieldStock holds the string denoting the stock field in the database.
 	FieldStock = "stock"
+	// FieldIssued holds the string denoting the issued field in the database.
+	FieldIssued = "issued"
+	// FieldBatchSeq holds the string denoting the batch_seq field in the database.
+	FieldBatchSeq = "batch_seq"
 	// FieldReceiveRule holds the string denoting the receive_rule field in the database.
 	FieldReceiveRule = "receive_rule"
 	// FieldConsumeRule holds the string denoting the consume_rule field in the database.
@@ -69,6 +73,8 @@ var Columns = []string{
 	FieldValidEndTime,
 	FieldTotalStock,
 	FieldStock,
+	FieldIssued,
+	FieldBatchSeq,
 	FieldReceiveRule,
 	FieldConsumeRule,
 	FieldRefundPolicy,
@@ -102,6 +108,12 @@ var (
 	TotalStockValidator func(int) error
 	// StockValidator is a validator for the "stock" field. It is called by the builders before save.
 	StockValidator func(int) error
+	// DefaultIssued holds the default value on creation for the "issued" field.
+	DefaultIssued int
+	// IssuedValidator is a validator for the "issued" field. It is called by the builders before save.
+	IssuedValidator func(int) error
+	// DefaultBatchSeq holds the default value on creation for the "batch_seq" field.
+	DefaultBatchSeq int64
 	// DefaultVersion holds the default value on creation for the "version" field.
 	DefaultVersion int
 	// DefaultID holds the default value on creation for the "id" field.
@@ -298,6 +310,16 @@ func ByTotalStock(opts ...sql.OrderTermOption) OrderOption {
 // ByStock orders the results by the stock field.
 func ByStock(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldStock, opts...).ToFunc()
+}
+
+// ByIssued orders the results by the issued field.
+func ByIssued(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIssued, opts...).ToFunc()
+}
+
+// ByBatchSeq orders the results by the batch_seq field.
+func ByBatchSeq(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBatchSeq, opts...).ToFunc()
 }
 
 // ByRefundPolicy orders the results by the refund_policy field.

@@ -99,6 +99,16 @@ func Stock(v int) predicate.CouponTemplate {
 	return predicate.CouponTemplate(sql.FieldEQ(FieldStock, v))
 }
 
+// Issued applies equality check predicate on the "issued" field. It's identical to IssuedEQ.
+func Issued(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldEQ(FieldIssued, v))
+}
+
+// BatchSeq applies equality check predicate on the "batch_seq" field. It's identical to BatchSeqEQ.
+func BatchSeq(v int64) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldEQ(FieldBatchSeq, v))
+}
+
 // CreatedBy applies equality check predicate on the "created_by" field. It's identical to CreatedByEQ.
 func CreatedBy(v int64) predicate.CouponTemplate {
 	return predicate.CouponTemplate(sql.FieldEQ(FieldCreatedBy, v))
@@ -587,6 +597,86 @@ func StockLT(v int) predicate.CouponTemplate {
 // StockLTE applies the LTE predicate on the "stock" field.
 func StockLTE(v int) predicate.CouponTemplate {
 	return predicate.CouponTemplate(sql.FieldLTE(FieldStock, v))
+}
+
+// IssuedEQ applies the EQ predicate on the "issued" field.
+func IssuedEQ(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldEQ(FieldIssued, v))
+}
+
+// IssuedNEQ applies the NEQ predicate on the "issued" field.
+func IssuedNEQ(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldNEQ(FieldIssued, v))
+}
+
+// IssuedIn applies the In predicate on the "issued" field.
+func IssuedIn(vs ...int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldIn(FieldIssued, vs...))
+}
+
+// IssuedNotIn applies the NotIn predicate on the "issued" field.
+func IssuedNotIn(vs ...int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldNotIn(FieldIssued, vs...))
+}
+
+// IssuedGT applies the GT predicate on the "issued" field.
+func IssuedGT(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldGT(FieldIssued, v))
+}
+
+// IssuedGTE applies the GTE predicate on the "issued" field.
+func IssuedGTE(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldGTE(FieldIssued, v))
+}
+
+// IssuedLT applies the LT predicate on the "issued" field.
+func IssuedLT(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldLT(FieldIssued, v))
+}
+
+// IssuedLTE applies the LTE predicate on the "issued" field.
+func IssuedLTE(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldLTE(FieldIssued, v))
+}
+
+// BatchSeqEQ applies the EQ predicate on the "batch_seq" field.
+func BatchSeqEQ(v int64) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldEQ(FieldBatchSeq, v))
+}
+
+// BatchSeqNEQ applies the NEQ predicate on the "batch_seq" field.
+func BatchSeqNEQ(v int64) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldNEQ(FieldBatchSeq, v))
+}
+
+// BatchSeqIn applies the In predicate on the "batch_seq" field.
+func BatchSeqIn(vs ...int64) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldIn(FieldBatchSeq, vs...))
+}
+
+// BatchSeqNotIn applies the NotIn predicate on the "batch_seq" field.
+func BatchSeqNotIn(vs ...int64) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldNotIn(FieldBatchSeq, vs...))
+}
+
+// BatchSeqGT applies the GT predicate on the "batch_seq" field.
+func BatchSeqGT(v int64) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldGT(FieldBatchSeq, v))
+}
+
+// BatchSeqGTE applies the GTE predicate on the "batch_seq" field.
+func BatchSeqGTE(v int64) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldGTE(FieldBatchSeq, v))
+}
+
+// BatchSeqLT applies the LT predicate on the "batch_seq" field.
+func BatchSeqLT(v int64) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldLT(FieldBatchSeq, v))
+}
+
+// BatchSeqLTE applies the LTE predicate on the "batch_seq" field.
+func BatchSeqLTE(v int64) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldLTE(FieldBatchSeq, v))
 }
 
 // RefundPolicyEQ applies the EQ predicate on the "refund_policy" field.

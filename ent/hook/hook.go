@@ -92,6 +92,18 @@ func (f RedemptionFailureFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RedemptionFailureMutation", m)
 }
 
+// The StockBatchFunc type is an adapter to allow the use of ordinary
+// function as StockBatch mutator.
+type StockBatchFunc func(context.Context, *ent.StockBatchMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f StockBatchFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.StockBatchMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StockBatchMutation", m)
+}
+
 // The TemplateDailyStatsFunc type is an adapter to allow the use of ordinary
 // function as TemplateDailyStats mutator.
 type TemplateDailyStatsFunc func(context.Context, *ent.TemplateDailyStatsMutation) (ent.Value, error)

@@ -197,6 +197,8 @@ var (
 		{Name: "valid_end_time", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 		{Name: "total_stock", Type: field.TypeInt},
 		{Name: "stock", Type: field.TypeInt},
+		{Name: "issued", Type: field.TypeInt, Default: 0},
+		{Name: "batch_seq", Type: field.TypeInt64, Default: 0},
 		{Name: "receive_rule", Type: field.TypeJSON},
 		{Name: "consume_rule", Type: field.TypeJSON},
 		{Name: "refund_policy", Type: field.TypeEnum, Enums: []string{"RETURN", "FORFEIT"}, Default: "RETURN"},
@@ -218,7 +220,7 @@ var (
 			{
 				Name:    "coupontemplate_shop_number_status_valid_end_time",
 				Unique:  false,
-				Columns: []*schema.Column{CouponTemplateColumns[3], CouponTemplateColumns[16], CouponTemplateColumns[10]},
+				Columns: []*schema.Column{CouponTemplateColumns[3], CouponTemplateColumns[18], CouponTemplateColumns[10]},
 			},
 		},
 	}
@@ -275,6 +277,45 @@ var (
 			},
 		},
 	}
+	// StockBatchColumns holds the columns for the "stock_batch" table.
+	StockBatchColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt64, Increment: true},
+		{Name: "shop_number", Type: field.TypeInt64},
+		{Name: "template_id", Type: field.TypeInt64},
+		{Name: "seq", Type: field.TypeInt64},
+		{Name: "source", Type: field.TypeEnum, Enums: []string{"CLAIM", "DISTRIBUTION"}},
+		{Name: "task_id", Type: field.TypeInt64, Nullable: true},
+		{Name: "task_start", Type: field.TypeInt, Nullable: true},
+		{Name: "reserved", Type: field.TypeInt},
+		{Name: "used", Type: field.TypeInt, Default: 0},
+		{Name: "state", Type: field.TypeEnum, Enums: []string{"OPEN", "SETTLED"}, Default: "OPEN"},
+		{Name: "items", Type: field.TypeJSON, SchemaType: map[string]string{"mysql": "mediumtext"}},
+		{Name: "created_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
+		{Name: "settled_at", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"mysql": "datetime(3)"}},
+	}
+	// StockBatchTable holds the schema information for the "stock_batch" table.
+	StockBatchTable = &schema.Table{
+		Name:       "stock_batch",
+		Columns:    StockBatchColumns,
+		PrimaryKey: []*schema.Column{StockBatchColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "stockbatch_template_id_state",
+				Unique:  false,
+				Columns: []*schema.Column{StockBatchColumns[2], StockBatchColumns[9]},
+			},
+			{
+				Name:    "stockbatch_state_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{StockBatchColumns[9], StockBatchColumns[11]},
+			},
+			{
+				Name:    "stockbatch_task_id_task_start",
+				Unique:  false,
+				Columns: []*schema.Column{StockBatchColumns[5], StockBatchColumns[6]},
+			},
+		},
+	}
 	// TemplateDailyStatsColumns holds the columns for the "template_daily_stats" table.
 	TemplateDailyStatsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt64, Increment: true},
@@ -328,6 +369,7 @@ var (
 		{Name: "used_at", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 		{Name: "discount_amount", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"mysql": "decimal(12,2)"}},
 		{Name: "request_id", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "stock_batch_id", Type: field.TypeInt64, Nullable: true},
 	}
 	// UserCouponTable holds the schema information for the "user_coupon" table.
 	UserCouponTable = &schema.Table{
@@ -395,6 +437,7 @@ var (
 		{Name: "used_at", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 		{Name: "discount_amount", Type: field.TypeOther, Nullable: true, SchemaType: map[string]string{"mysql": "decimal(12,2)"}},
 		{Name: "request_id", Type: field.TypeString, Nullable: true, Size: 64},
+		{Name: "stock_batch_id", Type: field.TypeInt64, Nullable: true},
 		{Name: "archived_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 	}
 	// UserCouponArchiveTable holds the schema information for the "user_coupon_archive" table.
@@ -434,6 +477,7 @@ var (
 		CouponTemplateTable,
 		CouponTemplateLogTable,
 		RedemptionFailureTable,
+		StockBatchTable,
 		TemplateDailyStatsTable,
 		UserCouponTable,
 		UserCouponArchiveTable,
@@ -461,6 +505,9 @@ func init() {
 	}
 	RedemptionFailureTable.Annotation = &entsql.Annotation{
 		Table: "redemption_failure",
+	}
+	StockBatchTable.Annotation = &entsql.Annotation{
+		Table: "stock_batch",
 	}
 	TemplateDailyStatsTable.Annotation = &entsql.Annotation{
 		Table: "template_daily_stats",

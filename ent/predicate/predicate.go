@@ -27,6 +27,9 @@ type CouponTemplateLog func(*sql.Selector)
 // RedemptionFailure is the predicate function for redemptionfailure builders.
 type RedemptionFailure func(*sql.Selector)
 
+// StockBatch is the predicate function for stockbatch builders.
+type StockBatch func(*sql.Selector)
+
 // TemplateDailyStats is the predicate function for templatedailystats builders.
 type TemplateDailyStats func(*sql.Selector)
 

@@ -36,6 +36,8 @@ func (CouponTemplate) Fields() []ent.Field {
 		field.Time("valid_end_time").SchemaType(datetime),
 		field.Int("total_stock").NonNegative(),
 		field.Int("stock").NonNegative().Comment("remaining stock in the database"),
+		field.Int("issued").Default(0).NonNegative().Comment("coupons written by settled stock batches: total_stock = stock + issued + Σ reserved of OPEN stock_batch headers"),
+		field.Int64("batch_seq").Default(0).Comment("the last stock_batch seq taken by T1"),
 		field.JSON("receive_rule", schematype.ReceiveRule{}),
 		field.JSON("consume_rule", schematype.ConsumeRule{}),
 		field.Enum("refund_policy").Values("RETURN", "FORFEIT").Default("RETURN"),

@@ -28,6 +28,8 @@ func userCouponFields() []ent.Field {
 		optionalMoney("discount_amount"),
 		field.String("request_id").Optional().Nillable().Immutable().MaxLen(64).
 			Comment("the client's requestId of the claim that made it: a retry after Redis lost its answer finds it"),
+		field.Int64("stock_batch_id").Optional().Nillable().Immutable().
+			Comment("the stock_batch header whose unit it took (null: written before reservation batches)"),
 	}
 }
 

@@ -20,3 +20,10 @@ type ConsumeRule struct {
 	// instead of until the template's end.
 	ValidityHours *int `json:"validityHours,omitempty"`
 }
+
+// BatchItem is one claim or distribution row a stock_batch header reserved a unit for: its user
+// and redemption id, so a sweep or a reconciliation finds its coupon by the user's shard key.
+type BatchItem struct {
+	User int64  `json:"u"`
+	Rid  string `json:"r"`
+}

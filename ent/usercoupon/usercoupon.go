@@ -44,6 +44,8 @@ const (
 	FieldDiscountAmount = "discount_amount"
 	// FieldRequestID holds the string denoting the request_id field in the database.
 	FieldRequestID = "request_id"
+	// FieldStockBatchID holds the string denoting the stock_batch_id field in the database.
+	FieldStockBatchID = "stock_batch_id"
 	// Table holds the table name of the usercoupon in the database.
 	Table = "user_coupon"
 )
@@ -66,6 +68,7 @@ var Columns = []string{
 	FieldUsedAt,
 	FieldDiscountAmount,
 	FieldRequestID,
+	FieldStockBatchID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -232,4 +235,9 @@ func ByDiscountAmount(opts ...sql.OrderTermOption) OrderOption {
 // ByRequestID orders the results by the request_id field.
 func ByRequestID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRequestID, opts...).ToFunc()
+}
+
+// ByStockBatchID orders the results by the stock_batch_id field.
+func ByStockBatchID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStockBatchID, opts...).ToFunc()
 }

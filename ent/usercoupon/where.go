@@ -120,6 +120,11 @@ func RequestID(v string) predicate.UserCoupon {
 	return predicate.UserCoupon(sql.FieldEQ(FieldRequestID, v))
 }
 
+// StockBatchID applies equality check predicate on the "stock_batch_id" field. It's identical to StockBatchIDEQ.
+func StockBatchID(v int64) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldEQ(FieldStockBatchID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.UserCoupon {
 	return predicate.UserCoupon(sql.FieldEQ(FieldCreatedAt, v))
@@ -793,6 +798,56 @@ func RequestIDEqualFold(v string) predicate.UserCoupon {
 // RequestIDContainsFold applies the ContainsFold predicate on the "request_id" field.
 func RequestIDContainsFold(v string) predicate.UserCoupon {
 	return predicate.UserCoupon(sql.FieldContainsFold(FieldRequestID, v))
+}
+
+// StockBatchIDEQ applies the EQ predicate on the "stock_batch_id" field.
+func StockBatchIDEQ(v int64) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldEQ(FieldStockBatchID, v))
+}
+
+// StockBatchIDNEQ applies the NEQ predicate on the "stock_batch_id" field.
+func StockBatchIDNEQ(v int64) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldNEQ(FieldStockBatchID, v))
+}
+
+// StockBatchIDIn applies the In predicate on the "stock_batch_id" field.
+func StockBatchIDIn(vs ...int64) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldIn(FieldStockBatchID, vs...))
+}
+
+// StockBatchIDNotIn applies the NotIn predicate on the "stock_batch_id" field.
+func StockBatchIDNotIn(vs ...int64) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldNotIn(FieldStockBatchID, vs...))
+}
+
+// StockBatchIDGT applies the GT predicate on the "stock_batch_id" field.
+func StockBatchIDGT(v int64) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldGT(FieldStockBatchID, v))
+}
+
+// StockBatchIDGTE applies the GTE predicate on the "stock_batch_id" field.
+func StockBatchIDGTE(v int64) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldGTE(FieldStockBatchID, v))
+}
+
+// StockBatchIDLT applies the LT predicate on the "stock_batch_id" field.
+func StockBatchIDLT(v int64) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldLT(FieldStockBatchID, v))
+}
+
+// StockBatchIDLTE applies the LTE predicate on the "stock_batch_id" field.
+func StockBatchIDLTE(v int64) predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldLTE(FieldStockBatchID, v))
+}
+
+// StockBatchIDIsNil applies the IsNil predicate on the "stock_batch_id" field.
+func StockBatchIDIsNil() predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldIsNull(FieldStockBatchID))
+}
+
+// StockBatchIDNotNil applies the NotNil predicate on the "stock_batch_id" field.
+func StockBatchIDNotNil() predicate.UserCoupon {
+	return predicate.UserCoupon(sql.FieldNotNull(FieldStockBatchID))
 }
 
 // And groups predicates with the AND operator between them.

@@ -44,6 +44,8 @@ const (
 	FieldDiscountAmount = "discount_amount"
 	// FieldRequestID holds the string denoting the request_id field in the database.
 	FieldRequestID = "request_id"
+	// FieldStockBatchID holds the string denoting the stock_batch_id field in the database.
+	FieldStockBatchID = "stock_batch_id"
 	// FieldArchivedAt holds the string denoting the archived_at field in the database.
 	FieldArchivedAt = "archived_at"
 	// Table holds the table name of the usercouponarchive in the database.
@@ -68,6 +70,7 @@ var Columns = []string{
 	FieldUsedAt,
 	FieldDiscountAmount,
 	FieldRequestID,
+	FieldStockBatchID,
 	FieldArchivedAt,
 }
 
@@ -235,6 +238,11 @@ func ByDiscountAmount(opts ...sql.OrderTermOption) OrderOption {
 // ByRequestID orders the results by the request_id field.
 func ByRequestID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRequestID, opts...).ToFunc()
+}
+
+// ByStockBatchID orders the results by the stock_batch_id field.
+func ByStockBatchID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStockBatchID, opts...).ToFunc()
 }
 
 // ByArchivedAt orders the results by the archived_at field.

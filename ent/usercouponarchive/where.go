@@ -120,6 +120,11 @@ func RequestID(v string) predicate.UserCouponArchive {
 	return predicate.UserCouponArchive(sql.FieldEQ(FieldRequestID, v))
 }
 
+// StockBatchID applies equality check predicate on the "stock_batch_id" field. It's identical to StockBatchIDEQ.
+func StockBatchID(v int64) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldEQ(FieldStockBatchID, v))
+}
+
 // ArchivedAt applies equality check predicate on the "archived_at" field. It's identical to ArchivedAtEQ.
 func ArchivedAt(v time.Time) predicate.UserCouponArchive {
 	return predicate.UserCouponArchive(sql.FieldEQ(FieldArchivedAt, v))
@@ -798,6 +803,56 @@ func RequestIDEqualFold(v string) predicate.UserCouponArchive {
 // RequestIDContainsFold applies the ContainsFold predicate on the "request_id" field.
 func RequestIDContainsFold(v string) predicate.UserCouponArchive {
 	return predicate.UserCouponArchive(sql.FieldContainsFold(FieldRequestID, v))
+}
+
+// StockBatchIDEQ applies the EQ predicate on the "stock_batch_id" field.
+func StockBatchIDEQ(v int64) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldEQ(FieldStockBatchID, v))
+}
+
+// StockBatchIDNEQ applies the NEQ predicate on the "stock_batch_id" field.
+func StockBatchIDNEQ(v int64) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldNEQ(FieldStockBatchID, v))
+}
+
+// StockBatchIDIn applies the In predicate on the "stock_batch_id" field.
+func StockBatchIDIn(vs ...int64) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldIn(FieldStockBatchID, vs...))
+}
+
+// StockBatchIDNotIn applies the NotIn predicate on the "stock_batch_id" field.
+func StockBatchIDNotIn(vs ...int64) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldNotIn(FieldStockBatchID, vs...))
+}
+
+// StockBatchIDGT applies the GT predicate on the "stock_batch_id" field.
+func StockBatchIDGT(v int64) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldGT(FieldStockBatchID, v))
+}
+
+// StockBatchIDGTE applies the GTE predicate on the "stock_batch_id" field.
+func StockBatchIDGTE(v int64) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldGTE(FieldStockBatchID, v))
+}
+
+// StockBatchIDLT applies the LT predicate on the "stock_batch_id" field.
+func StockBatchIDLT(v int64) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldLT(FieldStockBatchID, v))
+}
+
+// StockBatchIDLTE applies the LTE predicate on the "stock_batch_id" field.
+func StockBatchIDLTE(v int64) predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldLTE(FieldStockBatchID, v))
+}
+
+// StockBatchIDIsNil applies the IsNil predicate on the "stock_batch_id" field.
+func StockBatchIDIsNil() predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldIsNull(FieldStockBatchID))
+}
+
+// StockBatchIDNotNil applies the NotNil predicate on the "stock_batch_id" field.
+func StockBatchIDNotNil() predicate.UserCouponArchive {
+	return predicate.UserCouponArchive(sql.FieldNotNull(FieldStockBatchID))
 }
 
 // ArchivedAtEQ applies the EQ predicate on the "archived_at" field.

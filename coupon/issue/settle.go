@@ -1,0 +1,60 @@
+package issue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"coupond/ent"
+	"coupond/ent/coupontemplate"
+	"coupond/ent/stockbatch"
+	"coupond/store"
+)
+
+// ErrSettled is a T3 that found its header settled already (by the sweep, or an earlier run of
+// the batch): it wrote nothing.
+var ErrSettled = errors.New("issue: the stock batch is settled already")
+
+// Settlement is what T3 records: the coupons the batch's T2s wrote, and the path's own writes on
+// the template's shard.
+type Settlement struct {
+	Used int
+	// Finish, when set, runs in T3 after the header is settled, with the template row as T3 locked
+	// it (claims: the drift audit; distribution: the task's counters, its
+	// failure rows and the drift audit).
+	Finish func(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate) error
+}
+
+// Settle is T3, on the template's shard: it locks the template row and the header, and, when the
+// header is still OPEN, gives back reserved − used units, adds used to the template's issued
+// coupons, marks the header SETTLED with used, and runs s.Finish. A header settled
+// already makes it write nothing and return ErrSettled, so a replayed T3 does nothing.
+func Settle(ctx context.Context, db *ent.Client, h *ent.StockBatch, s Settlement) error {
+	return store.WithTx(ctx, db, func(tx *ent.Tx) error {
+		tpl, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(h.TemplateID)).ForUpdate().Only(ctx)
+		if err != nil {
+			return fmt.Errorf("lock template %d: %w", h.TemplateID, err)
+		}
+		cur, err := tx.StockBatch.Query().Where(stockbatch.ID(h.ID)).ForUpdate().Only(ctx)
+		if err != nil {
+			return fmt.Errorf("lock stock batch %d: %w", h.ID, err)
+		}
+		if cur.State != stockbatch.StateOPEN {
+			return ErrSettled
+		}
+		if s.Used > cur.Reserved {
+			return fmt.Errorf("stock batch %d: %d coupons written against %d units", h.ID, s.Used, cur.Reserved)
+		}
+		if err := tx.CouponTemplate.UpdateOneID(tpl.ID).AddStock(cur.Reserved - s.Used).AddIssued(s.Used).Exec(ctx); err != nil {
+			return fmt.Errorf("give back units: %w", err)
+		}
+		if err := tx.StockBatch.UpdateOneID(cur.ID).SetUsed(s.Used).SetState(stockbatch.StateSETTLED).SetSettledAt(time.Now()).Exec(ctx); err != nil {
+			return fmt.Errorf("settle stock batch: %w", err)
+		}
+		if s.Finish != nil {
+			return s.Finish(ctx, tx, tpl)
+		}
+		return nil
+	}, nil)
+}

@@ -1,0 +1,49 @@
+package issue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"coupond/ent"
+	"coupond/ent/stockbatch"
+)
+
+// SweepAfter is how long a claim batch's header may stay OPEN before the sweep settles it: twice
+// maxWrite, so no T2 of it can still commit.
+const SweepAfter = 2 * maxWrite
+
+// Sweep settles the OPEN claim headers older than after (a persister crashed or stalled between
+// T1 and T3): each from the coupons carrying it (its T2s that committed), giving back the other
+// units. The claims it reserved for are still in their outbox (acknowledged only after T3) and
+// are persisted again by the next batch, their coupons recognised as written. Distribution
+// headers are finished by their task's run, which resumes its batch. It returns how many headers
+// it settled.
+func Sweep(ctx context.Context, db *ent.Client, after time.Duration) (int, error) {
+	hs, err := db.StockBatch.Query().Where(stockbatch.StateEQ(stockbatch.StateOPEN), stockbatch.SourceEQ(stockbatch.SourceCLAIM),
+		stockbatch.CreatedAtLT(time.Now().Add(-after))).Limit(100).All(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("open stock batches: %w", err)
+	}
+	settled := 0
+	for _, h := range hs {
+		w, err := writtenOf(ctx, db, h)
+		if err != nil {
+			return settled, err
+		}
+		switch err := Settle(ctx, db, h, Settlement{Used: len(w)}); {
+		case errors.Is(err, ErrSettled): // its persister finished it meanwhile
+		case err != nil:
+			return settled, err
+		default:
+			settled++
+			sweptTotal.Inc()
+			slog.WarnContext(ctx, "settled a stock batch a crash left open", "template", h.TemplateID, "batch", h.ID,
+				"reserved", h.Reserved, "used", len(w))
+		}
+	}
+	return settled, nil
+}
+

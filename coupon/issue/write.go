@@ -1,0 +1,286 @@
+package issue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"coupond/coupon"
+	"coupond/ent"
+	"coupond/ent/usercoupon"
+	"coupond/store"
+)
+
+// Item is one claim or distribution row asking for a coupon: the row it would become (Coupon,
+// whose ReceiveCount is the slot Redis handed out) and, for claims, the user's Redis counter right
+// after the claim (Counted, 0 when unknown).
+type Item struct {
+	Coupon
+	Counted int
+}
+
+// Refusal is an item MySQL refused, with the reason (coupon.ReasonLimitReached,
+// coupon.ReasonDuplicateRequest, coupon.ReasonStockDrift, or a reason recorded earlier), and for a
+// duplicate the redemption id of the coupon it repeats.
+type Refusal struct {
+	Item
+	Reason      string
+	DuplicateOf string
+}
+
+// Prior is what an earlier run recorded of the items (claims: their redemption_failure rows):
+// redemption id → refusal. Items found there are not decided again.
+type Prior func(ctx context.Context, tx *ent.Tx, users []int64, rids []string) (map[string]Refusal, error)
+
+// Written is what one T2 transaction decided for its group.
+type Written struct {
+	Issued   []*ent.UserCoupon // the group's coupons: replayed ones (written before) first, then new ones
+	Inserted int               // of which new
+	Refused  []Refusal         // refused now, and refused by an earlier run (Prior)
+	Fresh    []Refusal         // the refusals decided now (to record), a subset of Refused
+	Drifted  int               // items refused now for want of budget
+	// Held: users whose Redis counter may be low → coupons of the template they hold after the
+	// group (users refused, and users whose claim Redis counted below what MySQL holds).
+	Held map[int64]int
+}
+
+// WriteOptions are a T2's per-path hooks.
+type WriteOptions struct {
+	Prior  Prior                                                  // nil: no earlier refusals recorded
+	Record func(ctx context.Context, tx *ent.Tx, fresh []Refusal) error // records Fresh in the same transaction; nil: the caller records them in T3
+}
+
+// maxWrite bounds how long after its T1 a T2 may still commit: a header older than SweepAfter is
+// settled by the sweep from the coupons it finds, so a T2 committing after that would write a
+// coupon whose unit the sweep gave back.
+const maxWrite = 10 * time.Second
+
+// ErrLateWrite is a T2 refused because its reservation is older than maxWrite (the process
+// stalled): its header is left to the sweep, and its items are retried as a new batch.
+var ErrLateWrite = errors.New("issue: the reservation is too old to write against")
+
+// Write is T2 for one user-shard group (items of one template, in batch order): in one transaction
+// on the group's shard it recognises items already written (a replay: their coupons count as
+// issued, no unit needed) or refused before (opt.Prior), gives each new item a free slot 1…limit
+// as its receive_count (LIMIT_REACHED when none, DUPLICATE_REQUEST when it repeats a requestId of
+// a coupon the user holds), and writes coupons for the first budget of the slotted items, carrying
+// the header's id; the rest are refused STOCK_DRIFT (T1 reserved fewer units than items only when
+// the database had no more). It commits only within maxWrite of T1.
+//
+// It first reads the users' coupons from the index (user_id, template_id, receive_count) alone
+// (their counts and slots, no row lookups): that reading commits only a group in which every item
+// is new and gets a slot and a unit and the INSERT meets no unique key; anything else is rolled
+// back and the group done again reading the coupons whole, where replays and duplicates are
+// recognised and refusals decided.
+func Write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, budget int, opt WriteOptions) (Written, error) {
+	w, err := write(ctx, db, r, items, budget, opt, false)
+	if errors.Is(err, errReadWhole) || ent.IsConstraintError(err) {
+		rereadTotal.Inc()
+		w, err = write(ctx, db, r, items, budget, opt, true)
+	}
+	return w, err
+}
+
+// errReadWhole rolls back a group read without readWhole that is not all new, clean items.
+var errReadWhole = errors.New("the group needs its users' coupons read whole")
+
+func write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, budget int, opt WriteOptions, readWhole bool) (Written, error) {
+	var w Written
+	err := store.WithTx(ctx, db, func(tx *ent.Tx) error {
+		w = Written{Held: map[int64]int{}}
+		seen, err := loadSeen(ctx, tx, r, items, opt.Prior, readWhole)
+		if err != nil {
+			return err
+		}
+		fresh := seen.split(items, &w)
+		slotted, refused := seen.assignSlots(fresh)
+		k := min(len(slotted), budget)
+		if !readWhole && (len(refused) > 0 || k < len(slotted)) {
+			return errReadWhole
+		}
+		if k > 0 {
+			if err := insertCoupons(ctx, tx, r.Header.ID, slotted[:k], &w); err != nil {
+				return err
+			}
+		}
+		for _, it := range slotted[k:] {
+			refused = append(refused, Refusal{Item: it, Reason: coupon.ReasonStockDrift})
+			seen.count[it.UserID]-- // its slot was not used
+		}
+		w.Drifted = len(slotted) - k
+		w.Fresh = refused
+		w.Refused = append(w.Refused, refused...)
+		for _, f := range w.Refused {
+			w.Held[f.UserID] = seen.count[f.UserID]
+		}
+		for u := range seen.behind {
+			w.Held[u] = seen.count[u]
+		}
+		if opt.Record != nil && len(refused) > 0 {
+			if err := opt.Record(ctx, tx, refused); err != nil {
+				return err
+			}
+		}
+		if time.Since(r.At) > maxWrite {
+			return ErrLateWrite
+		}
+		return nil
+	}, nil)
+	return w, err
+}
+
+// reqKey is a user's requestId.
+type reqKey struct {
+	user int64
+	req  string
+}
+
+// seen is what the database already holds of a group's users and items.
+type seen struct {
+	replayed []*ent.UserCoupon // whole rows of those that are items of the group
+	prior    map[string]Refusal
+	byReq    map[reqKey]string // (user, requestId) → redemption id of the coupon, held or inserted now
+	count    map[int64]int     // user → coupons held
+	slots    *Slots            // (user, receive_count) pairs in use
+	done     map[string]bool   // redemption ids written or refused
+	behind   map[int64]bool    // users whose claim Redis counted below the coupons MySQL holds with it
+}
+
+// loadSeen reads, inside the group's transaction, the users' coupons of the template (without
+// readWhole only the two columns the index (user_id, template_id, receive_count) covers: counts
+// and slots, no replay or duplicate requestId recognised), the items' earlier refusals, and the
+// slots of the users' archived coupons.
+func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, prior Prior, readWhole bool) (*seen, error) {
+	users := make([]int64, 0, len(items))
+	rids := make([]string, 0, len(items))
+	for _, it := range items {
+		users = append(users, it.UserID)
+		rids = append(rids, it.RedemptionID)
+	}
+	columns := []string{usercoupon.FieldUserID, usercoupon.FieldReceiveCount}
+	if readWhole {
+		columns = append(columns, usercoupon.FieldRedemptionID, usercoupon.FieldRequestID)
+	}
+	tpl := r.Template
+	held, err := tx.UserCoupon.Query().
+		Where(usercoupon.UserIDIn(users...), usercoupon.TemplateID(tpl.ID)).
+		Select(columns...).
+		All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load existing coupons: %w", err)
+	}
+	inGroup := make(map[string]bool, len(rids))
+	for _, rid := range rids {
+		inGroup[rid] = true
+	}
+	var again []string
+	for _, uc := range held {
+		if readWhole && inGroup[uc.RedemptionID] {
+			again = append(again, uc.RedemptionID)
+		}
+	}
+	s := &seen{prior: map[string]Refusal{}, byReq: map[reqKey]string{}, count: map[int64]int{},
+		slots: NewSlots(tpl.ReceiveRule.LimitPerPerson), done: map[string]bool{}, behind: map[int64]bool{}}
+	if len(again) > 0 {
+		if s.replayed, err = tx.UserCoupon.Query().Where(usercoupon.UserIDIn(users...), usercoupon.RedemptionIDIn(again...)).All(ctx); err != nil {
+			return nil, fmt.Errorf("load replayed coupons: %w", err)
+		}
+	}
+	if prior != nil {
+		if s.prior, err = prior(ctx, tx, users, rids); err != nil {
+			return nil, err
+		}
+	}
+	for _, uc := range held {
+		if uc.RequestID != nil {
+			s.byReq[reqKey{uc.UserID, *uc.RequestID}] = uc.RedemptionID
+		}
+		if readWhole {
+			s.done[uc.RedemptionID] = true
+		}
+		s.count[uc.UserID]++
+		s.slots.Take(uc.UserID, uc.ReceiveCount)
+	}
+	archived, err := ArchivedSlots(ctx, tx.UserCouponArchive, tpl.ID, users)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range archived { // old coupons long used or expired: they count toward the limit, nothing else
+		s.count[a.UserID]++
+		s.slots.Take(a.UserID, a.ReceiveCount)
+	}
+	for rid := range s.prior {
+		s.done[rid] = true
+	}
+	return s, nil
+}
+
+// split returns the items the database has not seen, and records in w those it has: their coupons
+// as issued, their earlier refusals as refused.
+func (s *seen) split(items []Item, w *Written) []Item {
+	var fresh []Item
+	for _, it := range items {
+		f, refused := s.prior[it.RedemptionID]
+		switch {
+		case !s.done[it.RedemptionID]:
+			fresh = append(fresh, it)
+			s.done[it.RedemptionID] = true // an item twice in one group counts once
+		case refused:
+			f.Item = it
+			w.Refused = append(w.Refused, f)
+		}
+	}
+	w.Issued = append(w.Issued, s.replayed...)
+	return fresh
+}
+
+// assignSlots gives each item a free receive_count in 1…limit for its user (Slots: its own when
+// free and within the limit, else the lowest free one). An item repeating a requestId of a coupon
+// the user holds (or of an earlier item of the group) is refused as a duplicate of it; items with
+// no free slot are refused (LIMIT_REACHED).
+func (s *seen) assignSlots(items []Item) (slotted []Item, refused []Refusal) {
+	for _, it := range items {
+		if first, dup := s.byReq[reqKey{it.UserID, it.RequestID}]; dup && it.RequestID != "" {
+			refused = append(refused, Refusal{Item: it, Reason: coupon.ReasonDuplicateRequest, DuplicateOf: first})
+			continue
+		}
+		rc := s.slots.Pick(it.UserID, it.ReceiveCount)
+		if rc == 0 {
+			refused = append(refused, Refusal{Item: it, Reason: coupon.ReasonLimitReached})
+			continue
+		}
+		s.count[it.UserID]++
+		if it.Counted > 0 && it.Counted < s.count[it.UserID] {
+			s.behind[it.UserID] = true // Redis lost claims MySQL holds: raise its counter after the batch
+		}
+		if it.RequestID != "" {
+			s.byReq[reqKey{it.UserID, it.RequestID}] = it.RedemptionID
+		}
+		it.ReceiveCount = rc
+		slotted = append(slotted, it)
+	}
+	return slotted, refused
+}
+
+// maxRowsPerInsert keeps one INSERT under MySQL's 65,535 placeholders.
+const maxRowsPerInsert = 2000
+
+// insertCoupons inserts the items' coupons, carrying header, in multi-row INSERTs of up to
+// maxRowsPerInsert, recording them in w.
+func insertCoupons(ctx context.Context, tx *ent.Tx, header int64, items []Item, w *Written) error {
+	for chunk := range slices.Chunk(items, maxRowsPerInsert) {
+		builders := make([]*ent.UserCouponCreate, len(chunk))
+		for i, it := range chunk {
+			builders[i] = Create(tx, it.Coupon).SetStockBatchID(header)
+		}
+		inserted, err := tx.UserCoupon.CreateBulk(builders...).Save(ctx)
+		if err != nil {
+			return fmt.Errorf("insert coupons: %w", err)
+		}
+		w.Issued = append(w.Issued, inserted...)
+		w.Inserted += len(inserted)
+	}
+	return nil
+}
