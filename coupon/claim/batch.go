@@ -71,7 +71,9 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 		p.stepDone("written")
 	}
 	err = issue.Settle(ctx, p.db, r.Header, issue.Settlement{Used: res.inserted,
-		Finish: func(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate) error { return auditDrift(ctx, tx, tpl, res.drifted) }})
+		Finish: func(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate) error {
+			return auditDrift(ctx, tx, tpl, res.drifted)
+		}})
 	if err != nil && !errors.Is(err, issue.ErrSettled) {
 		return res, fmt.Errorf("settle batch %d: %w", r.Header.ID, err)
 	}

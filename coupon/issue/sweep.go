@@ -46,4 +46,3 @@ func Sweep(ctx context.Context, db *ent.Client, after time.Duration) (int, error
 	}
 	return settled, nil
 }
-

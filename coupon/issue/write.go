@@ -48,7 +48,7 @@ type Written struct {
 
 // WriteOptions are a T2's per-path hooks.
 type WriteOptions struct {
-	Prior  Prior                                                  // nil: no earlier refusals recorded
+	Prior  Prior                                                        // nil: no earlier refusals recorded
 	Record func(ctx context.Context, tx *ent.Tx, fresh []Refusal) error // records Fresh in the same transaction; nil: the caller records them in T3
 }
 
