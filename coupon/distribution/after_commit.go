@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/coupontaskfailure"
+	"coupond/ent/stockbatch"
 	"coupond/ent/usercoupon"
 	"coupond/lua"
 )
@@ -66,9 +68,30 @@ func (s *Service) raiseRefused(ctx context.Context, templateID int64, users []in
 	return issue.RaiseCounters(ctx, s.rdb, templateID, held, tpl.ValidEndTime, s.now())
 }
 
-// afterCommitFromDB does the after-commit work of a batch committed by a run that died before
-// doing it.
+// afterCommitFromDB finishes a batch reserved by a run that died before its after-commit work: a
+// header still OPEN (the run died between T1 and T3) is finished from the journal's accepted rows
+// first; then the plan is read back from the journal and MySQL and done.
 func (s *Service) afterCommitFromDB(ctx context.Context, t *ent.CouponTask, j *lua.Journal) error {
+	h, err := s.db.StockBatch.Query().Where(stockbatch.TaskID(t.ID), stockbatch.TaskStart(j.Start)).Only(ctx)
+	if err != nil {
+		return fmt.Errorf("stock batch of task %d after row %d: %w", t.ID, j.Start, err)
+	}
+	if h.State == stockbatch.StateOPEN {
+		r, err := issue.Resume(ctx, s.db, h)
+		if err != nil {
+			return err
+		}
+		var accepted []candidate
+		for _, row := range j.Rows {
+			if row.Code == lua.DistributeOK {
+				accepted = append(accepted, candidate{row: Row{Num: row.Row, UserID: row.UserID, Raw: strconv.FormatInt(row.UserID, 10)}, rc: row.ReceiveCount})
+			}
+		}
+		items, rows := s.items(t, accepted)
+		if _, _, err := s.finishBatch(ctx, r, items, rows); err != nil {
+			return err
+		}
+	}
 	plan, err := s.planFromDB(ctx, t, j)
 	if err != nil {
 		return err

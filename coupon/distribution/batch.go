@@ -2,20 +2,21 @@ package distribution
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"time"
 
+	"coupond/coupon"
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
 	"coupond/ent"
 	"coupond/ent/coupontask"
-	"coupond/ent/coupontemplate"
+	"coupond/ent/stockbatch"
 	"coupond/ent/usercoupon"
 	"coupond/lua"
-	"coupond/store"
 )
 
 // batch is up to BatchSize data rows following the resume position start.
@@ -70,7 +71,7 @@ func (s *Service) runBatch(ctx context.Context, t *ent.CouponTask, b batch) (*en
 		}
 	}
 	s.stepDone("deducted")
-	res, err := s.commit(ctx, t.ID, b, outcomes)
+	res, err := s.commit(ctx, t, b, outcomes)
 	if err != nil {
 		return nil, err
 	}
@@ -126,84 +127,159 @@ type commitResult struct {
 	task     *ent.CouponTask
 	plan     afterCommitPlan
 	outcomes []rowOutcome
-	replayed bool // committed by an earlier run; nothing written now
+	replayed bool // settled by an earlier run; nothing written now
 }
 
 // maxRowsPerInsert keeps one INSERT under MySQL's 65,535 placeholders.
 const maxRowsPerInsert = 2000
 
-// commit persists the batch in one transaction: under the task row's lock, a batch whose start is
-// not the task's resume position was committed before (a replay: nothing written, its plan read
-// back). Otherwise, under the template row's lock (as the claims' persister takes it), each row
-// the script accepted gets a free receive_count slot in 1…limitPerPerson (the one the script
-// handed out when free; the unique (user_id, template_id, receive_count) is MySQL's limit) and
-// the stock is taken, trimmed to what the database has; the coupons go in with multi-row INSERTs,
-// the failures beside them, and the task's counters and resume position move on.
-func (s *Service) commit(ctx context.Context, taskID int64, b batch, out []lua.DistributeOutcome) (commitResult, error) {
+// errReplayed stops a T1 that found the task's resume position past the batch's start.
+var errReplayed = errors.New("the batch was reserved by an earlier run")
+
+// commit writes the batch as a reservation batch (coupon/issue), exactly once: T1, under the task
+// row's lock, recognises a batch whose start is not the task's resume position as reserved
+// before (a replay: its OPEN header is finished, a SETTLED one's plan read back); otherwise it
+// records the rows that failed before MySQL (invalid, repeated, refused by the script), moves the
+// task's resume position and processed rows past the batch, and reserves a unit for each row the
+// script accepted under an OPEN header. Then finishBatch writes their coupons and settles.
+func (s *Service) commit(ctx context.Context, t *ent.CouponTask, b batch, out []lua.DistributeOutcome) (commitResult, error) {
 	var res commitResult
-	err := store.WithTx(ctx, s.db, func(tx *ent.Tx) error {
-		res = commitResult{}
-		t, err := tx.CouponTask.Query().Where(coupontask.ID(taskID)).ForUpdate().Only(ctx)
-		if err != nil {
-			return fmt.Errorf("lock task %d: %w", taskID, err)
-		}
-		if t.ResumeRow != b.start {
-			res.task, res.replayed = t, true
-			return nil
-		}
-		tpl, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(t.TemplateID)).ForUpdate().Only(ctx)
-		if err != nil {
-			return fmt.Errorf("lock template %d: %w", t.TemplateID, err)
-		}
-		accepted, outcomes := decide(b, out)
-		slotted, refusedLimit, err := assignSlots(ctx, tx, tpl, accepted)
-		if err != nil {
-			return err
-		}
-		k := min(len(slotted), tpl.Stock)
-		for _, c := range refusedLimit {
-			outcomes = append(outcomes, rowOutcome{row: c.row, code: CodeLimitReached, reason: "the user already holds as many coupons of this template as one person may"})
-			res.plan.refused = append(res.plan.refused, c.row.UserID)
-		}
-		res.plan.giveBack = len(refusedLimit)
-		for _, c := range slotted[k:] {
-			outcomes = append(outcomes, rowOutcome{row: c.row, code: CodeOutOfStock, reason: "the template's stock ran out"})
-			res.plan.refused = append(res.plan.refused, c.row.UserID)
-		}
-		res.plan.drift = len(slotted) > k
-		if drift := len(slotted) - k; drift > 0 { // Redis took stock MySQL does not have
-			err := template.WriteAudit(ctx, tx, template.AuditEntry{Shop: tpl.ShopNumber, TemplateID: tpl.ID,
-				ActorRole: template.ActorSystem, Action: template.ActionStockDrift,
-				Before: map[string]any{"databaseStock": tpl.Stock}, After: map[string]any{"failedRows": drift, "taskId": strconv.FormatInt(t.ID, 10)}})
+	accepted, outcomes := decide(b, out)
+	items, rows := s.items(t, accepted)
+	var task *ent.CouponTask
+	r, err := issue.Reserve(ctx, s.db, issue.ReserveSpec{TemplateID: t.TemplateID, Source: stockbatch.SourceDISTRIBUTION,
+		Items: items, TaskID: &t.ID, TaskStart: &b.start,
+		Prepare: func(ctx context.Context, tx *ent.Tx) error {
+			cur, err := tx.CouponTask.Query().Where(coupontask.ID(t.ID)).ForUpdate().Only(ctx)
+			if err != nil {
+				return fmt.Errorf("lock task %d: %w", t.ID, err)
+			}
+			if cur.ResumeRow != b.start {
+				task = cur
+				return errReplayed
+			}
+			fails, err := insertFailures(ctx, tx, t.ID, outcomes)
 			if err != nil {
 				return err
 			}
+			task, err = tx.CouponTask.UpdateOneID(t.ID).AddProcessedRows(len(b.rows)).AddFailCount(fails).
+				SetResumeRow(b.end).Save(ctx)
+			return err
+		}})
+	switch {
+	case errors.Is(err, errReplayed):
+		return s.replay(ctx, task, b, items, rows)
+	case err != nil:
+		return res, err
+	}
+	s.stepDone("reserved")
+	res.plan, res.task, err = s.finishBatch(ctx, r, items, rows)
+	res.outcomes = outcomes
+	return res, err
+}
+
+// items are the coupons the accepted rows ask for, with redemption ids derived from (task, row),
+// and the rows by redemption id.
+func (s *Service) items(t *ent.CouponTask, accepted []candidate) ([]issue.Item, map[string]Row) {
+	now := s.now()
+	items := make([]issue.Item, len(accepted))
+	rows := make(map[string]Row, len(accepted))
+	for i, c := range accepted {
+		rid := issue.DistributionRedemptionID(t.ID, c.row.Num)
+		items[i] = issue.Item{Coupon: issue.Coupon{UserID: c.row.UserID, TemplateID: t.TemplateID,
+			RedemptionID: rid, ReceiveCount: c.rc, Source: usercoupon.SourceDISTRIBUTION, At: now}}
+		rows[rid] = c.row
+	}
+	return items, rows
+}
+
+// replay finishes a batch whose T1 an earlier run committed: its header still OPEN (the run died
+// before T3) is finished now; a SETTLED one has its after-commit plan read back from the journal
+// and MySQL.
+func (s *Service) replay(ctx context.Context, t *ent.CouponTask, b batch, items []issue.Item, rows map[string]Row) (commitResult, error) {
+	res := commitResult{task: t, replayed: true}
+	h, err := s.db.StockBatch.Query().Where(stockbatch.TaskID(t.ID), stockbatch.TaskStart(b.start)).Only(ctx)
+	if err != nil {
+		return res, fmt.Errorf("stock batch of task %d after row %d: %w", t.ID, b.start, err)
+	}
+	if h.State == stockbatch.StateOPEN {
+		r, err := issue.Resume(ctx, s.db, h)
+		if err != nil {
+			return res, err
 		}
-		if k > 0 {
-			if err := tx.CouponTemplate.UpdateOneID(tpl.ID).AddStock(-k).Exec(ctx); err != nil {
-				return fmt.Errorf("take stock: %w", err)
+		res.plan, res.task, err = s.finishBatch(ctx, r, items, rows)
+		return res, err
+	}
+	if len(b.candidates) == 0 {
+		return res, nil
+	}
+	j, err := lua.ReadJournal(ctx, s.rdb, keys.DistributionJournal(t.TemplateID, t.ID))
+	if err != nil || j == nil || j.Start != b.start {
+		return res, err // after-commit work done already (or none to do)
+	}
+	res.plan, err = s.planFromDB(ctx, t, j)
+	return res, err
+}
+
+// finishBatch does a reserved batch's T2s (one per user-shard group: free receive_count slots,
+// coupons within the units reserved) and its T3: the unused units given back, the rows MySQL
+// refused recorded as failures (LIMIT_REACHED, or OUT_OF_STOCK for drift, audited), and the
+// task's counters. It returns the after-commit plan and the task as settled; a header settled
+// meanwhile by another run is read back as it is.
+func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items []issue.Item, rows map[string]Row) (afterCommitPlan, *ent.CouponTask, error) {
+	var plan afterCommitPlan
+	tpl := r.Template
+	for i := range items {
+		items[i].End = issue.End(tpl.ConsumeRule.ValidityHours, tpl.ValidEndTime, items[i].At)
+	}
+	budget, used := r.Header.Reserved, 0
+	var refused []rowOutcome
+	drifted := 0
+	for _, g := range issue.Groups(items, s.cfg.UserShards) {
+		w, err := issue.Write(ctx, s.db, r, g, budget, issue.WriteOptions{})
+		if err != nil {
+			return plan, nil, fmt.Errorf("write coupons of batch %d: %w", r.Header.ID, err)
+		}
+		budget -= w.Inserted
+		used += w.Inserted
+		drifted += w.Drifted
+		plan.issued = append(plan.issued, w.Issued...)
+		for _, f := range w.Refused {
+			o := rowOutcome{row: rows[f.RedemptionID], code: CodeOutOfStock, reason: "the template's stock ran out"}
+			if f.Reason == coupon.ReasonLimitReached {
+				o.code, o.reason = CodeLimitReached, "the user already holds as many coupons of this template as one person may"
+				plan.giveBack++
+			} else {
+				plan.drift = true
 			}
-			if res.plan.issued, err = insertCoupons(ctx, tx, t, tpl, slotted[:k], s.now()); err != nil {
+			refused = append(refused, o)
+			plan.refused = append(plan.refused, f.UserID)
+		}
+		s.stepDone("written")
+	}
+	taskID := *r.Header.TaskID
+	var task *ent.CouponTask
+	err := issue.Settle(ctx, s.db, r.Header, issue.Settlement{Used: used,
+		Finish: func(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate) error {
+			if drifted > 0 { // Redis took stock MySQL does not have
+				err := template.WriteAudit(ctx, tx, template.AuditEntry{Shop: tpl.ShopNumber, TemplateID: tpl.ID,
+					ActorRole: template.ActorSystem, Action: template.ActionStockDrift,
+					Before: map[string]any{"databaseStock": tpl.Stock}, After: map[string]any{"failedRows": drifted, "taskId": strconv.FormatInt(taskID, 10)}})
+				if err != nil {
+					return err
+				}
+			}
+			fails, err := insertFailures(ctx, tx, taskID, refused)
+			if err != nil {
 				return err
 			}
-		}
-		fails, err := insertFailures(ctx, tx, t.ID, outcomes)
-		if err != nil {
+			task, err = tx.CouponTask.UpdateOneID(taskID).AddSuccessCount(used).AddFailCount(fails).Save(ctx)
 			return err
-		}
-		res.outcomes = outcomes
-		res.task, err = tx.CouponTask.UpdateOneID(t.ID).AddProcessedRows(len(b.rows)).AddSuccessCount(k).
-			AddFailCount(fails).SetResumeRow(b.end).Save(ctx)
-		return err
-	}, nil)
-	if err == nil && res.replayed && len(b.candidates) > 0 {
-		j, jerr := lua.ReadJournal(ctx, s.rdb, keys.DistributionJournal(res.task.TemplateID, taskID))
-		if jerr != nil || j == nil || j.Start != b.start {
-			return res, jerr // after-commit work done already (or none to do)
-		}
-		res.plan, err = s.planFromDB(ctx, res.task, j)
+		}})
+	if errors.Is(err, issue.ErrSettled) {
+		task, err = s.db.CouponTask.Get(ctx, taskID)
 	}
-	return res, err
+	return plan, task, err
 }
 
 // candidate is a row the deduction script accepted, with its receive_count.
@@ -237,67 +313,6 @@ func decide(b batch, out []lua.DistributeOutcome) ([]candidate, []rowOutcome) {
 		}
 	}
 	return accepted, fails
-}
-
-// assignSlots gives each accepted row a free receive_count for its user (issue.Slots, read from
-// the user's coupons of the template under the template lock, archived ones included); rows
-// without one are refused.
-func assignSlots(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate, accepted []candidate) (slotted, refused []candidate, err error) {
-	if len(accepted) == 0 {
-		return nil, nil, nil
-	}
-	users := make([]int64, len(accepted))
-	for i, c := range accepted {
-		users[i] = c.row.UserID
-	}
-	slots := issue.NewSlots(tpl.ReceiveRule.LimitPerPerson)
-	for chunk := range slices.Chunk(users, maxRowsPerInsert) {
-		held, err := tx.UserCoupon.Query().Where(usercoupon.UserIDIn(chunk...), usercoupon.TemplateID(tpl.ID)).
-			Select(usercoupon.FieldUserID, usercoupon.FieldReceiveCount).All(ctx)
-		if err != nil {
-			return nil, nil, fmt.Errorf("load held coupons: %w", err)
-		}
-		for _, uc := range held {
-			slots.Take(uc.UserID, uc.ReceiveCount)
-		}
-	}
-	archived, err := issue.ArchivedSlots(ctx, tx.UserCouponArchive, tpl.ID, users)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, a := range archived {
-		slots.Take(a.UserID, a.ReceiveCount)
-	}
-	for _, c := range accepted {
-		if rc := slots.Pick(c.row.UserID, c.rc); rc > 0 {
-			c.rc = rc
-			slotted = append(slotted, c)
-		} else {
-			refused = append(refused, c)
-		}
-	}
-	return slotted, refused, nil
-}
-
-// insertCoupons inserts the coupons of the slotted rows, with redemption ids derived from (task, row).
-func insertCoupons(ctx context.Context, tx *ent.Tx, t *ent.CouponTask, tpl *ent.CouponTemplate, rows []candidate, now time.Time) ([]*ent.UserCoupon, error) {
-	end := issue.End(tpl.ConsumeRule.ValidityHours, tpl.ValidEndTime, now)
-	out := make([]*ent.UserCoupon, 0, len(rows))
-	for chunk := range slices.Chunk(rows, maxRowsPerInsert) {
-		builders := make([]*ent.UserCouponCreate, len(chunk))
-		for i, c := range chunk {
-			builders[i] = issue.Create(tx, issue.Coupon{
-				UserID: c.row.UserID, TemplateID: tpl.ID, RedemptionID: issue.DistributionRedemptionID(t.ID, c.row.Num),
-				ReceiveCount: c.rc, Source: usercoupon.SourceDISTRIBUTION, At: now, End: end,
-			})
-		}
-		inserted, err := tx.UserCoupon.CreateBulk(builders...).Save(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("insert coupons: %w", err)
-		}
-		out = append(out, inserted...)
-	}
-	return out, nil
 }
 
 // insertFailures inserts the failure rows and returns how many.

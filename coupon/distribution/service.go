@@ -19,6 +19,7 @@ type Config struct {
 	MaxRows        int           // most data rows of one task, default defaults.DistributionMaxRows
 	LeaseTTL       time.Duration // how long a killed worker's lease keeps others away, default 3s
 	CountAgain     time.Duration // delay of the second row count (a fallback for a lost first one), default 20s
+	UserShards     int           // shards of the user tables (COUPON_MYSQL_USER_SHARDS): one coupon transaction per shard a batch touches; default 1
 }
 
 func (c Config) withDefaults() Config {
