@@ -64,7 +64,8 @@ func TestReconciliationCountsDistributionBatchesInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := create(t, s, tpl.ID, "a.csv", csvOf(1, 2, 3, 4, 5))
-	wantPending := map[string]int{"deducted": 5, "committed": 1, "after-commit": 1} // 4 rows plus the claim; then the claim
+	// 4 rows plus the claim, until the batch's coupons are written (its T2); then the claim.
+	wantPending := map[string]int{"deducted": 5, "reserved": 5, "written": 1, "committed": 1, "after-commit": 1}
 	seen := map[string]bool{}
 	s.Distribution.SetStep(func(step string) {
 		rep, err := rec.Check(s.Ctx, stack.Merchant, tpl.ID)
@@ -79,7 +80,7 @@ func TestReconciliationCountsDistributionBatchesInFlight(t *testing.T) {
 	})
 	run(t, s, task.ID)
 	s.Distribution.SetStep(nil)
-	if !seen["deducted"] || !seen["committed"] || !seen["after-commit"] {
+	if !seen["deducted"] || !seen["reserved"] || !seen["written"] || !seen["committed"] || !seen["after-commit"] {
 		t.Fatalf("steps seen: %v", seen)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"coupond/ent"
 	"coupond/ent/stockbatch"
 	"coupond/ent/usercoupon"
+	"coupond/ent/usercouponarchive"
 )
 
 // OpenBatch is an OPEN header with the redemption ids of its items whose coupons its T2s wrote so
@@ -29,7 +30,7 @@ func OpenBatches(ctx context.Context, tx *ent.Tx, templateID int64) ([]OpenBatch
 	}
 	out := make([]OpenBatch, len(hs))
 	for i, h := range hs {
-		w, err := writtenOf(ctx, tx.Client(), h)
+		w, err := WrittenOf(ctx, tx.Client(), h)
 		if err != nil {
 			return nil, err
 		}
@@ -38,8 +39,9 @@ func OpenBatches(ctx context.Context, tx *ent.Tx, templateID int64) ([]OpenBatch
 	return out, nil
 }
 
-// writtenOf returns the redemption ids of h's items that have a coupon carrying h.
-func writtenOf(ctx context.Context, db *ent.Client, h *ent.StockBatch) (map[string]bool, error) {
+// WrittenOf returns the redemption ids of h's items that have a coupon carrying h (their T2s
+// committed), live or archived, 500 users a query.
+func WrittenOf(ctx context.Context, db *ent.Client, h *ent.StockBatch) (map[string]bool, error) {
 	out := map[string]bool{}
 	for chunk := range slices.Chunk(h.Items, 500) {
 		users := make([]int64, len(chunk))
@@ -51,7 +53,12 @@ func writtenOf(ctx context.Context, db *ent.Client, h *ent.StockBatch) (map[stri
 		if err != nil {
 			return nil, fmt.Errorf("coupons of stock batch %d: %w", h.ID, err)
 		}
-		for _, rid := range rids {
+		archived, err := db.UserCouponArchive.Query().Where(usercouponarchive.UserIDIn(users...), usercouponarchive.TemplateID(h.TemplateID),
+			usercouponarchive.StockBatchID(h.ID)).Select(usercouponarchive.FieldRedemptionID).Strings(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("archived coupons of stock batch %d: %w", h.ID, err)
+		}
+		for _, rid := range append(rids, archived...) {
 			out[rid] = true
 		}
 	}

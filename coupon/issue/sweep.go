@@ -29,7 +29,7 @@ func Sweep(ctx context.Context, db *ent.Client, after time.Duration) (int, error
 	}
 	settled := 0
 	for _, h := range hs {
-		w, err := writtenOf(ctx, db, h)
+		w, err := WrittenOf(ctx, db, h)
 		if err != nil {
 			return settled, err
 		}

@@ -13,9 +13,9 @@ import (
 // counter counts as 0).
 func equations(rep *Report, snap *lua.Snapshot, users []int64, held map[int64]int, p pending) []imbalance {
 	var out []imbalance
-	if d := rep.DBStock + rep.Issued - rep.TotalStock; d != 0 {
-		out = append(out, imbalance{"mysql", d, fmt.Sprintf("MySQL: stock %d + coupons %d = %d, total stock %d (%s)",
-			rep.DBStock, rep.Issued, rep.DBStock+rep.Issued, rep.TotalStock, units(d))})
+	if d := rep.DBStock + rep.Issued + rep.Reserved - rep.TotalStock; d != 0 {
+		out = append(out, imbalance{"mysql", d, fmt.Sprintf("MySQL: stock %d + coupons %d + reserved %d = %d, total stock %d (%s)",
+			rep.DBStock, rep.Issued, rep.Reserved, rep.DBStock+rep.Issued+rep.Reserved, rep.TotalStock, units(d))})
 	}
 	if snap.Cached {
 		if d := int(snap.Total) - rep.TotalStock; d != 0 {

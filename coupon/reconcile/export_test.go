@@ -5,5 +5,5 @@ import "context"
 // ReadOnce reads the books once, without the re-check Check and Run do: the tests' way to show
 // that one read is exact on its own while claims and batches are in flight.
 func (r *Reconciler) ReadOnce(ctx context.Context, id int64, users []int64) (*Report, error) {
-	return r.read(ctx, id, users)
+	return r.read(ctx, id, page{users: users})
 }

@@ -14,7 +14,7 @@ import (
 var (
 	driftUnits = promauto.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "coupond_reconcile_drift",
-		Help: "Size of a template's broken equation at its last reconciliation: units for mysql, redis and total, users off for users; no series when it balances.",
+		Help: "Size of a template's broken equation at its last reconciliation: units for mysql, redis and total, users off for users, units off for batches (settled stock batches whose coupons do not match); no series when it balances.",
 	}, []string{"template", "equation"})
 	driftsRecorded = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "coupond_reconcile_drifts_recorded_total",
@@ -31,7 +31,7 @@ var (
 )
 
 // equationsOf are the equation labels of coupond_reconcile_drift.
-var equationsOf = []string{"mysql", "redis", "total", "users"}
+var equationsOf = []string{"mysql", "redis", "total", "users", "batches"}
 
 // observe sets the drift series of rep's template from its broken equations.
 func observe(rep *Report) {
@@ -41,6 +41,8 @@ func observe(rep *Report) {
 		switch {
 		case strings.HasPrefix(b.kind, "user:"):
 			size["users"]++
+		case strings.HasPrefix(b.kind, "batch:"):
+			size["batches"] += float64(max(b.delta, -b.delta))
 		case b.delta < 0:
 			size[b.kind] += float64(-b.delta)
 		default:

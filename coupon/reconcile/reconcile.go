@@ -82,7 +82,8 @@ type Report struct {
 	TotalStock int  // MySQL's total_stock
 	RedisStock *int // the cached stock; nil when the template is not cached
 	DBStock    int
-	Issued     int // coupons in MySQL, user_coupon and user_coupon_archive
+	Issued     int // coupons in MySQL: written by settled stock batches, and so far by OPEN ones
+	Reserved   int // units OPEN stock batches took from the stock that no coupon holds yet
 	Pending    int // units Redis took that MySQL does not hold yet (claims and distribution rows)
 	Failed     int // claims MySQL refused
 	Balanced   bool
@@ -130,18 +131,18 @@ func (r *Reconciler) Check(ctx context.Context, actor coupon.Actor, id int64) (*
 	if err != nil {
 		return nil, fmt.Errorf("reconcile %d: %w", id, err)
 	}
-	users, _, err := r.holders(ctx, id, 0, r.cfg.Users)
+	pg, _, err := r.holders(ctx, id, 0, r.cfg.Users)
 	if err != nil {
 		return nil, err
 	}
-	return r.confirmed(ctx, row.ID, users)
+	return r.confirmed(ctx, row.ID, pg)
 }
 
 // confirmed reads the books, and when an equation is broken reads them again after Recheck,
 // keeping only the breaks both reads saw with the same imbalance (a claim or a batch in flight
 // between two stores must not read as drift).
-func (r *Reconciler) confirmed(ctx context.Context, id int64, users []int64) (*Report, error) {
-	first, err := r.read(ctx, id, users)
+func (r *Reconciler) confirmed(ctx context.Context, id int64, pg page) (*Report, error) {
+	first, err := r.read(ctx, id, pg)
 	if err != nil || first.Balanced {
 		return first, err
 	}
@@ -150,7 +151,7 @@ func (r *Reconciler) confirmed(ctx context.Context, id int64, users []int64) (*R
 		return nil, ctx.Err()
 	case <-time.After(r.cfg.Recheck):
 	}
-	second, err := r.read(ctx, id, users)
+	second, err := r.read(ctx, id, pg)
 	if err != nil {
 		return nil, err
 	}

@@ -47,16 +47,16 @@ func (r *Reconciler) Run(ctx context.Context) (RunResult, error) {
 	}
 	for _, id := range append(page, extra...) {
 		userCursor := "u:" + strconv.FormatInt(id, 10)
-		users, after, err := r.holders(ctx, id, cursor(cur, userCursor), r.cfg.Users)
+		pg, after, err := r.holders(ctx, id, cursor(cur, userCursor), r.cfg.Users)
 		if err != nil {
 			return res, err
 		}
 		for _, u := range scanned[id] {
-			if !slices.Contains(users, u) {
-				users = append(users, u)
+			if !slices.Contains(pg.users, u) {
+				pg.users = append(pg.users, u)
 			}
 		}
-		rep, err := r.confirmed(ctx, id, users)
+		rep, err := r.confirmed(ctx, id, pg)
 		if err != nil {
 			errs = append(errs, err) // one template's failure does not stop the others'
 			continue

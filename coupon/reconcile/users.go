@@ -6,29 +6,44 @@ import (
 	"strconv"
 
 	"coupond/coupon/keys"
-	"coupond/ent/usercoupon"
+	"coupond/ent"
+	"coupond/ent/stockbatch"
 )
 
-// holders returns up to limit users holding coupons of template id, by user id above after (the
-// (template_id, user_id) index: a range read, whatever the template's size), and the cursor of the
-// next page (0 when this page reached the end).
-func (r *Reconciler) holders(ctx context.Context, id, after int64, limit int) ([]int64, int64, error) {
-	var rows []struct {
-		UserID int64 `json:"user_id"`
-	}
-	err := r.db.UserCoupon.Query().Where(usercoupon.TemplateID(id), usercoupon.UserIDGT(after)).
-		Unique(true).Order(usercoupon.ByUserID()).Limit(limit).Select(usercoupon.FieldUserID).Scan(ctx, &rows)
+// page is what one check compares beyond the template's totals: the claim counters of users, and
+// the coupons of settled stock batches.
+type page struct {
+	users   []int64
+	batches []*ent.StockBatch // SETTLED headers whose used is checked against the coupons carrying them
+}
+
+// holders returns the page of template id's stock batch headers with seq above after: up to limit
+// of the users they list (template-keyed: the headers name the users their units went to, so
+// nothing reads the coupons by template) and the settled headers among them, and the cursor of
+// the next page (0 when this page reached the end).
+func (r *Reconciler) holders(ctx context.Context, id, after int64, limit int) (page, int64, error) {
+	var pg page
+	hs, err := r.db.StockBatch.Query().Where(stockbatch.TemplateID(id), stockbatch.SeqGT(after)).
+		Order(stockbatch.BySeq()).Limit(limit).All(ctx)
 	if err != nil {
-		return nil, 0, fmt.Errorf("holders of %d: %w", id, err)
+		return pg, 0, fmt.Errorf("holders of %d: %w", id, err)
 	}
-	users := make([]int64, len(rows))
-	for i, row := range rows {
-		users[i] = row.UserID
+	seen := map[int64]bool{}
+	for _, h := range hs {
+		if h.State == stockbatch.StateSETTLED {
+			pg.batches = append(pg.batches, h)
+		}
+		for _, it := range h.Items {
+			if !seen[it.User] {
+				seen[it.User] = true
+				pg.users = append(pg.users, it.User)
+			}
+		}
+		if len(pg.users) >= limit {
+			return pg, h.Seq, nil
+		}
 	}
-	if len(users) < limit {
-		return users, 0, nil
-	}
-	return users, users[len(users)-1], nil
+	return pg, 0, nil
 }
 
 // scanCounters runs one SCAN call (COUNT ScanCount) over the claim hashes from cursor, and returns

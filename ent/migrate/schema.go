@@ -305,6 +305,11 @@ var (
 				Columns: []*schema.Column{StockBatchColumns[2], StockBatchColumns[9]},
 			},
 			{
+				Name:    "stockbatch_template_id_seq",
+				Unique:  false,
+				Columns: []*schema.Column{StockBatchColumns[2], StockBatchColumns[3]},
+			},
+			{
 				Name:    "stockbatch_state_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{StockBatchColumns[9], StockBatchColumns[11]},

@@ -49,6 +49,7 @@ func (StockBatch) Indexes() []ent.Index {
 	return []ent.Index{
 		// A template's OPEN headers (reconciliation, cache rebuild, the sweep), and a task's.
 		index.Fields("template_id", "state"),
+		index.Fields("template_id", "seq"), // the reconciliation's pages of users, in seq order
 		index.Fields("state", "created_at"),
 		index.Fields("task_id", "task_start"),
 	}
