@@ -39,6 +39,7 @@ type config struct {
 	ShutdownTimeout time.Duration
 	Redeem          claim.Config
 	PersistBatch    int
+	UserShards      int
 	DrainEvery      time.Duration
 	SweepEvery      time.Duration
 	LockTTL         time.Duration
@@ -131,7 +132,8 @@ var settings = []setting{
 	{"COUPON_REDEEM_TEMPLATE_RATE", strconv.FormatFloat(defaults.RedeemTemplateRate, 'f', -1, 64), "claims/s one instance admits per template (token bucket)", rate(func(c *config) *float64 { return &c.Redeem.TemplateRate })},
 	{"COUPON_REDEEM_HOT_TEMPLATES", "", "per-template overrides, e.g. 123=200000,456=80000", hotTemplates},
 	{"COUPON_REDEEM_USER_RATE", "10", "claim attempts per second per user and template (0: off)", num(func(c *config) *int { return &c.Redeem.UserRate })},
-	{"COUPON_PERSIST_BATCH", strconv.Itoa(defaults.PersistBatch), "claims per persister transaction", num(func(c *config) *int { return &c.PersistBatch })},
+	{"COUPON_PERSIST_BATCH", strconv.Itoa(defaults.PersistBatch), "claims per persister batch", num(func(c *config) *int { return &c.PersistBatch })},
+	{"COUPON_MYSQL_USER_SHARDS", "1", "shards of the user tables as the engine routes user_id (Vitess xxhash): a batch writes its coupons in one transaction per shard", num(func(c *config) *int { return &c.UserShards })},
 	{"COUPON_DRAIN_EVERY", "1s", "period of the outbox safety-net drain", dur(func(c *config) *time.Duration { return &c.DrainEvery })},
 	{"COUPON_SWEEP_EVERY", "10m", "period of the expiry sweep", dur(func(c *config) *time.Duration { return &c.SweepEvery })},
 	{"COUPON_LOCK_TTL", durDefault(defaults.LockTTL), "how long lockCoupon holds a coupon for an unpaid order before it is released", dur(func(c *config) *time.Duration { return &c.LockTTL })},

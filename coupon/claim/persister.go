@@ -34,6 +34,9 @@ type PersistConfig struct {
 	// UserShards is how many shards the user tables are split into (COUPON_MYSQL_USER_SHARDS):
 	// a batch writes its coupons in one transaction per shard; default 1.
 	UserShards int
+	// SweepAfter: a claim batch's stock_batch header OPEN this long was left by a crashed or
+	// stalled persister and is settled by SweepBatches; default issue.SweepAfter.
+	SweepAfter time.Duration
 	// MaxRun bounds one Drain, so a persister task under a sale that never pauses still ends
 	// (and is queued again by the next claims or the periodic drain); default 30s.
 	MaxRun time.Duration
@@ -64,6 +67,9 @@ func NewPersister(db *ent.Client, rdb redis.UniversalClient, issuer *issue.Issue
 	}
 	if cfg.MaxRun <= 0 {
 		cfg.MaxRun = 30 * time.Second
+	}
+	if cfg.SweepAfter <= 0 {
+		cfg.SweepAfter = issue.SweepAfter
 	}
 	if cfg.Consumer == "" {
 		host, _ := os.Hostname()
@@ -101,6 +107,12 @@ func (p *Persister) Drain(ctx context.Context, templateID int64) (int, error) {
 			return total, nil
 		}
 	}
+}
+
+// SweepBatches settles the claim batches' headers left OPEN longer than SweepAfter (issue.Sweep)
+// and returns how many; their claims, still in the outbox, are persisted again by the next drain.
+func (p *Persister) SweepBatches(ctx context.Context) (int, error) {
+	return issue.Sweep(ctx, p.db, p.cfg.SweepAfter)
 }
 
 // persistBatch persists one batch of outbox entries (see persist); malformed entries are logged
