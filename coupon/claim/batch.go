@@ -52,13 +52,14 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 		items[i].End = issue.End(tpl.ConsumeRule.ValidityHours, tpl.ValidEndTime, items[i].At)
 	}
 	res := batchResult{held: map[int64]int{}, end: tpl.ValidEndTime}
-	budget := r.Header.Reserved
+	budget, used := r.Header.Reserved, 0
 	for _, g := range issue.Groups(items, p.cfg.UserShards) {
 		w, err := issue.Write(ctx, p.db, r, g, budget, issue.WriteOptions{Prior: priorFailures, Record: recordFailures})
 		if err != nil {
 			return res, fmt.Errorf("write claims of batch %d: %w", r.Header.ID, err)
 		}
-		budget -= w.Inserted
+		budget -= w.Carried
+		used += w.Carried
 		res.issued = append(res.issued, w.Issued...)
 		res.inserted += w.Inserted
 		res.drifted += w.Drifted
@@ -70,7 +71,7 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 		}
 		p.stepDone("written")
 	}
-	err = issue.Settle(ctx, p.db, r.Header, issue.Settlement{Used: res.inserted,
+	err = issue.Settle(ctx, p.db, r.Header, issue.Settlement{Used: used,
 		Finish: func(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate) error {
 			return auditDrift(ctx, tx, tpl, res.drifted)
 		}})

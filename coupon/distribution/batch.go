@@ -240,8 +240,8 @@ func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items [
 		if err != nil {
 			return plan, nil, fmt.Errorf("write coupons of batch %d: %w", r.Header.ID, err)
 		}
-		budget -= w.Inserted
-		used += w.Inserted
+		budget -= w.Carried
+		used += w.Carried
 		drifted += w.Drifted
 		plan.issued = append(plan.issued, w.Issued...)
 		for _, f := range w.Refused {

@@ -17,6 +17,7 @@ import (
 	"coupond/coupon/keys"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontaskfailure"
+	"coupond/ent/stockbatch"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
 	"coupond/services"
@@ -25,8 +26,14 @@ import (
 
 func newStack(t *testing.T, name string, batch int) *stack.Stack {
 	t.Helper()
+	return newShardedStack(t, name, batch, 1)
+}
+
+// newShardedStack is newStack with the user tables split into shards (one T2 per shard a batch touches).
+func newShardedStack(t *testing.T, name string, batch, shards int) *stack.Stack {
+	t.Helper()
 	return stack.New(t, "dist", name, stack.Options{Config: services.Config{
-		Distribution: distribution.Config{BatchSize: batch},
+		Distribution: distribution.Config{BatchSize: batch, UserShards: shards},
 	}})
 }
 
@@ -214,52 +221,68 @@ func TestStockShorterThanFileAndLimitReached(t *testing.T) {
 }
 
 // A run that dies after any step of any batch (here: the step panics, as a kill would stop it
-// there) and is run again ends with every row issued or failed exactly once and the books exact.
+// there: after the deduction, after T1, after a T2 (with four user shards: the 1st or 3rd of a
+// batch's), after T3, after the after-commit work) and is run again ends with every row issued or
+// failed exactly once, the books exact and no stock batch left OPEN.
 func TestCrashAtEveryStepResumesExactly(t *testing.T) {
-	s := newStack(t, "crash", 7)
-	for _, step := range []string{"deducted", "committed", "after-commit"} {
-		for _, atBatch := range []int{1, 3} {
-			t.Run(fmt.Sprintf("%s#%d", step, atBatch), func(t *testing.T) {
-				tpl := s.Template(t, 40, 2, nil)
-				// 50 rows: 45 distinct users, 5 repeats; stock 40 runs out.
-				list := append(ids(1000, 45), 1000, 1001, 1002, 1003, 1004)
-				task := create(t, s, tpl.ID, "u.csv", csvOf(list...))
-				seen := 0
-				s.Distribution.SetStep(func(name string) {
-					if name == step {
-						if seen++; seen == atBatch {
-							panic("killed after " + name)
-						}
-					}
+	for _, shards := range []int{1, 4} {
+		s := newShardedStack(t, fmt.Sprintf("crash%d", shards), 7, shards)
+		for _, step := range []string{"deducted", "reserved", "written", "committed", "after-commit"} {
+			for _, atBatch := range []int{1, 3} {
+				t.Run(fmt.Sprintf("shards%d/%s#%d", shards, step, atBatch), func(t *testing.T) {
+					crashAndResume(t, s, step, atBatch)
 				})
-				func() {
-					defer func() { _ = recover() }()
-					_ = s.Distribution.Run(s.Ctx, task.ID)
-					t.Fatal("the run was not interrupted")
-				}()
-				s.Distribution.SetStep(nil)
-				done := run(t, s, task.ID)
-				accounted(t, s, done, 50, 40)
-				f := failures(t, s, task.ID)
-				sort.Strings(f)
-				dups, oos := 0, 0
-				for _, x := range f {
-					switch {
-					case strings.HasSuffix(x, "DUPLICATE_IN_FILE"):
-						dups++
-					case strings.HasSuffix(x, "OUT_OF_STOCK"):
-						oos++
-					}
-				}
-				if dups != 5 || oos != 5 {
-					t.Fatalf("failures %v: want 5 duplicates, 5 out of stock", f)
-				}
-				books(t, s, tpl)
-				if st, _ := s.Redis.HGet(s.Ctx, keys.DailyStats(tpl.ID, keys.StatsDay(time.Now())), keys.StatIssuedDistribution).Int(); st != 40 {
-					t.Fatalf("stats issued %d, want 40", st)
-				}
-			})
+			}
 		}
+	}
+}
+
+// crashAndResume is one case of TestCrashAtEveryStepResumesExactly: the run dies at the atNth step
+// named step, then runs again.
+func crashAndResume(t *testing.T, s *stack.Stack, step string, atNth int) {
+	tpl := s.Template(t, 40, 2, nil)
+	// 50 rows: 45 distinct users, 5 repeats; stock 40 runs out.
+	list := append(ids(1000, 45), 1000, 1001, 1002, 1003, 1004)
+	task := create(t, s, tpl.ID, "u.csv", csvOf(list...))
+	seen := 0
+	s.Distribution.SetStep(func(name string) {
+		if name == step {
+			if seen++; seen == atNth {
+				panic("killed after " + name)
+			}
+		}
+	})
+	func() {
+		defer func() { _ = recover() }()
+		_ = s.Distribution.Run(s.Ctx, task.ID)
+		t.Fatal("the run was not interrupted")
+	}()
+	s.Distribution.SetStep(nil)
+	done := run(t, s, task.ID)
+	accounted(t, s, done, 50, 40)
+	f := failures(t, s, task.ID)
+	sort.Strings(f)
+	dups, oos := 0, 0
+	for _, x := range f {
+		switch {
+		case strings.HasSuffix(x, "DUPLICATE_IN_FILE"):
+			dups++
+		case strings.HasSuffix(x, "OUT_OF_STOCK"):
+			oos++
+		}
+	}
+	if dups != 5 || oos != 5 {
+		t.Fatalf("failures %v: want 5 duplicates, 5 out of stock", f)
+	}
+	books(t, s, tpl)
+	if st, _ := s.Redis.HGet(s.Ctx, keys.DailyStats(tpl.ID, keys.StatsDay(time.Now())), keys.StatIssuedDistribution).Int(); st != 40 {
+		t.Fatalf("stats issued %d, want 40", st)
+	}
+	if open, err := s.DB.StockBatch.Query().Where(stockbatch.TemplateID(tpl.ID), stockbatch.StateEQ(stockbatch.StateOPEN)).Count(s.Ctx); err != nil || open != 0 {
+		t.Fatalf("OPEN stock batches after the run: %d, %v", open, err)
+	}
+	if row, _ := s.DB.CouponTemplate.Get(s.Ctx, tpl.ID); row.Issued != 40 {
+		t.Fatalf("template issued %d, want 40", row.Issued)
 	}
 }
 

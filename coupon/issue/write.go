@@ -38,6 +38,7 @@ type Prior func(ctx context.Context, tx *ent.Tx, users []int64, rids []string) (
 type Written struct {
 	Issued   []*ent.UserCoupon // the group's coupons: replayed ones (written before) first, then new ones
 	Inserted int               // of which new
+	Carried  int               // of which carry this reservation's header: the units of it they hold (new ones, and those a run that died before T3 wrote)
 	Refused  []Refusal         // refused now, and refused by an earlier run (Prior)
 	Fresh    []Refusal         // the refusals decided now (to record), a subset of Refused
 	Drifted  int               // items refused now for want of budget
@@ -66,8 +67,9 @@ var ErrLateWrite = errors.New("issue: the reservation is too old to write agains
 // issued, no unit needed) or refused before (opt.Prior), gives each new item a free slot 1…limit
 // as its receive_count (LIMIT_REACHED when none, DUPLICATE_REQUEST when it repeats a requestId of
 // a coupon the user holds), and writes coupons for the first budget of the slotted items, carrying
-// the header's id; the rest are refused STOCK_DRIFT (T1 reserved fewer units than items only when
-// the database had no more). It commits only within maxWrite of T1.
+// the header's id, budget counting the units the group's coupons already carrying the header
+// hold; the rest are refused STOCK_DRIFT (T1 reserved fewer units than items only when the
+// database had no more). It commits only within maxWrite of T1.
 //
 // It first reads the users' coupons from the index (user_id, template_id, receive_count) alone
 // (their counts and slots, no row lookups): that reading commits only a group in which every item
@@ -95,8 +97,13 @@ func write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, bu
 			return err
 		}
 		fresh := seen.split(items, &w)
+		for _, uc := range w.Issued {
+			if uc.StockBatchID != nil && *uc.StockBatchID == r.Header.ID {
+				w.Carried++
+			}
+		}
 		slotted, refused := seen.assignSlots(fresh)
-		k := min(len(slotted), budget)
+		k := max(0, min(len(slotted), budget-w.Carried))
 		if !readWhole && (len(refused) > 0 || k < len(slotted)) {
 			return errReadWhole
 		}
@@ -281,6 +288,7 @@ func insertCoupons(ctx context.Context, tx *ent.Tx, header int64, items []Item, 
 		}
 		w.Issued = append(w.Issued, inserted...)
 		w.Inserted += len(inserted)
+		w.Carried += len(inserted)
 	}
 	return nil
 }
