@@ -52,7 +52,9 @@ type Persister struct {
 	cache  *template.Cache // dropped for an exact rebuild after drift or a batch Redis lost in flight
 	cfg    PersistConfig
 	now    func() time.Time
-	// step, when set, is called after each step of a batch ("committed", "after-commit", "acked"):
+	group  *groupCommit // sync claims' shared batches
+	// step, when set, is called after each step of a batch ("reserved" after T1, "written" after
+	// each T2, "committed" after T3, "after-commit", "acked"):
 	// the tests' way to inject a fault between two steps.
 	step func(name string)
 }
@@ -75,7 +77,9 @@ func NewPersister(db *ent.Client, rdb redis.UniversalClient, issuer *issue.Issue
 		host, _ := os.Hostname()
 		cfg.Consumer = host + "-" + strconv.Itoa(os.Getpid())
 	}
-	return &Persister{db: db, rdb: rdb, issuer: issuer, cache: cache, cfg: cfg, now: time.Now}
+	p := &Persister{db: db, rdb: rdb, issuer: issuer, cache: cache, cfg: cfg, now: time.Now}
+	p.group = newGroupCommit(p)
+	return p
 }
 
 // Drain persists the template's outbox until it is empty (or MaxRun has passed), first taking
@@ -194,10 +198,10 @@ func (p *Persister) stepDone(name string) {
 	}
 }
 
-// finish persists one claim now (sync mode) and tells how it ended: ISSUED with its coupon, or
-// FAILED with the reason.
+// finish persists one claim now (sync mode), in one batch with the template's other sync claims
+// waiting (groupCommit), and tells how it ended: ISSUED with its coupon, or FAILED with the reason.
 func (p *Persister) finish(ctx context.Context, templateID int64, c claim) (*Redemption, error) {
-	res, err := p.persist(ctx, templateID, []claim{c}, []string{c.streamID})
+	res, err := p.group.finish(ctx, templateID, c)
 	if err != nil {
 		return nil, err
 	}
