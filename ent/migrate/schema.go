@@ -417,11 +417,6 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[9], UserCouponColumns[2]},
 			},
-			{
-				Name:    "usercoupon_template_id_user_id",
-				Unique:  false,
-				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[3]},
-			},
 		},
 	}
 	// UserCouponArchiveColumns holds the columns for the "user_coupon_archive" table.

@@ -60,7 +60,6 @@ func (UserCoupon) Indexes() []ent.Index {
 		// coupon/stats' recount of a template's day (a job, not a query of the API): issued coupons
 		// (created_at, filtered within each status's range of updated_at) and expired ones.
 		index.Fields("template_id", "status", "updated_at"),
-		index.Fields("template_id", "user_id"), // the reconciliation's per-template counts and user pages
 	}
 }
 
