@@ -46,7 +46,7 @@ func (rr *rowReader) skipTo(resume int) error {
 // data row follows the cap's last (a file with no trustworthy declared range, checkRows): the
 // rows up to the cap are distributed, the task then ends FAILED with the reason.
 func (rr *rowReader) nextBatch(start int) batch {
-	b := batch{start: start}
+	b := batch{start: start, rows: make([]Row, 0, rr.batchSize), candidates: make([]lua.DistributeRow, 0, rr.batchSize)}
 	for len(b.rows) < rr.batchSize {
 		r, ok := rr.sh.Next()
 		if !ok {
