@@ -12,12 +12,12 @@ type rowReader struct {
 	sh        *Sheet
 	batchSize int
 	maxRows   int
-	seen      map[int64]struct{}
-	rows      int // data rows read so far
+	seen      idSet // the valid ids read so far
+	rows      int   // data rows read so far
 }
 
 func (s *Service) newRowReader(sh *Sheet) *rowReader {
-	return &rowReader{sh: sh, batchSize: s.cfg.BatchSize, maxRows: s.cfg.MaxRows, seen: map[int64]struct{}{}}
+	return &rowReader{sh: sh, batchSize: s.cfg.BatchSize, maxRows: s.cfg.MaxRows}
 }
 
 // skipTo reads the rows up to and including row resume (committed already), remembering their
@@ -33,7 +33,7 @@ func (rr *rowReader) skipTo(resume int) error {
 		}
 		rr.rows++
 		if r.Code == "" {
-			rr.seen[r.UserID] = struct{}{}
+			rr.seen.add(r.UserID)
 		}
 		if r.Num >= resume {
 			return nil
@@ -61,11 +61,10 @@ func (rr *rowReader) nextBatch(start int) batch {
 		}
 		rr.rows++
 		if r.Code == "" {
-			if _, dup := rr.seen[r.UserID]; dup {
-				r.Code, r.Reason = CodeDuplicateInFile, "the user id appears earlier in the file: one coupon per listed user"
-			} else {
-				rr.seen[r.UserID] = struct{}{}
+			if rr.seen.add(r.UserID) {
 				b.candidates = append(b.candidates, lua.DistributeRow{Row: r.Num, UserID: r.UserID})
+			} else {
+				r.Code, r.Reason = CodeDuplicateInFile, "the user id appears earlier in the file: one coupon per listed user"
 			}
 		}
 		b.rows = append(b.rows, r)
