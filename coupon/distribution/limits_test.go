@@ -132,7 +132,8 @@ func TestXLSXUnzipLimits(t *testing.T) {
 // count, is taken. When its declared range says it may pass the cap (Excel and LibreOffice keep
 // it exact), the run counts it and the task FAILS with the reason before a coupon is issued; when
 // it declares none worth trusting (excelize writes "A1" whatever the rows), the run's reader holds
-// the cap: the first 10 rows are distributed, then the task ends FAILED with the reason.
+// the cap: the first 10 rows are distributed, then the task ends FAILED with the reason. A range
+// past the cap that holds no more than 10 data rows (blank rows) is counted and distributed.
 func TestRowCap(t *testing.T) {
 	s := stack.New(t, "dist", "rowcap", stack.Options{Config: services.Config{
 		Distribution: distribution.Config{MaxRows: 10},
@@ -181,6 +182,12 @@ func TestRowCap(t *testing.T) {
 				t.Fatalf("%d coupons issued from a file over the cap, want %d", n, c.issued)
 			}
 		})
+	}
+	// A range past the cap over blank rows: the run counts the file (the one case of a second
+	// pass) and, 10 data rows, distributes it with send_num set before its first batch.
+	blanks := withDimension(t, xlsxOf(t, ids(300, 10)...), "A1:A40")
+	if done := run(t, s, create(t, s, tpl.ID, "u.xlsx", blanks).ID); done.Status != coupontask.StatusSUCCESS || done.SuccessCount != 10 || done.SendNum == nil || *done.SendNum != 10 {
+		t.Fatalf("10 rows in a range of 40: %s, %d issued, send_num %v; want SUCCESS, 10, 10", done.Status, done.SuccessCount, done.SendNum)
 	}
 	books(t, s, tpl)
 }
