@@ -84,7 +84,6 @@ func NewMux(h Handlers) *asynq.ServeMux {
 	mux.HandleFunc(TypeExpireBucket, h.Expiry.handleExpireBucket)
 	mux.HandleFunc(TypeExpireSweep, h.Expiry.handleExpireSweep)
 	mux.HandleFunc(TypeRunDistribution, h.Distribution.handleRunDistribution)
-	mux.HandleFunc(TypeCountDistribution, h.Distribution.handleCountDistribution)
 	mux.HandleFunc(TypeReapDistributions, h.Distribution.handleReapDistributions)
 	mux.HandleFunc(TypeRetainDistributionFiles, h.Distribution.handleRetainDistributionFiles)
 	mux.HandleFunc(TypeReleaseLock, h.Checkout.handleReleaseLock)

@@ -27,28 +27,9 @@ type batch struct {
 	// candidates are the rows with a valid id not seen before in the file (the rest fail
 	// INVALID_USER_ID or DUPLICATE_IN_FILE); the deduction script decides them.
 	candidates []lua.DistributeRow
-}
-
-// nextBatch reads the next batch, marking repeats of earlier ids DUPLICATE_IN_FILE.
-func (s *Service) nextBatch(sh *Sheet, start int, seen map[int64]struct{}) batch {
-	b := batch{start: start}
-	for len(b.rows) < s.cfg.BatchSize {
-		r, ok := sh.Next()
-		if !ok {
-			break
-		}
-		if r.Code == "" {
-			if _, dup := seen[r.UserID]; dup {
-				r.Code, r.Reason = CodeDuplicateInFile, "the user id appears earlier in the file: one coupon per listed user"
-			} else {
-				seen[r.UserID] = struct{}{}
-				b.candidates = append(b.candidates, lua.DistributeRow{Row: r.Num, UserID: r.UserID})
-			}
-		}
-		b.rows = append(b.rows, r)
-		b.end = r.Num
-	}
-	return b
+	// fail, when set, makes this the last batch: the task ends FAILED with this reason once its
+	// rows (if any) are committed (the file cannot be read further, or passes the row cap).
+	fail string
 }
 
 // rowOutcome is what became of one row.

@@ -182,8 +182,8 @@ func TestFixturesDistribute(t *testing.T) {
 				t.Fatalf("failures %v, want %v", got, c.wantFailures)
 			}
 			books(t, s, tpl)
-			if err := s.Distribution.Count(s.Ctx, task.ID); err != nil || *get(t, s, task.ID).SendNum != c.rows {
-				t.Fatalf("send_num %v (%v), want %d", get(t, s, task.ID).SendNum, err, c.rows)
+			if task.SendNum == nil || *task.SendNum != c.rows {
+				t.Fatalf("send_num %v, want %d", task.SendNum, c.rows)
 			}
 		})
 	}

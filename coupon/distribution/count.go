@@ -2,55 +2,22 @@ package distribution
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"coupond/ent"
 	"coupond/ent/coupontask"
 )
 
-// Count sets the task's send_num to its file's data rows, unless it is set already (the second,
-// delayed count then does nothing). It reads at most MaxRows+1 rows: a file with more
-// ends the task FAILED with the reason, before its first batch when the count comes first (the
-// run counts itself otherwise, checkRows). A file that is gone or unreadable leaves send_num
-// null: the run reports it.
-func (s *Service) Count(ctx context.Context, id int64) error {
-	t, err := s.db.CouponTask.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return nil
-	}
-	if err != nil || t.SendNum != nil {
-		return err
-	}
-	path, remove, err := s.files.Fetch(ctx, t.FilePath)
-	if errors.Is(err, errFileGone) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer remove()
-	sh, err := OpenSheet(path, kindOf(t.FilePath), sheetOf(t), s.cfg.MaxUploadBytes)
-	if err != nil {
-		return nil // the run ends the task FAILED with the reason
-	}
-	defer sh.Close()
-	n, err := sh.CountRows(s.cfg.MaxRows)
-	switch {
-	case err != nil:
-		return nil
-	case n > s.cfg.MaxRows:
-		return s.fail(ctx, t, tooManyRows(s.cfg.MaxRows))
-	}
-	return s.db.CouponTask.Update().Where(coupontask.ID(id), coupontask.SendNumIsNil()).SetSendNum(n).Exec(ctx)
-}
-
-// checkRows is the row cap of a task about to write its first batch: its send_num, counted here
-// on sh (then rewound) when no count came first. It returns the task with send_num set, or nil
-// when the task has more than MaxRows data rows or its file cannot be read, and has then ended
-// it FAILED with the reason.
+// checkRows is the row cap of a task about to write its first batch, read without a pass over
+// the rows where it can be: a task counted at upload (a CSV) is checked against its send_num; an
+// .xlsx whose declared range (Sheet.DataRowsAtMost) holds no more than MaxRows data rows needs
+// nothing more. Only one whose range may hold more is counted here, on sh (then rewound): a
+// second pass, for a file at the cap alone. A file without a range worth trusting is not counted:
+// the reader holds the cap (rowReader.nextBatch). It returns the task (send_num set when counted
+// here), or nil when the task has more than MaxRows data rows or its file cannot be read, and has
+// then ended it FAILED with the reason.
 func (s *Service) checkRows(ctx context.Context, t *ent.CouponTask, sh *Sheet) (*ent.CouponTask, error) {
-	if t.SendNum == nil {
+	if bound, ok := sh.DataRowsAtMost(); t.SendNum == nil && ok && bound > s.cfg.MaxRows {
 		n, err := sh.CountRows(s.cfg.MaxRows)
 		if err == nil {
 			err = sh.Rewind()
@@ -65,7 +32,7 @@ func (s *Service) checkRows(ctx context.Context, t *ent.CouponTask, sh *Sheet) (
 		}
 		t.SendNum = &n
 	}
-	if *t.SendNum > s.cfg.MaxRows {
+	if t.SendNum != nil && *t.SendNum > s.cfg.MaxRows {
 		return nil, s.fail(ctx, t, tooManyRows(s.cfg.MaxRows))
 	}
 	return t, nil

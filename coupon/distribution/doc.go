@@ -1,9 +1,9 @@
 // Package distribution is the bulk issue of coupons to the users listed in an uploaded
 // spreadsheet (.xlsx or .csv): the upload and its checks (upload.go, sniff.go), the blob store the
 // files live in (blob.go), the streaming reader and its format rules (sheet.go, userid.go), the
-// task and its lifecycle (task.go; tasks.go: reads, failures and cancel; count.go, reaper.go,
-// retention.go), the execution by batches, exact under crashes (run.go, batch.go,
-// after_commit.go), the failure report (report.go), progress announcements (progress.go, hub.go)
+// task and its lifecycle (task.go; tasks.go: reads, failures and cancel; count.go: the row cap;
+// reaper.go, retention.go), the execution by batches, exact under crashes, the file read once
+// and ahead of the writes (run.go, read.go, batch.go, after_commit.go), the failure report (report.go), progress announcements (progress.go, hub.go)
 // and metrics (metrics.go).
 //
 // Every listed user gets one coupon of the task's template exactly once, with the stock and the

@@ -1,6 +1,9 @@
 package distribution
 
-import "github.com/xuri/excelize/v2"
+import (
+	promtest "github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/xuri/excelize/v2"
+)
 
 // SetStep makes s call fn after each step of a batch ("deducted", "committed", "after-commit").
 func (s *Service) SetStep(fn func(name string)) { s.step = fn }
@@ -11,3 +14,6 @@ func SetReportSheetRows(n int) (restore func()) {
 	reportSheetRows = n
 	return func() { reportSheetRows = excelize.TotalRows }
 }
+
+// SheetRowsRead is coupond_distribution_sheet_rows_read_total: rows read from files so far.
+func SheetRowsRead() int { return int(promtest.ToFloat64(sheetRowsRead)) }

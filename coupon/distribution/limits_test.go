@@ -128,9 +128,12 @@ func TestXLSXUnzipLimits(t *testing.T) {
 }
 
 // COUPON_DISTRIBUTION_MAX_ROWS (10 here): a CSV of 11 data rows is refused at upload with the
-// reason (a CSV of 10 is taken, counted at once); a workbook of 11, whose rows the API does not
-// count, is taken and its task FAILS with the reason before a coupon is issued, whether the run
-// or the count job reads it first.
+// reason (a CSV of 10 is taken, counted at once). A workbook of 11, whose rows the API does not
+// count, is taken. When its declared range says it may pass the cap (Excel and LibreOffice keep
+// it exact), the run counts it and the task FAILS with the reason before a coupon is issued; when
+// it declares none worth trusting (excelize writes "A1" whatever the rows), the run's reader holds
+// the cap: the first 10 rows are distributed, then the task ends FAILED with the reason. A range
+// past the cap that holds no more than 10 data rows (blank rows) is counted and distributed.
 func TestRowCap(t *testing.T) {
 	s := stack.New(t, "dist", "rowcap", stack.Options{Config: services.Config{
 		Distribution: distribution.Config{MaxRows: 10},
@@ -152,27 +155,59 @@ func TestRowCap(t *testing.T) {
 		t.Fatalf("a CSV of 10 rows: %s, %d issued", done.Status, done.SuccessCount)
 	}
 
-	for _, first := range []string{"run", "count"} {
-		t.Run(first+" first", func(t *testing.T) {
-			task := create(t, s, tpl.ID, "u.xlsx", xlsxOf(t, ids(100, 11)...))
+	for _, c := range []struct {
+		name      string
+		dimension string // "": as excelize writes it ("A1")
+		from      int64
+		issued    int
+	}{
+		{"declared range", "A1:A12", 100, 0},
+		{"no declared range", "", 200, 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := xlsxOf(t, ids(c.from, 11)...)
+			if c.dimension != "" {
+				file = withDimension(t, file, c.dimension)
+			}
+			task := create(t, s, tpl.ID, "u.xlsx", file)
 			if task.SendNum != nil {
 				t.Fatalf("an .xlsx counted at upload: %d", *task.SendNum)
 			}
-			if first == "count" {
-				if err := s.Distribution.Count(s.Ctx, task.ID); err != nil {
-					t.Fatal(err)
-				}
-			}
 			got := run(t, s, task.ID)
-			if got.Status != coupontask.StatusFAILED || got.FailureReason == nil || *got.FailureReason != reason || got.ProcessedRows != 0 {
-				t.Fatalf("%s %v, %d rows processed; want FAILED: %s", got.Status, got.FailureReason, got.ProcessedRows, reason)
+			if got.Status != coupontask.StatusFAILED || got.FailureReason == nil || *got.FailureReason != reason ||
+				got.ProcessedRows != c.issued || got.SuccessCount != c.issued {
+				t.Fatalf("%s %v, %d rows processed, %d issued; want FAILED: %s after %d rows", got.Status, got.FailureReason, got.ProcessedRows, got.SuccessCount, reason, c.issued)
 			}
-			if n, _ := s.DB.UserCoupon.Query().Where(usercoupon.TemplateID(tpl.ID), usercoupon.UserIDGTE(100)).Count(s.Ctx); n != 0 {
-				t.Fatalf("%d coupons issued from a file over the cap", n)
+			if n, _ := s.DB.UserCoupon.Query().Where(usercoupon.TemplateID(tpl.ID), usercoupon.UserIDGTE(c.from), usercoupon.UserIDLT(c.from+11)).Count(s.Ctx); n != c.issued {
+				t.Fatalf("%d coupons issued from a file over the cap, want %d", n, c.issued)
 			}
 		})
 	}
+	// A range past the cap over blank rows: the run counts the file (the one case of a second
+	// pass) and, 10 data rows, distributes it with send_num set before its first batch.
+	blanks := withDimension(t, xlsxOf(t, ids(300, 10)...), "A1:A40")
+	if done := run(t, s, create(t, s, tpl.ID, "u.xlsx", blanks).ID); done.Status != coupontask.StatusSUCCESS || done.SuccessCount != 10 || done.SendNum == nil || *done.SendNum != 10 {
+		t.Fatalf("10 rows in a range of 40: %s, %d issued, send_num %v; want SUCCESS, 10, 10", done.Status, done.SuccessCount, done.SendNum)
+	}
 	books(t, s, tpl)
+}
+
+// withDimension is the workbook xlsx with its first sheet's declared range set to ref.
+func withDimension(t *testing.T, xlsx []byte, ref string) []byte {
+	t.Helper()
+	f, err := excelize.OpenReader(bytes.NewReader(xlsx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.SetSheetDimension("Sheet1", ref); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := f.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // The failure report goes on to the next sheet when one is full (here 5 rows a sheet, a header

@@ -12,6 +12,10 @@ var (
 		Name: "coupond_distribution_rows_total",
 		Help: "Distribution rows committed, by outcome (issued, or the failure code).",
 	}, []string{"outcome"})
+	sheetRowsRead = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "coupond_distribution_sheet_rows_read_total",
+		Help: "Rows read from uploaded files (header and blank rows included), by the upload's checks and the runs: a run reads each row once.",
+	})
 	batchSeconds = promauto.NewHistogram(prometheus.HistogramOpts{
 		Name:    "coupond_distribution_batch_seconds",
 		Help:    "Time of one distribution batch: deduction script, transaction and settlement.",

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 
 	"coupond/coupon"
 	"coupond/coupon/keys"
@@ -109,9 +108,11 @@ func (s *Service) acknowledgeCancel(ctx context.Context, t *ent.CouponTask) erro
 	return err
 }
 
-// execute opens the task's file once and streams it from its resume position, after the row cap
-// (checkRows) when no batch was written yet. pendingBatch: the first batch was journaled by a
-// run that died before committing it; it is committed whatever the task's status.
+// execute opens the task's file once and streams it, once, from its resume position (the rows
+// before it only skipped), after the row cap (checkRows) when no batch was written yet; a reader
+// goroutine parses the batches ahead while the current one is written (rowReader.readAhead).
+// pendingBatch: the first batch was journaled by a run that died before committing it; it is
+// committed whatever the task's status.
 func (s *Service) execute(ctx context.Context, t *ent.CouponTask, pendingBatch bool) error {
 	path, remove, err := s.files.Fetch(ctx, t.FilePath)
 	if errors.Is(err, errFileGone) {
@@ -131,11 +132,11 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, pendingBatch b
 			return err
 		}
 	}
-	seen := map[int64]struct{}{}
-	if err := skipTo(sh, t.ResumeRow, seen); err != nil {
+	rr := s.newRowReader(sh)
+	if err := rr.skipTo(t.ResumeRow); err != nil {
 		return err
 	}
-	batches, stopReading := s.readAhead(sh, t.ResumeRow, seen)
+	batches, stopReading := rr.readAhead(t.ResumeRow)
 	defer stopReading()
 	for {
 		if !pendingBatch {
@@ -144,46 +145,22 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, pendingBatch b
 			}
 		}
 		b := <-batches
-		if len(b.rows) == 0 {
-			if err := sh.Err(); err != nil {
-				return s.fail(ctx, t, "the file cannot be read any more: "+err.Error())
+		if len(b.rows) > 0 {
+			if b.start != t.ResumeRow {
+				return fmt.Errorf("task %d: batch after row %d read, resume position is %d", t.ID, b.start, t.ResumeRow)
 			}
+			if t, err = s.runBatch(ctx, t, b); err != nil {
+				return err
+			}
+			pendingBatch = false
+		}
+		switch {
+		case b.fail != "":
+			return s.fail(ctx, t, b.fail)
+		case len(b.rows) == 0:
 			return s.finish(ctx, t)
 		}
-		if b.start != t.ResumeRow {
-			return fmt.Errorf("task %d: batch after row %d read, resume position is %d", t.ID, b.start, t.ResumeRow)
-		}
-		if t, err = s.runBatch(ctx, t, b); err != nil {
-			return err
-		}
-		pendingBatch = false
 	}
-}
-
-// readAhead reads the batches following row start in a goroutine, one batch ahead of the one
-// being written, so parsing overlaps the database's work. The last batch sent is empty (end of
-// the rows, or sh.Err). stop ends the reading and waits for the goroutine.
-func (s *Service) readAhead(sh *Sheet, start int, seen map[int64]struct{}) (<-chan batch, func()) {
-	out := make(chan batch, 1)
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			b := s.nextBatch(sh, start, seen)
-			select {
-			case out <- b:
-			case <-quit:
-				return
-			}
-			if len(b.rows) == 0 {
-				return
-			}
-			start = b.end
-		}
-	}()
-	return out, func() { close(quit); wg.Wait() }
 }
 
 // kindOf is the kind of a stored file, from the name we gave it.
@@ -192,26 +169,6 @@ func kindOf(key string) Kind {
 		return KindCSV
 	}
 	return KindXLSX
-}
-
-// skipTo reads the rows up to and including row resume (committed already), remembering their
-// valid ids so a later repeat is still told apart as DUPLICATE_IN_FILE.
-func skipTo(sh *Sheet, resume int, seen map[int64]struct{}) error {
-	if resume == 0 {
-		return nil
-	}
-	for {
-		r, ok := sh.Next()
-		if !ok {
-			return sh.Err()
-		}
-		if r.Code == "" {
-			seen[r.UserID] = struct{}{}
-		}
-		if r.Num >= resume {
-			return nil
-		}
-	}
 }
 
 // canceled reports whether the task was canceled, acknowledging it when so.
@@ -228,7 +185,7 @@ func (s *Service) canceled(ctx context.Context, id int64) (bool, error) {
 }
 
 // finish ends a task whose every data row is accounted for: SUCCESS, with send_num set to the
-// rows processed when the count has not run.
+// rows processed when the upload did not count them (an .xlsx: this run was its count).
 func (s *Service) finish(ctx context.Context, t *ent.CouponTask) error {
 	err := s.end(ctx, t.ID, func(tx *ent.Tx) (int, error) {
 		upd := tx.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.StatusEQ(coupontask.StatusIN_PROGRESS)).

@@ -18,7 +18,6 @@ type Config struct {
 	MaxUploadBytes int64         // largest accepted upload, default defaults.UploadMaxBytes
 	MaxRows        int           // most data rows of one task, default defaults.DistributionMaxRows
 	LeaseTTL       time.Duration // how long a killed worker's lease keeps others away, default 3s
-	CountAgain     time.Duration // delay of the second row count (a fallback for a lost first one), default 20s
 	UserShards     int           // shards of the user tables (COUPON_MYSQL_USER_SHARDS): one coupon transaction per shard a batch touches; default 1
 }
 
@@ -35,9 +34,6 @@ func (c Config) withDefaults() Config {
 	if c.LeaseTTL <= 0 {
 		c.LeaseTTL = 3 * time.Second
 	}
-	if c.CountAgain <= 0 {
-		c.CountAgain = 20 * time.Second
-	}
 	return c
 }
 
@@ -47,8 +43,6 @@ type Scheduler interface {
 	// queued task an id derived from the task, so a repeat queues nothing; the reaper queues
 	// without it (a stuck or archived queued task must never keep a task from running).
 	RunDistribution(ctx context.Context, taskID int64, at time.Time, dedupe bool) error
-	// CountDistribution queues the row count of task after delay.
-	CountDistribution(ctx context.Context, taskID int64, delay time.Duration) error
 }
 
 // Service is distribution: upload, lifecycle, execution, results and progress.

@@ -59,6 +59,7 @@ const otherPartsLimit = 32 << 20
 type lineSource interface {
 	next() (num int, cells []string, err error) // io.EOF after the last row
 	rewind() error                              // back to the first row
+	lastRow() int                               // the last row's number as the file declares it; 0: unknown
 	close() error
 }
 
@@ -66,7 +67,8 @@ type lineSource interface {
 // iterator for .xlsx (raw cell values, so display formats such as #,##0 do not show; a formula's
 // cached value), encoding/csv for .csv (UTF-8, a BOM skipped). The user-id column is the one whose
 // header is userId, user_id or 用户ID (case and spaces ignored); without such a header, column A,
-// and then the first row is data. Blank rows are skipped and not counted.
+// and then the first row is data. Blank rows are skipped and not counted. Every row read from the
+// file, however often, counts in coupond_distribution_sheet_rows_read_total.
 type Sheet struct {
 	src    lineSource
 	col    int
@@ -108,7 +110,7 @@ func fileInvalid(format string, args ...any) error {
 // findColumn reads up to the first non-blank row and decides the user-id column.
 func (s *Sheet) findColumn() error {
 	for {
-		num, cells, err := s.src.next()
+		num, cells, err := s.read()
 		if errors.Is(err, io.EOF) {
 			return fileInvalid("the file has no rows with user ids")
 		}
@@ -154,7 +156,7 @@ func (s *Sheet) Next() (Row, bool) {
 		return r, true
 	}
 	for {
-		num, cells, err := s.src.next()
+		num, cells, err := s.read()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				s.rowErr = err
@@ -165,6 +167,28 @@ func (s *Sheet) Next() (Row, bool) {
 			return s.row(num, cells), true
 		}
 	}
+}
+
+// read is the source's next row, counted in sheetRowsRead.
+func (s *Sheet) read() (int, []string, error) {
+	num, cells, err := s.src.next()
+	if err == nil {
+		sheetRowsRead.Inc()
+	}
+	return num, cells, err
+}
+
+// DataRowsAtMost is an upper bound of the data rows from the first one on, from the sheet's
+// declared range (an .xlsx's <dimension>, read without reading the rows), and whether the file
+// declares one worth trusting: Excel and LibreOffice keep it exact, while some writers (excelize)
+// leave "A1" whatever the rows, which counts as none. A file may lie, so the reader still holds
+// the row cap itself (batch.go).
+func (s *Sheet) DataRowsAtMost() (int, bool) {
+	last := s.src.lastRow()
+	if last <= 1 || s.first == nil || s.first.Num > last {
+		return 0, false
+	}
+	return last - s.first.Num + 1, true
 }
 
 // Err is the error that ended Next early, if any.
@@ -224,6 +248,7 @@ type xlsxSource struct {
 	sheet string
 	rows  *excelize.Rows
 	num   int
+	last  int // the worksheet's <dimension> last row; 0: none
 }
 
 func openXLSX(path, sheet string, maxUpload int64) (lineSource, error) {
@@ -250,7 +275,26 @@ func openXLSX(path, sheet string, maxUpload int64) (lineSource, error) {
 		}
 		return nil, fileInvalid("the workbook has no worksheet named %q (it has %s)", sheet, strings.Join(sheets, ", "))
 	}
-	return &xlsxSource{f: f, sheet: sheet, rows: rows}, nil
+	return &xlsxSource{f: f, sheet: sheet, rows: rows, last: dimensionLastRow(f, sheet)}, nil
+}
+
+// dimensionLastRow is the last row of the worksheet's declared range (<dimension ref="A1:C21">:
+// 21), which excelize reads from the sheet's XML up to <sheetData> and no further; 0 when the
+// sheet declares none.
+func dimensionLastRow(f *excelize.File, sheet string) int {
+	ref, err := f.GetSheetDimension(sheet)
+	if err != nil || ref == "" {
+		return 0
+	}
+	_, last, _ := strings.Cut(ref, ":")
+	if last == "" {
+		last = ref
+	}
+	_, row, err := excelize.CellNameToCoordinates(last)
+	if err != nil {
+		return 0
+	}
+	return row
 }
 
 // checkUnzipSizes refuses an .xlsx whose zip directory declares more than sheetXML bytes of the
@@ -309,6 +353,8 @@ func (x *xlsxSource) rewind() error {
 	return nil
 }
 
+func (x *xlsxSource) lastRow() int { return x.last }
+
 func (x *xlsxSource) close() error {
 	err := x.rows.Close()
 	return errors.Join(err, x.f.Close())
@@ -361,6 +407,8 @@ func (c *csvSource) rewind() error {
 	c.start()
 	return nil
 }
+
+func (c *csvSource) lastRow() int { return 0 }
 
 func (c *csvSource) close() error { return c.file.Close() }
 

@@ -34,9 +34,8 @@ type CreateInput struct {
 
 // Create checks the input and the uploaded file (kind by content, a readable sheet with a user-id
 // column and at least one data row; a CSV at most MaxRows data rows), stores the file in the blob store under a name of ours, and
-// creates the task PENDING. After the commit (so a job always finds the row) it queues the run and the row counts
-// (enqueueNew). Anything refused leaves no task row and no
-// stored file.
+// creates the task PENDING. After the commit (so a job always finds the row) it queues the run
+// (enqueueNew). Anything refused leaves no task row and no stored file.
 func (s *Service) Create(ctx context.Context, actor coupon.Actor, in CreateInput) (*Task, error) {
 	if actor.Role != coupon.RoleMerchant {
 		return nil, coupon.Errorf(coupon.CodeNotOwner, "only a shop's merchant creates distribution tasks")
@@ -95,7 +94,8 @@ func (s *Service) Create(ctx context.Context, actor coupon.Actor, in CreateInput
 
 // checkFile opens the received file once: a readable sheet with a user-id column and a data row.
 // A CSV is counted here (cheap: a million rows in a fraction of a second), so one over MaxRows is
-// refused at upload and its task starts with send_num; an .xlsx is counted by the worker.
+// refused at upload and its task starts with send_num; an .xlsx is counted by its run, the one
+// pass over its rows (send_num set when the run has read them all).
 func (s *Service) checkFile(path string, kind Kind, sheet string) (*int, error) {
 	sh, err := OpenSheet(path, kind, sheet, s.cfg.MaxUploadBytes)
 	if err != nil {
@@ -192,24 +192,16 @@ func displayName(name string) string {
 	return name
 }
 
-// enqueueNew queues a new task's row count, its 20 s second count (both do nothing when the
-// upload counted it) and its run (at once, or at sendTime). A failed enqueue is logged, not
-// returned: the task row is committed and the reaper queues its run anyway, the 20 s count
-// covers the first, and the run counts before its first batch when no count came first.
+// enqueueNew queues a new task's run (at once, or at sendTime). A failed enqueue is logged, not
+// returned: the task row is committed and the reaper queues its run anyway.
 func (s *Service) enqueueNew(ctx context.Context, t *ent.CouponTask) {
 	ctx = context.WithoutCancel(ctx)
 	at := s.now()
 	if t.SendTime != nil {
 		at = *t.SendTime
 	}
-	for _, err := range []error{
-		s.sched.CountDistribution(ctx, t.ID, 0),
-		s.sched.CountDistribution(ctx, t.ID, s.cfg.CountAgain),
-		s.sched.RunDistribution(ctx, t.ID, at, true),
-	} {
-		if err != nil {
-			slog.WarnContext(ctx, "distribution task queued late (the reaper will)", "task", t.ID, "err", err)
-		}
+	if err := s.sched.RunDistribution(ctx, t.ID, at, true); err != nil {
+		slog.WarnContext(ctx, "distribution task queued late (the reaper will)", "task", t.ID, "err", err)
 	}
 }
 
