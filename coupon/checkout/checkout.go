@@ -27,6 +27,7 @@ import (
 	"coupond/coupon"
 	"coupond/defaults"
 	"coupond/ent"
+	"coupond/ent/predicate"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
 
@@ -127,12 +128,11 @@ func (s *Service) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *ent
 // its holder, read by id from the coupons and then the archive (a used or expired coupon may have been
 // archived since; NOT_FOUND when neither has it). Any other role is NOT_OWNER.
 func (s *Service) holder(ctx context.Context, actor coupon.Actor, couponID int64) (int64, error) {
-	switch actor.Role {
-	case coupon.RoleUser:
+	if _, err := named(actor, couponID); err != nil {
+		return 0, err
+	}
+	if actor.Role == coupon.RoleUser {
 		return actor.UserID, nil
-	case coupon.RoleService:
-	default:
-		return 0, coupon.Errorf(coupon.CodeNotOwner, "a %s does not settle coupons", actor.Role)
 	}
 	uc, err := s.db.UserCoupon.Query().Where(usercoupon.ID(couponID)).Select(usercoupon.FieldUserID).Only(ctx)
 	if err == nil {
@@ -149,6 +149,19 @@ func (s *Service) holder(ctx context.Context, actor coupon.Actor, couponID int64
 		return 0, fmt.Errorf("the coupon's holder: %w", err)
 	}
 	return ar.UserID, nil
+}
+
+// named is the condition on user_coupon that finds the coupon couponID as the actor names it
+// (see holder): a USER's own coupon, any holder's for a SERVICE; any other role is NOT_OWNER. It
+// lets a read find the holder and the coupon in one statement.
+func named(actor coupon.Actor, couponID int64) (predicate.UserCoupon, error) {
+	switch actor.Role {
+	case coupon.RoleUser:
+		return usercoupon.And(usercoupon.UserID(actor.UserID), usercoupon.ID(couponID)), nil
+	case coupon.RoleService:
+		return usercoupon.ID(couponID), nil
+	}
+	return nil, coupon.Errorf(coupon.CodeNotOwner, "a %s does not settle coupons", actor.Role)
 }
 
 // ownCoupon reads the caller's coupon; another user's coupon is NOT_FOUND, as a missing one.

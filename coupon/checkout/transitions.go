@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"coupond/coupon"
+	"coupond/coupon/archivedue"
 	"coupond/ent"
 	"coupond/ent/couponsettlement"
 	"coupond/ent/coupontemplate"
@@ -28,11 +29,7 @@ func (s *Service) Confirm(ctx context.Context, actor coupon.Actor, orderID, coup
 	if actor.Role != coupon.RoleService {
 		return nil, errServiceOnly
 	}
-	userID, err := s.holder(ctx, actor, couponID)
-	if err != nil {
-		return nil, err
-	}
-	return s.transition(ctx, userID, orderID, couponID, confirm, &orderAmount)
+	return s.transition(ctx, actor, orderID, couponID, confirm, &orderAmount)
 }
 
 // Release gives the coupon back: the settlement LOCKED → CANCELED and the coupon LOCKED → UNUSED
@@ -40,11 +37,7 @@ func (s *Service) Confirm(ctx context.Context, actor coupon.Actor, orderID, coup
 // CANCELED settlement; a PAID or REFUNDED one is INVALID_STATE. The actor is the coupon's USER
 // or a SERVICE (see holder).
 func (s *Service) Release(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*Settlement, error) {
-	userID, err := s.holder(ctx, actor, couponID)
-	if err != nil {
-		return nil, err
-	}
-	return s.transition(ctx, userID, orderID, couponID, release, nil)
+	return s.transition(ctx, actor, orderID, couponID, release, nil)
 }
 
 // Refund undoes a paid order's use of the coupon: the settlement PAID → REFUNDED (refundedAt
@@ -56,11 +49,7 @@ func (s *Service) Refund(ctx context.Context, actor coupon.Actor, orderID, coupo
 	if actor.Role != coupon.RoleService {
 		return nil, errServiceOnly
 	}
-	userID, err := s.holder(ctx, actor, couponID)
-	if err != nil {
-		return nil, err
-	}
-	return s.transition(ctx, userID, orderID, couponID, refund, nil)
+	return s.transition(ctx, actor, orderID, couponID, refund, nil)
 }
 
 // errServiceOnly refuses a payment or refund that does not come from the order system.
@@ -74,7 +63,8 @@ var ErrNotDue = errors.New("checkout: the lock has not expired yet")
 // and the sweep call it) and returns the CANCELED settlement; a settlement no longer LOCKED is left
 // alone (nil, nil), a lock not expired yet too (nil, ErrNotDue).
 func (s *Service) ExpireLock(ctx context.Context, userID, orderID, couponID int64) (*Settlement, error) {
-	st, err := s.transition(ctx, userID, orderID, couponID, expire, nil)
+	holder := coupon.Actor{UserID: userID, Role: coupon.RoleUser} // the lock's own user
+	st, err := s.transition(ctx, holder, orderID, couponID, expire, nil)
 	if errs := coupon.AsErrors(err); len(errs) == 1 && errs[0].Code != coupon.CodeNotFound {
 		return nil, nil // the settlement moved on: nothing to release
 	}
@@ -108,22 +98,24 @@ func (k kind) to() couponsettlement.Status {
 		couponsettlement.StatusREFUNDED, couponsettlement.StatusCANCELED}[k]
 }
 
-// transition runs k on the settlement of (order, coupon), reading again after a lost race. A
-// confirm passes the order's amount as charged (amount), nil for the other kinds.
-func (s *Service) transition(ctx context.Context, userID, orderID, couponID int64, k kind, amount *decimal.Decimal) (*Settlement, error) {
+// transition runs k on the settlement of (order, coupon) of the coupon's holder as actor names
+// it (see holder), reading again after a lost race. A confirm passes the order's amount as
+// charged (amount), nil for the other kinds.
+func (s *Service) transition(ctx context.Context, actor coupon.Actor, orderID, couponID int64, k kind, amount *decimal.Decimal) (*Settlement, error) {
 	for attempt := 1; ; attempt++ {
-		st, err := s.transitionOnce(ctx, userID, orderID, couponID, k, amount)
+		st, err := s.transitionOnce(ctx, actor, orderID, couponID, k, amount)
 		if !errors.Is(err, errLost) || attempt == casAttempts {
 			return st, err
 		}
 	}
 }
 
-func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID int64, k kind, amount *decimal.Decimal) (*Settlement, error) {
-	row, err := s.settlementOf(ctx, userID, orderID, couponID)
+func (s *Service) transitionOnce(ctx context.Context, actor coupon.Actor, orderID, couponID int64, k kind, amount *decimal.Decimal) (*Settlement, error) {
+	row, err := s.settlementFor(ctx, actor, orderID, couponID)
 	if err != nil {
 		return nil, err
 	}
+	userID := row.UserID
 	if amount != nil && !amount.Equal(row.OrderAmount) {
 		return nil, amountMismatch(row, *amount)
 	}
@@ -167,8 +159,10 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 		if err := s.casSettlement(ctx, tx, row, k, now, amount); err != nil {
 			return err
 		}
+		due := archivedue.Coupon{UserID: userID, ID: couponID}
 		if k == refund && !returns {
-			return nil // FORFEIT: the coupon stays USED
+			// FORFEIT: the coupon stays USED, now named by no live settlement: due for the archive.
+			return archivedue.Add(ctx, tx.ArchiveDue, now, due)
 		}
 		couponFrom := usercoupon.StatusLOCKED
 		if k == refund {
@@ -189,7 +183,10 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 		case n == 0: // the settlement said otherwise: refuse to move one row without the other
 			return fmt.Errorf("%s: coupon %d of user %d is not %s for order %d", k, couponID, userID, couponFrom, orderID)
 		}
-		return nil
+		if couponTo == usercoupon.StatusUNUSED {
+			return nil
+		}
+		return archivedue.Add(ctx, tx.ArchiveDue, now, due) // USED or EXPIRED: due for the archive
 	})
 	if err != nil {
 		s.undo(ctx, member, err)
