@@ -261,10 +261,17 @@ func (s *Service) couponForOrder(ctx context.Context, which predicate.UserCoupon
 		return nil, nil, err
 	}
 	var ls []live
-	if b, ok := v.([]byte); ok && len(b) > 0 {
-		if err := json.Unmarshal(b, &ls); err != nil {
-			return nil, nil, fmt.Errorf("lock: the order's coupons: %w", err)
-		}
+	switch js := v.(type) {
+	case nil: // no live settlement
+	case string:
+		err = json.Unmarshal([]byte(js), &ls)
+	case []byte:
+		err = json.Unmarshal(js, &ls)
+	default:
+		err = fmt.Errorf("a %T", v)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("lock: the order's coupons: %w", err)
 	}
 	return uc, ls, nil
 }
