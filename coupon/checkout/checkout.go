@@ -2,9 +2,11 @@
 // can take and the best set of them (Applicable, Best), and the settlement of one coupon on one
 // order — Lock, Confirm, Release, Refund — with the lock's expiry (ExpireLock, Sweep).
 //
-// Every transition is one MySQL transaction of two checked compare-and-set UPDATEs (the coupon's
-// status and the settlement's), so MySQL alone decides who wins a race: no distributed lock, no
-// read-then-write. One coupon is in at most one live settlement (LOCKED or PAID) and one
+// Every transition is one MySQL transaction of checked compare-and-set writes of the coupon's
+// status and the settlement's (a lock: an UPDATE and the settlement's INSERT; the others one
+// UPDATE of both rows, both or neither), so MySQL alone decides who wins a race: no distributed
+// lock, no read-then-write. A transition that makes the coupon due for the archive (USED, EXPIRED,
+// a FORFEIT refund) queues it in the same transaction (coupon/archivedue). One coupon is in at most one live settlement (LOCKED or PAID) and one
 // order carries at most one live coupon per stacking slot, by unique keys. Each transition is
 // idempotent per (order, coupon): a repeat — also one racing the first — answers the settlement as
 // it stands and changes nothing.
