@@ -34,11 +34,13 @@ var importRules = map[string][]string{
 	// coupon/: bottom layer.
 	"coupon/keys":   nil,
 	"coupon/lease":  capability,
-	"coupon/expiry": with(capability, "coupon/keys"),
+	"coupon/expiry": with(capability, "coupon/keys", "coupon/archivedue"),
+	// the archive's queue, written by the transitions that make a coupon due
+	"coupon/archivedue": {"ent/..."},
 	// coupon/: middle layer.
 	"coupon/issue":    with(capability, "coupon/expiry", "coupon/keys"),
 	"coupon/template": with(capability, "coupon/issue", "coupon/keys"),
-	"coupon/checkout": with(capability, "coupon/keys"),
+	"coupon/checkout": with(capability, "coupon/keys", "coupon/archivedue"),
 	// coupon/: the top, which no coupon/ package imports.
 	"coupon/claim":        with(capability, "coupon/template", "coupon/issue", "coupon/keys", "coupon/lease"),
 	"coupon/distribution": with(capability, "coupon/template", "coupon/issue", "coupon/keys", "coupon/lease"),
@@ -46,7 +48,7 @@ var importRules = map[string][]string{
 	"coupon/stats":        with(capability, "coupon/checkout", "coupon/template", "coupon/keys"),
 	"coupon/wallet":       capability,
 	"coupon/reminder":     with(capability, "coupon/keys", "coupon/lease"),
-	"coupon/archive":      with(capability, "coupon/expiry", "coupon/keys", "coupon/lease"),
+	"coupon/archive":      with(capability, "coupon/expiry", "coupon/keys", "coupon/lease", "coupon/archivedue"),
 
 	// The transports and the wiring, which may call any capability.
 	"jobs":            {"coupon/...", "defaults"},

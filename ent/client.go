@@ -11,6 +11,7 @@ import (
 
 	"coupond/ent/migrate"
 
+	"coupond/ent/archivedue"
 	"coupond/ent/couponreminder"
 	"coupond/ent/couponsettlement"
 	"coupond/ent/coupontask"
@@ -35,6 +36,8 @@ type Client struct {
 	config
 	// Schema is the client for creating, migrating and dropping schema.
 	Schema *migrate.Schema
+	// ArchiveDue is the client for interacting with the ArchiveDue builders.
+	ArchiveDue *ArchiveDueClient
 	// CouponReminder is the client for interacting with the CouponReminder builders.
 	CouponReminder *CouponReminderClient
 	// CouponSettlement is the client for interacting with the CouponSettlement builders.
@@ -68,6 +71,7 @@ func NewClient(opts ...Option) *Client {
 
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
+	c.ArchiveDue = NewArchiveDueClient(c.config)
 	c.CouponReminder = NewCouponReminderClient(c.config)
 	c.CouponSettlement = NewCouponSettlementClient(c.config)
 	c.CouponTask = NewCouponTaskClient(c.config)
@@ -171,6 +175,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	return &Tx{
 		ctx:                ctx,
 		config:             cfg,
+		ArchiveDue:         NewArchiveDueClient(cfg),
 		CouponReminder:     NewCouponReminderClient(cfg),
 		CouponSettlement:   NewCouponSettlementClient(cfg),
 		CouponTask:         NewCouponTaskClient(cfg),
@@ -201,6 +206,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	return &Tx{
 		ctx:                ctx,
 		config:             cfg,
+		ArchiveDue:         NewArchiveDueClient(cfg),
 		CouponReminder:     NewCouponReminderClient(cfg),
 		CouponSettlement:   NewCouponSettlementClient(cfg),
 		CouponTask:         NewCouponTaskClient(cfg),
@@ -218,7 +224,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 // Debug returns a new debug-client. It's used to get verbose logging on specific operations.
 //
 //	client.Debug().
-//		CouponReminder.
+//		ArchiveDue.
 //		Query().
 //		Count(ctx)
 func (c *Client) Debug() *Client {
@@ -241,9 +247,10 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.CouponReminder, c.CouponSettlement, c.CouponTask, c.CouponTaskFailure,
-		c.CouponTemplate, c.CouponTemplateLog, c.RedemptionFailure, c.StockBatch,
-		c.TemplateDailyStats, c.UserCoupon, c.UserCouponArchive,
+		c.ArchiveDue, c.CouponReminder, c.CouponSettlement, c.CouponTask,
+		c.CouponTaskFailure, c.CouponTemplate, c.CouponTemplateLog,
+		c.RedemptionFailure, c.StockBatch, c.TemplateDailyStats, c.UserCoupon,
+		c.UserCouponArchive,
 	} {
 		n.Use(hooks...)
 	}
@@ -253,9 +260,10 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.CouponReminder, c.CouponSettlement, c.CouponTask, c.CouponTaskFailure,
-		c.CouponTemplate, c.CouponTemplateLog, c.RedemptionFailure, c.StockBatch,
-		c.TemplateDailyStats, c.UserCoupon, c.UserCouponArchive,
+		c.ArchiveDue, c.CouponReminder, c.CouponSettlement, c.CouponTask,
+		c.CouponTaskFailure, c.CouponTemplate, c.CouponTemplateLog,
+		c.RedemptionFailure, c.StockBatch, c.TemplateDailyStats, c.UserCoupon,
+		c.UserCouponArchive,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -264,6 +272,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 // Mutate implements the ent.Mutator interface.
 func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
+	case *ArchiveDueMutation:
+		return c.ArchiveDue.mutate(ctx, m)
 	case *CouponReminderMutation:
 		return c.CouponReminder.mutate(ctx, m)
 	case *CouponSettlementMutation:
@@ -288,6 +298,139 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.UserCouponArchive.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
+	}
+}
+
+// ArchiveDueClient is a client for the ArchiveDue schema.
+type ArchiveDueClient struct {
+	config
+}
+
+// NewArchiveDueClient returns a client for the ArchiveDue from the given config.
+func NewArchiveDueClient(c config) *ArchiveDueClient {
+	return &ArchiveDueClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `archivedue.Hooks(f(g(h())))`.
+func (c *ArchiveDueClient) Use(hooks ...Hook) {
+	c.hooks.ArchiveDue = append(c.hooks.ArchiveDue, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `archivedue.Intercept(f(g(h())))`.
+func (c *ArchiveDueClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ArchiveDue = append(c.inters.ArchiveDue, interceptors...)
+}
+
+// Create returns a builder for creating a ArchiveDue entity.
+func (c *ArchiveDueClient) Create() *ArchiveDueCreate {
+	mutation := newArchiveDueMutation(c.config, OpCreate)
+	return &ArchiveDueCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ArchiveDue entities.
+func (c *ArchiveDueClient) CreateBulk(builders ...*ArchiveDueCreate) *ArchiveDueCreateBulk {
+	return &ArchiveDueCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ArchiveDueClient) MapCreateBulk(slice any, setFunc func(*ArchiveDueCreate, int)) *ArchiveDueCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ArchiveDueCreateBulk{err: fmt.Errorf("calling to ArchiveDueClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ArchiveDueCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ArchiveDueCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ArchiveDue.
+func (c *ArchiveDueClient) Update() *ArchiveDueUpdate {
+	mutation := newArchiveDueMutation(c.config, OpUpdate)
+	return &ArchiveDueUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ArchiveDueClient) UpdateOne(_m *ArchiveDue) *ArchiveDueUpdateOne {
+	mutation := newArchiveDueMutation(c.config, OpUpdateOne, withArchiveDue(_m))
+	return &ArchiveDueUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ArchiveDueClient) UpdateOneID(id int64) *ArchiveDueUpdateOne {
+	mutation := newArchiveDueMutation(c.config, OpUpdateOne, withArchiveDueID(id))
+	return &ArchiveDueUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ArchiveDue.
+func (c *ArchiveDueClient) Delete() *ArchiveDueDelete {
+	mutation := newArchiveDueMutation(c.config, OpDelete)
+	return &ArchiveDueDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ArchiveDueClient) DeleteOne(_m *ArchiveDue) *ArchiveDueDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ArchiveDueClient) DeleteOneID(id int64) *ArchiveDueDeleteOne {
+	builder := c.Delete().Where(archivedue.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ArchiveDueDeleteOne{builder}
+}
+
+// Query returns a query builder for ArchiveDue.
+func (c *ArchiveDueClient) Query() *ArchiveDueQuery {
+	return &ArchiveDueQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeArchiveDue},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ArchiveDue entity by its id.
+func (c *ArchiveDueClient) Get(ctx context.Context, id int64) (*ArchiveDue, error) {
+	return c.Query().Where(archivedue.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ArchiveDueClient) GetX(ctx context.Context, id int64) *ArchiveDue {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ArchiveDueClient) Hooks() []Hook {
+	return c.hooks.ArchiveDue
+}
+
+// Interceptors returns the client interceptors.
+func (c *ArchiveDueClient) Interceptors() []Interceptor {
+	return c.inters.ArchiveDue
+}
+
+func (c *ArchiveDueClient) mutate(ctx context.Context, m *ArchiveDueMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ArchiveDueCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ArchiveDueUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ArchiveDueUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ArchiveDueDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ArchiveDue mutation op: %q", m.Op())
 	}
 }
 
@@ -1757,14 +1900,14 @@ func (c *UserCouponArchiveClient) mutate(ctx context.Context, m *UserCouponArchi
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		CouponReminder, CouponSettlement, CouponTask, CouponTaskFailure, CouponTemplate,
-		CouponTemplateLog, RedemptionFailure, StockBatch, TemplateDailyStats,
-		UserCoupon, UserCouponArchive []ent.Hook
+		ArchiveDue, CouponReminder, CouponSettlement, CouponTask, CouponTaskFailure,
+		CouponTemplate, CouponTemplateLog, RedemptionFailure, StockBatch,
+		TemplateDailyStats, UserCoupon, UserCouponArchive []ent.Hook
 	}
 	inters struct {
-		CouponReminder, CouponSettlement, CouponTask, CouponTaskFailure, CouponTemplate,
-		CouponTemplateLog, RedemptionFailure, StockBatch, TemplateDailyStats,
-		UserCoupon, UserCouponArchive []ent.Interceptor
+		ArchiveDue, CouponReminder, CouponSettlement, CouponTask, CouponTaskFailure,
+		CouponTemplate, CouponTemplateLog, RedemptionFailure, StockBatch,
+		TemplateDailyStats, UserCoupon, UserCouponArchive []ent.Interceptor
 	}
 )
 

@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"coupond/ent/archivedue"
 	"coupond/ent/couponreminder"
 	"coupond/ent/couponsettlement"
 	"coupond/ent/coupontask"
@@ -83,6 +84,7 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
+			archivedue.Table:         archivedue.ValidColumn,
 			couponreminder.Table:     couponreminder.ValidColumn,
 			couponsettlement.Table:   couponsettlement.ValidColumn,
 			coupontask.Table:         coupontask.ValidColumn,

@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"coupond/ent/archivedue"
 	"coupond/ent/couponreminder"
 	"coupond/ent/couponsettlement"
 	"coupond/ent/coupontask"
@@ -24,6 +25,12 @@ import (
 // (default values, validators, hooks and policies) and stitches it
 // to their package variables.
 func init() {
+	archivedueFields := schema.ArchiveDue{}.Fields()
+	_ = archivedueFields
+	// archivedueDescID is the schema descriptor for id field.
+	archivedueDescID := archivedueFields[0].Descriptor()
+	// archivedue.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	archivedue.IDValidator = archivedueDescID.Validators[0].(func(int64) error)
 	couponreminderMixin := schema.CouponReminder{}.Mixin()
 	couponreminderMixinFields0 := couponreminderMixin[0].Fields()
 	_ = couponreminderMixinFields0

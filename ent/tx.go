@@ -14,6 +14,8 @@ import (
 // Tx is a transactional client that is created by calling Client.Tx().
 type Tx struct {
 	config
+	// ArchiveDue is the client for interacting with the ArchiveDue builders.
+	ArchiveDue *ArchiveDueClient
 	// CouponReminder is the client for interacting with the CouponReminder builders.
 	CouponReminder *CouponReminderClient
 	// CouponSettlement is the client for interacting with the CouponSettlement builders.
@@ -167,6 +169,7 @@ func (tx *Tx) Client() *Client {
 }
 
 func (tx *Tx) init() {
+	tx.ArchiveDue = NewArchiveDueClient(tx.config)
 	tx.CouponReminder = NewCouponReminderClient(tx.config)
 	tx.CouponSettlement = NewCouponSettlementClient(tx.config)
 	tx.CouponTask = NewCouponTaskClient(tx.config)
@@ -187,7 +190,7 @@ func (tx *Tx) init() {
 // of them in order to commit or rollback the transaction.
 //
 // If a closed transaction is embedded in one of the generated entities, and the entity
-// applies a query, for example: CouponReminder.QueryXXX(), the query will be executed
+// applies a query, for example: ArchiveDue.QueryXXX(), the query will be executed
 // through the driver which created this transaction.
 //
 // Note that txDriver is not goroutine safe.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"coupond/coupon"
+	"coupond/coupon/archivedue"
 	"coupond/ent/usercoupon"
 	"coupond/idgen"
 )
@@ -24,11 +25,17 @@ func TestMyCouponsIncludeArchived(t *testing.T) {
 		if i >= 3 {
 			st, end, changed = usercoupon.StatusUNUSED, time.Now().Add(time.Hour), time.Now()
 		}
-		if err := e.db.UserCoupon.Create().SetID(idgen.Next()).SetUserID(user.UserID).SetTemplateID(tplID).
+		id := idgen.Next()
+		if err := e.db.UserCoupon.Create().SetID(id).SetUserID(user.UserID).SetTemplateID(tplID).
 			SetRedemptionID(fmt.Sprintf("arch-%d", i)).SetCode(fmt.Sprintf("arch-code-%d", i)).SetReceiveCount(i + 1).
 			SetSource(usercoupon.SourceDISTRIBUTION).SetStatus(st).SetValidStartTime(long.Add(-time.Hour)).
 			SetValidEndTime(end).SetUpdatedAt(changed).Exec(ctx); err != nil {
 			t.Fatal(err)
+		}
+		if st == usercoupon.StatusEXPIRED { // queued for the archive, as the expiry does
+			if err := archivedue.Add(ctx, e.db.ArchiveDue, changed, archivedue.Coupon{UserID: user.UserID, ID: id}); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if res, err := e.stack.Archiver.Run(ctx); err != nil || res.Moved != 3 {

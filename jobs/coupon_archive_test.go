@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"coupond/coupon/archivedue"
 	"coupond/ent/usercoupon"
 	"coupond/idgen"
 	"coupond/jobs"
@@ -26,10 +27,15 @@ func TestPeriodicArchiveMovesOldCoupons(t *testing.T) {
 		if i%4 == 0 {
 			st, changed = usercoupon.StatusUSED, time.Now() // used just now: stays
 		}
-		if err := s.DB.UserCoupon.Create().SetID(idgen.Next()).SetUserID(int64(500 + i)).SetTemplateID(3).
+		id := idgen.Next()
+		if err := s.DB.UserCoupon.Create().SetID(id).SetUserID(int64(500 + i)).SetTemplateID(3).
 			SetRedemptionID(fmt.Sprintf("jobs-arch-%d", i)).SetCode(fmt.Sprintf("jobs-arch-%d", i)).SetReceiveCount(1).
 			SetSource(usercoupon.SourceCLAIM).SetStatus(st).SetValidStartTime(long.Add(-time.Hour)).
 			SetValidEndTime(long).SetUpdatedAt(changed).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// queued for the archive, as the expiry and the payment's confirmation do
+		if err := archivedue.Add(ctx, s.DB.ArchiveDue, changed, archivedue.Coupon{UserID: int64(500 + i), ID: id}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
 package migrations
 
-// Files are the embedded migration files, for the tests that walk them down.
+// Files are the embedded migration files, for tests that step through versions.
 var Files = files

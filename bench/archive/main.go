@@ -5,7 +5,7 @@
 // INSERT … SELECT doublings (a share -expired of them EXPIRED long ago, the rest UNUSED and valid),
 // then runs -workers goroutines claiming a template through the real claim path (the Redeemer of
 // services.New, in -mode: sync persists each claim in its request, so it writes to the very table
-// the archive walks) for -duration without the archive, then again while one archive run (the
+// the archive moves rows out of) for -duration without the archive, then again while one archive run (the
 // job's Archiver.Run) moves every due coupon.
 package main
 
@@ -173,7 +173,7 @@ func main() {
 
 // seed fills user_coupon with at least n coupons: 1024 rows, then INSERT … SELECT doublings (new
 // ids, users, codes); the first share of each doubling's ids is EXPIRED with updated_at a year ago
-// (due), the rest UNUSED and valid. It returns the rows and the due ones.
+// (due, and in the archive's queue), the rest UNUSED and valid. It returns the rows and the due ones.
 func seed(db *sql.DB, n int, expiredShare float64) (int, int) {
 	const first = 1024
 	year := time.Now().UTC().Add(-365 * 24 * time.Hour).Truncate(time.Millisecond)
@@ -201,8 +201,13 @@ func seed(db *sql.DB, n int, expiredShare float64) (int, int) {
 		total *= 2
 		log.Printf("seeded %d", total)
 	}
-	_, err = db.Exec("ANALYZE TABLE user_coupon")
+	// The expiry would have queued the EXPIRED ones for the archive (archive_due) as it expired them.
+	_, err = db.Exec("INSERT INTO archive_due (id, user_id, ended_at) SELECT id, user_id, updated_at FROM user_coupon WHERE status = 'EXPIRED'")
 	must(err)
+	for _, q := range []string{"ANALYZE TABLE user_coupon", "ANALYZE TABLE archive_due"} {
+		_, err = db.Exec(q)
+		must(err)
+	}
 	var due int
 	must(db.QueryRow("SELECT COUNT(*) FROM user_coupon WHERE status = 'EXPIRED'").Scan(&due))
 	return total, due

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"coupond/coupon/archivedue"
 	"coupond/coupon/expiry"
 	"coupond/coupon/keys"
 	"coupond/ent"
@@ -47,7 +48,7 @@ func (x *env) archiver(batch int) *Archiver {
 }
 
 // coupons inserts n coupons of one status last changed at changed (one user per 3 coupons), each
-// with an expiry-bucket member, and returns them.
+// with an expiry-bucket member and, when EXPIRED or USED, its archive queue entry, and returns them.
 func (x *env) coupons(t *testing.T, n int, st usercoupon.Status, changed time.Time) []*ent.UserCoupon {
 	t.Helper()
 	ctx := context.Background()
@@ -69,6 +70,15 @@ func (x *env) coupons(t *testing.T, n int, st usercoupon.Status, changed time.Ti
 		rows, err := x.db.UserCoupon.CreateBulk(b...).Save(ctx)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if st == usercoupon.StatusEXPIRED || st == usercoupon.StatusUSED { // as their transitions do
+			due := make([]archivedue.Coupon, len(rows))
+			for i, c := range rows {
+				due[i] = archivedue.Coupon{UserID: c.UserID, ID: c.ID}
+			}
+			if err := archivedue.Add(ctx, x.db.ArchiveDue, changed, due...); err != nil {
+				t.Fatal(err)
+			}
 		}
 		pipe := x.rdb.Pipeline()
 		for _, c := range rows {
@@ -166,7 +176,7 @@ func TestArchiveMovesExactlyTheDueRowsInBatchesAndTwiceRunSafe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// EXPIRED: 23 due in batches of 7 → 4 batches; USED: 9+3+2 = 14 looked at → 2 full batches + 1 empty.
+	// 23 EXPIRED + 9+3+2 USED = 37 due entries in batches of 7 → 5 full batches and one of 2.
 	if res.Moved != len(want) || res.Kept != len(paid) || res.Batches != 4+2 || res.Busy {
 		t.Fatalf("run: %+v, want %d moved, %d kept, 6 batches", res, len(want), len(paid))
 	}
@@ -197,7 +207,7 @@ func TestArchiveMovesExactlyTheDueRowsInBatchesAndTwiceRunSafe(t *testing.T) {
 		}
 	}
 
-	// Twice-run safe: nothing more, and the cursor keeps the walk from looking at the kept rows again.
+	// Twice-run safe: nothing more, and the kept rows left the queue: nothing looks at them again.
 	res, err = a.Run(ctx)
 	if err != nil || res.Moved != 0 || res.Kept != 0 || res.Batches != 0 {
 		t.Fatalf("second run: %+v, %v; want nothing", res, err)
@@ -276,11 +286,11 @@ func TestArchiveConcurrentRunsMoveEachRowOnce(t *testing.T) {
 	x.books(t, all)
 }
 
-func TestArchiveResumesAtItsCursorAfterAStop(t *testing.T) {
+func TestArchiveResumesFromTheQueueAfterAStop(t *testing.T) {
 	x := newEnv(t, "resume")
 	old := now.Add(-age - time.Hour)
 	var all []*ent.UserCoupon
-	// The first 40 rows of the walk hold 10 kept ones: a rescan from the start would look at them again.
+	// The first 40 entries of the queue hold 10 kept ones: a rescan from the start would look at them again.
 	first := x.coupons(t, 40, usercoupon.StatusEXPIRED, old.Add(-time.Hour))
 	for _, c := range first[:10] {
 		x.settle(t, c, couponsettlement.StatusLOCKED)
@@ -301,11 +311,11 @@ func TestArchiveResumesAtItsCursorAfterAStop(t *testing.T) {
 		t.Fatalf("stopped run: %+v, %v; want 3 batches, 110 moved, 10 kept, canceled", res, err)
 	}
 	x.books(t, all)
-	if cur := x.rdb.Get(context.Background(), keys.ArchiveCursor("EXPIRED")).Val(); !strings.Contains(cur, ":") {
-		t.Fatalf("no cursor saved: %q", cur)
+	if n := x.db.ArchiveDue.Query().CountX(context.Background()); n != 180 {
+		t.Fatalf("%d queue entries after the stop, want the 180 not looked at", n)
 	}
 
-	// A new process (new Archiver) resumes at the cursor: never looks at the kept rows again.
+	// A new process (new Archiver) goes on from the queue: never looks at the kept rows again.
 	res, err = x.archiver(40).Run(context.Background())
 	if err != nil || res.Moved != 180 || res.Kept != 0 || res.Batches != 5 {
 		t.Fatalf("resumed run: %+v, %v; want 180 moved in 5 batches, none kept", res, err)
@@ -316,22 +326,20 @@ func TestArchiveResumesAtItsCursorAfterAStop(t *testing.T) {
 }
 
 func TestArchiveBatchCostIsBounded(t *testing.T) {
-	x := newEnv(t, "explain")
+	db, sqlDB, _ := testutil.MySQL(t, "archive_explain")
+	sqlDB.SetMaxOpenConns(1) // one session: its handler counters are the batch's
+	x := &env{db: db, rdb: testutil.Redis(t, "archive")}
 	ctx := context.Background()
 	old := now.Add(-age - time.Hour)
-	rows := x.coupons(t, 3000, usercoupon.StatusEXPIRED, old)
-	x.coupons(t, 2000, usercoupon.StatusUSED, old)
+	x.coupons(t, 3000, usercoupon.StatusEXPIRED, old)
+	x.coupons(t, 2000, usercoupon.StatusUSED, old.Add(time.Minute))
 	x.coupons(t, 1000, usercoupon.StatusUNUSED, now)
-	if _, err := x.db.ExecContext(ctx, "ANALYZE TABLE user_coupon"); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{"ANALYZE TABLE user_coupon", "ANALYZE TABLE archive_due"} {
+		if _, err := x.db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
 	}
-	mid := rows[2000]
-	cur := cursor{at: mid.UpdatedAt, id: mid.ID}
-	cutoff := now.Add(-age)
-
-	rs, err := x.db.QueryContext(ctx, "EXPLAIN SELECT id, user_id, template_id, valid_end_time, updated_at FROM user_coupon "+
-		"FORCE INDEX ("+walkIndex+") WHERE status = ? AND updated_at < ? AND "+afterCursor+
-		" ORDER BY updated_at, id LIMIT ? FOR UPDATE", "EXPIRED", cutoff, cur.at, cur.at, cur.id, 100)
+	rs, err := x.db.QueryContext(ctx, "EXPLAIN SELECT id, user_id FROM archive_due WHERE ended_at < ? ORDER BY ended_at, id LIMIT 100", now.Add(-age))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,34 +360,31 @@ func TestArchiveBatchCostIsBounded(t *testing.T) {
 			}
 		}
 		t.Logf("EXPLAIN: %v", plan)
-		if plan["key"] != walkIndex || plan["type"] != "range" || strings.Contains(plan["Extra"], "filesort") {
-			t.Fatalf("batch read is not a range on %s without a sort: %v", walkIndex, plan)
+		if plan["key"] != "archivedue_ended_at" || strings.Contains(plan["Extra"], "filesort") {
+			t.Fatalf("the queue read is not a range on archivedue_ended_at without a sort: %v", plan)
 		}
 	}
 	rs.Close()
 
-	// Rows the engine reads for one batch from the middle of the walk: the batch, not the table.
-	tx, err := x.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
+	// Rows the engine reads for one whole batch of 100 (queue, coupons, settlements, the move, the
+	// dequeue) with 5,000 entries and 6,000 coupons: a few per entry, not the tables.
+	a := x.archiver(100)
+	before := handlerReads(t, x.db)
+	b, err := a.batch(ctx, now.Add(-age))
+	if err != nil || b.looked != 100 || len(b.moved) != 100 {
+		t.Fatalf("batch: %+v, %v", b, err)
 	}
-	defer tx.Rollback()
-	before := handlerReads(t, tx)
-	got, err := lockBatch(ctx, tx, usercoupon.StatusEXPIRED, cur, cutoff, 100)
-	if err != nil || len(got) != 100 {
-		t.Fatalf("batch: %d rows, %v", len(got), err)
-	}
-	read := handlerReads(t, tx) - before
-	t.Logf("one batch of 100 from row 2000 of 6000 read %d index entries", read)
-	if read > 110 {
-		t.Fatalf("one batch of 100 read %d index entries: its cost grows with the table", read)
+	read := handlerReads(t, x.db) - before
+	t.Logf("one batch of 100 of 5000 queued read %d index entries", read)
+	if read > 1000 {
+		t.Fatalf("one batch of 100 read %d index entries: its cost grows with the tables", read)
 	}
 }
 
-// handlerReads is the session's Handler_read_key + Handler_read_next so far.
-func handlerReads(t *testing.T, tx *ent.Tx) int64 {
+// handlerReads is the session's Handler_read_key + Handler_read_next so far (db has one connection).
+func handlerReads(t *testing.T, db *ent.Client) int64 {
 	t.Helper()
-	rs, err := tx.QueryContext(context.Background(), "SHOW SESSION STATUS WHERE Variable_name IN ('Handler_read_key', 'Handler_read_next')")
+	rs, err := db.QueryContext(context.Background(), "SHOW SESSION STATUS WHERE Variable_name IN ('Handler_read_key', 'Handler_read_next')")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,28 +408,96 @@ func TestArchiveColumnsMatch(t *testing.T) {
 	}
 }
 
-func TestArchiveLostCursorCostsARescanOnly(t *testing.T) {
-	x := newEnv(t, "lostcursor")
+// TestArchiveQueueFollowsTheCoupons: an entry whose coupon came back (UNUSED again: a RETURN
+// refund) or is gone only leaves the queue; one whose coupon changed after the entry is due from
+// that change; an entry a transition wrote again since the batch's first read is left for later.
+func TestArchiveQueueFollowsTheCoupons(t *testing.T) {
+	x := newEnv(t, "follows")
+	ctx := context.Background()
 	old := now.Add(-age - time.Hour)
-	all := x.coupons(t, 100, usercoupon.StatusEXPIRED, old)
-	for _, c := range all[:5] {
-		x.settle(t, c, couponsettlement.StatusPAID)
-	}
-	if res, err := x.archiver(30).Run(context.Background()); err != nil || res.Moved != 95 || res.Kept != 5 {
-		t.Fatalf("first run: %+v, %v", res, err)
-	}
-	// Redis lost the cursors (flush, eviction, restart without AOF): the walk starts over.
-	if err := x.rdb.Del(context.Background(), keys.ArchiveCursor("EXPIRED"), keys.ArchiveCursor("USED")).Err(); err != nil {
+	all := x.coupons(t, 10, usercoupon.StatusUSED, old)
+	back, changed, gone := all[0], all[1], all[2]
+	if err := x.db.UserCoupon.UpdateOne(back).SetStatus(usercoupon.StatusUNUSED).ClearUsedAt().ClearOrderID().Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	more := x.coupons(t, 20, usercoupon.StatusEXPIRED, old)
-	all = append(all, more...)
-	res, err := x.archiver(30).Run(context.Background())
-	if err != nil || res.Moved != 20 || res.Kept != 5 {
-		t.Fatalf("run without a cursor: %+v, %v; want the 20 new ones moved, the 5 kept looked at again", res, err)
+	if err := x.db.UserCoupon.UpdateOne(changed).SetUpdatedAt(now.Add(-time.Hour)).Exec(ctx); err != nil {
+		t.Fatal(err)
 	}
-	if archived := x.books(t, all); len(archived) != 115 {
-		t.Fatalf("%d archived, want 115", len(archived))
+	if err := x.db.UserCoupon.DeleteOne(gone).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	all = all[3:]
+	res, err := x.archiver(4).Run(ctx)
+	if err != nil || res.Moved != 7 || res.Kept != 0 || res.Batches != 3 {
+		t.Fatalf("run: %+v, %v; want the 7 due moved in 3 batches", res, err)
+	}
+	if archived := x.books(t, append(all, back, changed)); len(archived) != 7 || archived[back.ID] || archived[changed.ID] {
+		t.Fatalf("archived %v", archived)
+	}
+	left, err := x.db.ArchiveDue.Query().All(ctx)
+	if err != nil || len(left) != 1 || left[0].ID != changed.ID || !left[0].EndedAt.Equal(now.Add(-time.Hour)) {
+		t.Fatalf("queue after the run: %v, %v; want only the changed coupon, due from its change", left, err)
+	}
+	later := x.archiver(4)
+	later.now = func() time.Time { return now.Add(age) }
+	if res, err := later.Run(ctx); err != nil || res.Moved != 1 {
+		t.Fatalf("later run: %+v, %v; want the changed coupon moved", res, err)
+	}
+	if n := x.db.ArchiveDue.Query().CountX(ctx); n != 0 {
+		t.Fatalf("%d entries left", n)
+	}
+}
+
+// TestArchiveKilledBatchLosesNothing: the batch's connection is killed after its move and
+// dequeue, before its commit (a crash there): nothing moved, no entry lost; the next run moves
+// every row once.
+func TestArchiveKilledBatchLosesNothing(t *testing.T) {
+	x := newEnv(t, "killed")
+	ctx := context.Background()
+	old := now.Add(-age - time.Hour)
+	all := append(x.coupons(t, 30, usercoupon.StatusEXPIRED, old), x.coupons(t, 20, usercoupon.StatusUSED, old)...)
+	a := x.archiver(20)
+	kills := 0
+	a.beforeCommit = func(tx *ent.Tx) error {
+		if kills++; kills > 2 {
+			return nil
+		}
+		var id int64
+		rs, err := tx.QueryContext(ctx, "SELECT CONNECTION_ID()")
+		if err != nil {
+			return err
+		}
+		for rs.Next() {
+			if err := rs.Scan(&id); err != nil {
+				return err
+			}
+		}
+		rs.Close()
+		_, err = x.db.ExecContext(ctx, fmt.Sprintf("KILL %d", id))
+		return err
+	}
+	if res, err := a.Run(ctx); err == nil || res.Moved != 0 {
+		t.Fatalf("run killed in its first batch: %+v, %v; want an error and nothing moved", res, err)
+	}
+	x.books(t, all)
+	if n := x.db.UserCouponArchive.Query().CountX(ctx); n != 0 {
+		t.Fatalf("%d rows archived by a killed batch", n)
+	}
+	if n := x.db.ArchiveDue.Query().CountX(ctx); n != 50 {
+		t.Fatalf("%d queue entries after the kill, want all 50", n)
+	}
+	// A second kill, this time in the middle of the run (after a committed batch).
+	kills = 2                           // the run's first batch commits,
+	a.afterBatch = func() { kills = 1 } // the next one's commit is killed
+	_, _ = a.Run(ctx)
+	a.beforeCommit, a.afterBatch = nil, nil
+	res, err := a.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	archived := x.books(t, all)
+	if len(archived) != 50 || x.db.ArchiveDue.Query().CountX(ctx) != 0 {
+		t.Fatalf("after the kills: %d archived (last run %+v), want 50 and an empty queue", len(archived), res)
 	}
 }
 

@@ -3,6 +3,8 @@ package archive_test
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -81,6 +83,110 @@ func TestArchiveLeavesRefundableCouponsToCheckout(t *testing.T) {
 	if err != nil || s.Status != couponsettlement.StatusREFUNDED {
 		t.Fatalf("refund after the archive: %+v, %v", s, err)
 	}
+	// That refund (FORFEIT: the coupon stays USED, no payment stands) queued it again: it moves next.
+	if res, err := a.Run(ctx); err != nil || res.Moved != 1 || res.Kept != 0 {
+		t.Fatalf("archive after the refund: %+v, %v; want the refunded coupon moved", res, err)
+	}
+	if n := st.DB.UserCoupon.Query().CountX(ctx); n != 0 {
+		t.Fatalf("%d coupons left in user_coupon", n)
+	}
+}
+
+// TestArchiveQueueUnderCheckout: archivers run without pause (and without the lease) while users
+// lock, pay and, every other coupon, get refunded under FORFEIT, all at once: no checkout call
+// fails, no coupon is in both tables or neither, a paid coupon is never moved, and once the calls
+// are done one more run moves exactly the coupons whose payment was refunded.
+func TestArchiveQueueUnderCheckout(t *testing.T) {
+	st := stack.New(t, "archive", "under_checkout", stack.Options{})
+	ctx := context.Background()
+	forfeit := coupontemplate.RefundPolicyFORFEIT
+	tpl := st.Template(t, 1000, 1000, func(in *template.CreateInput) { in.RefundPolicy = &forfeit })
+	const users, each = 8, 12
+	var all []*ent.UserCoupon
+	for u := range users {
+		all = append(all, give(t, st, tpl, int64(100+u), each)...)
+	}
+	stop := make(chan struct{})
+	var archivers sync.WaitGroup
+	var moved atomic.Int64
+	for range 2 {
+		archivers.Go(func() {
+			a := archive.New(st.DB, st.Redis, archive.Config{After: time.Millisecond, BatchSize: 5})
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				res, err := archive.RunUnleased(ctx, a)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				moved.Add(int64(res.Moved))
+			}
+		})
+	}
+	var calls sync.WaitGroup
+	for u := range users {
+		calls.Go(func() {
+			actor := coupon.Actor{UserID: int64(100 + u), Role: coupon.RoleUser}
+			for i, c := range all[u*each : (u+1)*each] {
+				orderID := int64(1000*u + i + 1)
+				o := checkout.Order{ID: orderID, Shop: stack.Merchant.Shop, Amount: decimal.NewFromInt(100)}
+				if _, err := st.Checkout.Lock(ctx, actor, c.ID, o); err != nil {
+					t.Errorf("lock %d: %v", c.ID, err)
+					continue
+				}
+				if _, err := st.Checkout.Confirm(ctx, stack.Orders, orderID, c.ID, decimal.NewFromInt(100)); err != nil {
+					t.Errorf("confirm %d: %v", c.ID, err)
+					continue
+				}
+				if i%2 == 1 {
+					if _, err := st.Checkout.Refund(ctx, stack.Orders, orderID, c.ID); err != nil {
+						t.Errorf("refund %d: %v", c.ID, err)
+					}
+				}
+			}
+		})
+	}
+	calls.Wait()
+	close(stop)
+	archivers.Wait()
+	time.Sleep(5 * time.Millisecond) // the last refunds come due
+	a := archive.New(st.DB, st.Redis, archive.Config{After: time.Millisecond, BatchSize: 5})
+	res, err := a.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved.Add(int64(res.Moved))
+	hot := map[int64]bool{}
+	for _, id := range st.DB.UserCoupon.Query().IDsX(ctx) {
+		hot[id] = true
+	}
+	cold := map[int64]bool{}
+	for _, id := range st.DB.UserCouponArchive.Query().IDsX(ctx) {
+		cold[id] = true
+	}
+	for u := range users {
+		for i, c := range all[u*each : (u+1)*each] {
+			refunded := i%2 == 1
+			switch {
+			case hot[c.ID] == cold[c.ID]:
+				t.Errorf("coupon %d: in user_coupon %v, in the archive %v", c.ID, hot[c.ID], cold[c.ID])
+			case refunded && !cold[c.ID]:
+				t.Errorf("coupon %d: refunded under FORFEIT long enough ago, still in user_coupon", c.ID)
+			case !refunded && cold[c.ID]:
+				t.Errorf("coupon %d: paid (refundable) but archived", c.ID)
+			}
+		}
+	}
+	if int(moved.Load()) != users*each/2 || len(cold) != users*each/2 {
+		t.Errorf("moved %d (reported) / %d (archive), want %d", moved.Load(), len(cold), users*each/2)
+	}
+	if n := st.DB.ArchiveDue.Query().CountX(ctx); n != 0 {
+		t.Errorf("%d queue entries left", n)
+	}
 }
 
 // give issues n coupons of tpl to userID, valid for a day, as the claim path does.
@@ -94,7 +200,7 @@ func give(t *testing.T, st *stack.Stack, tpl *coupon.Template, userID int64, n i
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	var out []*ent.UserCoupon
 	for i := range n {
-		uc, err := issue.Create(tx, issue.Coupon{UserID: userID, TemplateID: tpl.ID, RedemptionID: fmt.Sprintf("arch-%d-%d", tpl.ID, i),
+		uc, err := issue.Create(tx, issue.Coupon{UserID: userID, TemplateID: tpl.ID, RedemptionID: fmt.Sprintf("arch-%d-%d-%d", tpl.ID, userID, i),
 			ReceiveCount: i + 1, Source: usercoupon.SourceDISTRIBUTION, At: now.Add(-time.Second), End: now.Add(24 * time.Hour)}).Save(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -105,4 +211,38 @@ func give(t *testing.T, st *stack.Stack, tpl *coupon.Template, userID int64, n i
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestArchiveTakesWhatTheExpiryQueued: coupons the expiry sweep made EXPIRED are in the archive's
+// queue, once each, and the archive moves them once old enough; the UNUSED ones it left are not.
+func TestArchiveTakesWhatTheExpiryQueued(t *testing.T) {
+	st := stack.New(t, "archive", "expiry", stack.Options{})
+	ctx := context.Background()
+	tpl := st.Template(t, 100, 100, nil)
+	cs := give(t, st, tpl, 41, 5)
+	ended := time.Now().Add(-24 * time.Hour)
+	if _, err := st.DB.UserCoupon.Update().Where(usercoupon.UserID(41), usercoupon.IDIn(cs[0].ID, cs[1].ID, cs[2].ID)).
+		SetValidEndTime(ended).Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.Expirer.Sweep(ctx); err != nil || n != 3 {
+		t.Fatalf("sweep: %d, %v; want 3 expired", n, err)
+	}
+	due := st.DB.ArchiveDue.Query().AllX(ctx)
+	if len(due) != 3 {
+		t.Fatalf("queue after the sweep: %v, want the 3 expired coupons", due)
+	}
+	for _, d := range due {
+		if d.UserID != 41 || (d.ID != cs[0].ID && d.ID != cs[1].ID && d.ID != cs[2].ID) {
+			t.Fatalf("queue entry %+v is not one of the expired coupons", d)
+		}
+	}
+	a := archive.New(st.DB, st.Redis, archive.Config{After: 90 * 24 * time.Hour})
+	archive.SetClock(a, func() time.Time { return time.Now().Add(91 * 24 * time.Hour) })
+	if res, err := a.Run(ctx); err != nil || res.Moved != 3 {
+		t.Fatalf("archive: %+v, %v; want the 3 expired coupons moved", res, err)
+	}
+	if n := st.DB.UserCoupon.Query().CountX(ctx); n != 2 {
+		t.Fatalf("%d coupons left, want the 2 unused ones", n)
+	}
 }

@@ -13,7 +13,7 @@ var (
 	}, []string{"status"})
 	keptTotal = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "coupond_archive_kept_total",
-		Help: "Coupons the archive looked at and left in user_coupon because a LOCKED or PAID settlement names them.",
+		Help: "Coupons the archive took off its queue and left in user_coupon because a LOCKED or PAID settlement names them.",
 	})
 	batchesTotal = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "coupond_archive_batches_total",
@@ -27,8 +27,8 @@ var (
 		Name: "coupond_archive_last_run_seconds",
 		Help: "How long the last complete archive run took.",
 	})
-	backlogSeconds = promauto.NewGaugeVec(prometheus.GaugeOpts{
+	backlogSeconds = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "coupond_archive_backlog_oldest_seconds",
-		Help: "Age of the oldest coupon due for the archive and not moved yet when a walk ended, by status (0: caught up).",
-	}, []string{"status"})
+		Help: "Age of the oldest coupon due for the archive and not moved yet when a run ended (0: caught up).",
+	})
 )

@@ -16,6 +16,7 @@ import (
 	"coupond/ent/usercoupon"
 	"coupond/lua"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/redis/go-redis/v9"
 	"github.com/shopspring/decimal"
 )
@@ -156,4 +157,37 @@ func (s *Service) settlementOf(ctx context.Context, userID, orderID, couponID in
 		return nil, fmt.Errorf("read settlement: %w", err)
 	}
 	return row, nil
+}
+
+// settlementFor reads the settlement of (order, coupon) of the coupon's holder as actor names it
+// (see holder), in one statement when the coupon is in user_coupon: a SERVICE's read finds the
+// holder by a subquery on the coupon's id. A coupon found in neither place, or whose settlement
+// is missing, is NOT_FOUND (a SERVICE's miss asks holder, which also reads the archive).
+func (s *Service) settlementFor(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*ent.CouponSettlement, error) {
+	which, err := named(actor, couponID)
+	if err != nil {
+		return nil, err
+	}
+	if actor.Role == coupon.RoleUser {
+		return s.settlementOf(ctx, actor.UserID, orderID, couponID)
+	}
+	row, err := s.db.CouponSettlement.Query().
+		Where(couponsettlement.OrderID(orderID), couponsettlement.CouponID(couponID), func(sel *sql.Selector) {
+			t := sql.Table(usercoupon.Table)
+			holders := sql.Select(t.C(usercoupon.FieldUserID)).From(t)
+			which(holders)
+			sel.Where(sql.In(sel.C(couponsettlement.FieldUserID), holders))
+		}).
+		Only(ctx)
+	switch {
+	case err == nil:
+		return row, nil
+	case !ent.IsNotFound(err):
+		return nil, fmt.Errorf("read settlement: %w", err)
+	}
+	userID, err := s.holder(ctx, actor, couponID)
+	if err != nil {
+		return nil, err
+	}
+	return s.settlementOf(ctx, userID, orderID, couponID)
 }

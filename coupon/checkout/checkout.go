@@ -2,9 +2,11 @@
 // can take and the best set of them (Applicable, Best), and the settlement of one coupon on one
 // order — Lock, Confirm, Release, Refund — with the lock's expiry (ExpireLock, Sweep).
 //
-// Every transition is one MySQL transaction of two checked compare-and-set UPDATEs (the coupon's
-// status and the settlement's), so MySQL alone decides who wins a race: no distributed lock, no
-// read-then-write. One coupon is in at most one live settlement (LOCKED or PAID) and one
+// Every transition is one MySQL transaction of checked compare-and-set writes of the coupon's
+// status and the settlement's (a lock: an UPDATE and the settlement's INSERT; the others one
+// UPDATE of both rows, both or neither), so MySQL alone decides who wins a race: no distributed
+// lock, no read-then-write. A transition that makes the coupon due for the archive (USED, EXPIRED,
+// a FORFEIT refund) queues it in the same transaction (coupon/archivedue). One coupon is in at most one live settlement (LOCKED or PAID) and one
 // order carries at most one live coupon per stacking slot, by unique keys. Each transition is
 // idempotent per (order, coupon): a repeat — also one racing the first — answers the settlement as
 // it stands and changes nothing.
@@ -27,6 +29,7 @@ import (
 	"coupond/coupon"
 	"coupond/defaults"
 	"coupond/ent"
+	"coupond/ent/predicate"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
 
@@ -127,12 +130,11 @@ func (s *Service) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *ent
 // its holder, read by id from the coupons and then the archive (a used or expired coupon may have been
 // archived since; NOT_FOUND when neither has it). Any other role is NOT_OWNER.
 func (s *Service) holder(ctx context.Context, actor coupon.Actor, couponID int64) (int64, error) {
-	switch actor.Role {
-	case coupon.RoleUser:
+	if _, err := named(actor, couponID); err != nil {
+		return 0, err
+	}
+	if actor.Role == coupon.RoleUser {
 		return actor.UserID, nil
-	case coupon.RoleService:
-	default:
-		return 0, coupon.Errorf(coupon.CodeNotOwner, "a %s does not settle coupons", actor.Role)
 	}
 	uc, err := s.db.UserCoupon.Query().Where(usercoupon.ID(couponID)).Select(usercoupon.FieldUserID).Only(ctx)
 	if err == nil {
@@ -149,6 +151,19 @@ func (s *Service) holder(ctx context.Context, actor coupon.Actor, couponID int64
 		return 0, fmt.Errorf("the coupon's holder: %w", err)
 	}
 	return ar.UserID, nil
+}
+
+// named is the condition on user_coupon that finds the coupon couponID as the actor names it
+// (see holder): a USER's own coupon, any holder's for a SERVICE; any other role is NOT_OWNER. It
+// lets a read find the holder and the coupon in one statement.
+func named(actor coupon.Actor, couponID int64) (predicate.UserCoupon, error) {
+	switch actor.Role {
+	case coupon.RoleUser:
+		return usercoupon.And(usercoupon.UserID(actor.UserID), usercoupon.ID(couponID)), nil
+	case coupon.RoleService:
+		return usercoupon.ID(couponID), nil
+	}
+	return nil, coupon.Errorf(coupon.CodeNotOwner, "a %s does not settle coupons", actor.Role)
 }
 
 // ownCoupon reads the caller's coupon; another user's coupon is NOT_FOUND, as a missing one.

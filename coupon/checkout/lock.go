@@ -2,6 +2,7 @@ package checkout
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -16,6 +17,8 @@ import (
 	"coupond/ent/usercoupon"
 	"coupond/idgen"
 	"coupond/store"
+
+	"entgo.io/ent/dialect/sql"
 
 	"github.com/shopspring/decimal"
 )
@@ -55,12 +58,12 @@ func (s *Service) Lock(ctx context.Context, actor coupon.Actor, couponID int64, 
 	if err := o.Validate(); err != nil {
 		return nil, underField(err, "order")
 	}
-	userID, err := s.holder(ctx, actor, couponID)
+	which, err := named(actor, couponID)
 	if err != nil {
 		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
-		st, err := s.lockOnce(ctx, userID, couponID, &o)
+		st, err := s.lockOnce(ctx, which, couponID, &o)
 		if !errors.Is(err, errLost) {
 			return st, err
 		}
@@ -70,11 +73,14 @@ func (s *Service) Lock(ctx context.Context, actor coupon.Actor, couponID int64, 
 	}
 }
 
-func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order) (*Settlement, error) {
-	uc, err := s.ownCoupon(ctx, userID, couponID)
+// lockOnce is one attempt of Lock on the coupon which names: one read (the coupon with its
+// order's live settlements), then the transaction.
+func (s *Service) lockOnce(ctx context.Context, which predicate.UserCoupon, couponID int64, o *Order) (*Settlement, error) {
+	uc, live, err := s.couponForOrder(ctx, which, o.ID)
 	if err != nil {
 		return nil, err
 	}
+	userID := uc.UserID
 	if uc.Status != usercoupon.StatusUNUSED {
 		return s.lockedAlready(ctx, uc, o.ID)
 	}
@@ -90,7 +96,7 @@ func (s *Service) lockOnce(ctx context.Context, userID, couponID int64, o *Order
 		return nil, fmt.Errorf("lock: template %d: %w", uc.TemplateID, err)
 	}
 	slot := slotOf(t)
-	taken, err := s.stacked(ctx, userID, o.ID, couponID, slot)
+	taken, err := stacked(live, couponID, slot)
 	if err != nil {
 		return nil, err
 	}
@@ -222,27 +228,69 @@ func stillStacked(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, ta
 	return nil
 }
 
-// stacked reads the order's live settlements and checks that slot is free: it returns the
-// discount they take (all of them shop coupons: what a platform coupon is measured after). A
-// shop coupon cannot join an order that already carries the platform coupon (that one was
-// measured on what the shop coupons left).
-func (s *Service) stacked(ctx context.Context, userID, orderID, couponID int64, slot string) (taken decimal.Decimal, err error) {
-	live, err := s.db.CouponSettlement.Query().
-		Where(couponsettlement.UserID(userID), couponsettlement.OrderID(orderID), couponsettlement.LiveSlotNotNil()).
-		All(ctx)
-	if err != nil {
-		return taken, fmt.Errorf("lock: the order's coupons: %w", err)
+// liveOfOrder is a select expression: the live settlements of the order (argument) of the
+// coupon's holder, as a JSON array of {coupon, slot, discount} (NULL when none).
+const liveOfOrder = "(SELECT JSON_ARRAYAGG(JSON_OBJECT('coupon', s.coupon_id, 'slot', s.live_slot, 'discount', s.discount_amount)) " +
+	"FROM coupon_settlement s WHERE s.user_id = %s AND s.order_id = ? AND s.live_slot IS NOT NULL)"
+
+// live is one live settlement of an order, as liveOfOrder gives it.
+type live struct {
+	Coupon   int64           `json:"coupon"`
+	Slot     string          `json:"slot"`
+	Discount decimal.Decimal `json:"discount"`
+}
+
+// couponForOrder reads the coupon which names (NOT_FOUND when there is none) and the live
+// settlements of its holder's order orderID, in one statement: a plain read, which the lock's
+// transaction checks again (stillStacked).
+func (s *Service) couponForOrder(ctx context.Context, which predicate.UserCoupon, orderID int64) (*ent.UserCoupon, []live, error) {
+	const as = "order_live"
+	uc, err := s.db.UserCoupon.Query().Where(which).
+		Modify(func(sel *sql.Selector) {
+			sel.Select(sel.Columns(usercoupon.Columns...)...).
+				AppendSelectExprAs(sql.Expr(fmt.Sprintf(liveOfOrder, sel.C(usercoupon.FieldUserID)), orderID), as)
+		}).Only(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		return nil, nil, coupon.ErrNotFound
+	case err != nil:
+		return nil, nil, fmt.Errorf("lock: the coupon and its order: %w", err)
 	}
-	for _, l := range live {
+	v, err := uc.Value(as)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ls []live
+	switch js := v.(type) {
+	case nil: // no live settlement
+	case string:
+		err = json.Unmarshal([]byte(js), &ls)
+	case []byte:
+		err = json.Unmarshal(js, &ls)
+	default:
+		err = fmt.Errorf("a %T", v)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("lock: the order's coupons: %w", err)
+	}
+	return uc, ls, nil
+}
+
+// stacked checks that slot is free among the order's live settlements and returns the discount
+// they take (all of them shop coupons: what a platform coupon is measured after). A shop coupon
+// cannot join an order that already carries the platform coupon (that one was measured on what
+// the shop coupons left).
+func stacked(lives []live, couponID int64, slot string) (taken decimal.Decimal, err error) {
+	for _, l := range lives {
 		switch {
-		case l.CouponID == couponID: // a concurrent lock of this coupon for this order won
+		case l.Coupon == couponID: // a concurrent lock of this coupon for this order won
 			return taken, errLost
-		case *l.LiveSlot == slot:
+		case l.Slot == slot:
 			return taken, slotError(slot)
-		case *l.LiveSlot == platformSlot:
+		case l.Slot == platformSlot:
 			return taken, coupon.Errorf(coupon.CodeNotApplicable, "shop coupons apply before the platform coupon: release the platform coupon first")
 		}
-		taken = taken.Add(l.DiscountAmount)
+		taken = taken.Add(l.Discount)
 	}
 	return taken, nil
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"coupond/coupon"
+	"coupond/coupon/archivedue"
 	"coupond/ent"
 	"coupond/ent/couponsettlement"
 	"coupond/ent/coupontemplate"
-	"coupond/ent/predicate"
 	"coupond/ent/usercoupon"
 
 	"github.com/shopspring/decimal"
@@ -28,11 +29,7 @@ func (s *Service) Confirm(ctx context.Context, actor coupon.Actor, orderID, coup
 	if actor.Role != coupon.RoleService {
 		return nil, errServiceOnly
 	}
-	userID, err := s.holder(ctx, actor, couponID)
-	if err != nil {
-		return nil, err
-	}
-	return s.transition(ctx, userID, orderID, couponID, confirm, &orderAmount)
+	return s.transition(ctx, actor, orderID, couponID, confirm, &orderAmount)
 }
 
 // Release gives the coupon back: the settlement LOCKED → CANCELED and the coupon LOCKED → UNUSED
@@ -40,11 +37,7 @@ func (s *Service) Confirm(ctx context.Context, actor coupon.Actor, orderID, coup
 // CANCELED settlement; a PAID or REFUNDED one is INVALID_STATE. The actor is the coupon's USER
 // or a SERVICE (see holder).
 func (s *Service) Release(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*Settlement, error) {
-	userID, err := s.holder(ctx, actor, couponID)
-	if err != nil {
-		return nil, err
-	}
-	return s.transition(ctx, userID, orderID, couponID, release, nil)
+	return s.transition(ctx, actor, orderID, couponID, release, nil)
 }
 
 // Refund undoes a paid order's use of the coupon: the settlement PAID → REFUNDED (refundedAt
@@ -56,11 +49,7 @@ func (s *Service) Refund(ctx context.Context, actor coupon.Actor, orderID, coupo
 	if actor.Role != coupon.RoleService {
 		return nil, errServiceOnly
 	}
-	userID, err := s.holder(ctx, actor, couponID)
-	if err != nil {
-		return nil, err
-	}
-	return s.transition(ctx, userID, orderID, couponID, refund, nil)
+	return s.transition(ctx, actor, orderID, couponID, refund, nil)
 }
 
 // errServiceOnly refuses a payment or refund that does not come from the order system.
@@ -74,7 +63,8 @@ var ErrNotDue = errors.New("checkout: the lock has not expired yet")
 // and the sweep call it) and returns the CANCELED settlement; a settlement no longer LOCKED is left
 // alone (nil, nil), a lock not expired yet too (nil, ErrNotDue).
 func (s *Service) ExpireLock(ctx context.Context, userID, orderID, couponID int64) (*Settlement, error) {
-	st, err := s.transition(ctx, userID, orderID, couponID, expire, nil)
+	holder := coupon.Actor{UserID: userID, Role: coupon.RoleUser} // the lock's own user
+	st, err := s.transition(ctx, holder, orderID, couponID, expire, nil)
 	if errs := coupon.AsErrors(err); len(errs) == 1 && errs[0].Code != coupon.CodeNotFound {
 		return nil, nil // the settlement moved on: nothing to release
 	}
@@ -108,22 +98,24 @@ func (k kind) to() couponsettlement.Status {
 		couponsettlement.StatusREFUNDED, couponsettlement.StatusCANCELED}[k]
 }
 
-// transition runs k on the settlement of (order, coupon), reading again after a lost race. A
-// confirm passes the order's amount as charged (amount), nil for the other kinds.
-func (s *Service) transition(ctx context.Context, userID, orderID, couponID int64, k kind, amount *decimal.Decimal) (*Settlement, error) {
+// transition runs k on the settlement of (order, coupon) of the coupon's holder as actor names
+// it (see holder), reading again after a lost race. A confirm passes the order's amount as
+// charged (amount), nil for the other kinds.
+func (s *Service) transition(ctx context.Context, actor coupon.Actor, orderID, couponID int64, k kind, amount *decimal.Decimal) (*Settlement, error) {
 	for attempt := 1; ; attempt++ {
-		st, err := s.transitionOnce(ctx, userID, orderID, couponID, k, amount)
+		st, err := s.transitionOnce(ctx, actor, orderID, couponID, k, amount)
 		if !errors.Is(err, errLost) || attempt == casAttempts {
 			return st, err
 		}
 	}
 }
 
-func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID int64, k kind, amount *decimal.Decimal) (*Settlement, error) {
-	row, err := s.settlementOf(ctx, userID, orderID, couponID)
+func (s *Service) transitionOnce(ctx context.Context, actor coupon.Actor, orderID, couponID int64, k kind, amount *decimal.Decimal) (*Settlement, error) {
+	row, err := s.settlementFor(ctx, actor, orderID, couponID)
 	if err != nil {
 		return nil, err
 	}
+	userID := row.UserID
 	if amount != nil && !amount.Equal(row.OrderAmount) {
 		return nil, amountMismatch(row, *amount)
 	}
@@ -163,33 +155,22 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 			couponTo = usercoupon.StatusEXPIRED
 		}
 	}
+	var moved *couponMove // nil: FORFEIT, the coupon stays USED
+	if k != refund || returns {
+		moved = &couponMove{from: usercoupon.StatusLOCKED, to: couponTo, orderID: orderID}
+		if k == refund {
+			moved.from = usercoupon.StatusUSED
+		}
+	}
 	err = s.inTx(ctx, nil, func(tx *ent.Tx) error {
-		if err := s.casSettlement(ctx, tx, row, k, now, amount); err != nil {
+		if err := cas(ctx, tx, row, k, now, amount, moved); err != nil {
 			return err
 		}
-		if k == refund && !returns {
-			return nil // FORFEIT: the coupon stays USED
+		if moved != nil && moved.to == usercoupon.StatusUNUSED {
+			return nil
 		}
-		couponFrom := usercoupon.StatusLOCKED
-		if k == refund {
-			couponFrom = usercoupon.StatusUSED
-		}
-		u := tx.UserCoupon.Update().
-			Where(usercoupon.UserID(userID), usercoupon.ID(couponID), usercoupon.StatusEQ(couponFrom), usercoupon.OrderID(orderID)).
-			SetStatus(couponTo).SetUpdatedAt(now)
-		if k == confirm {
-			u.SetUsedAt(now)
-		} else {
-			u.ClearOrderID().ClearDiscountAmount().ClearUsedAt()
-		}
-		n, err := u.Save(ctx)
-		switch {
-		case err != nil:
-			return fmt.Errorf("%s: coupon %d: %w", k, couponID, err)
-		case n == 0: // the settlement said otherwise: refuse to move one row without the other
-			return fmt.Errorf("%s: coupon %d of user %d is not %s for order %d", k, couponID, userID, couponFrom, orderID)
-		}
-		return nil
+		// USED or EXPIRED, or FORFEIT (USED, now named by no live settlement): due for the archive.
+		return archivedue.Add(ctx, tx.ArchiveDue, now, archivedue.Coupon{UserID: userID, ID: couponID})
 	})
 	if err != nil {
 		s.undo(ctx, member, err)
@@ -211,37 +192,72 @@ func (s *Service) transitionOnce(ctx context.Context, userID, orderID, couponID 
 	return &Settlement{CouponSettlement: row, Coupon: uc}, nil
 }
 
-// casSettlement moves the settlement from k.from() to k.to() in tx, or returns errLost; a confirm
-// only while the lock holds and is for amount (a release and a lock again in between may have
-// changed it).
-func (s *Service) casSettlement(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, k kind, now time.Time, amount *decimal.Decimal) error {
-	where := []predicate.CouponSettlement{couponsettlement.UserID(row.UserID), couponsettlement.ID(row.ID), couponsettlement.StatusEQ(k.from())}
+// couponMove is the coupon's side of a transition: from one status (for the order) to another.
+type couponMove struct {
+	from, to usercoupon.Status
+	orderID  int64
+}
+
+// cas moves, in one statement of tx, the settlement from k.from() to k.to() and, unless c is nil,
+// its coupon as c says — both checked, so either both rows move or neither does (errLost: read
+// again) — a confirm only while the lock holds and is for amount (a release and a lock again in
+// between may have changed it), an expiry only once the lock has expired. A confirm sets the
+// payment's time on both rows; a release, expiry or refund clears the settlement's live keys and
+// the coupon's order, discount and use.
+func cas(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, k kind, now time.Time, amount *decimal.Decimal, c *couponMove) error {
+	set := []string{"s.status = ?", "s.updated_at = ?"}
+	args := []any{string(k.to()), now}
 	switch k {
 	case confirm:
-		where = append(where, couponsettlement.LockExpiresAtGT(now), couponsettlement.OrderAmountEQ(*amount))
-	case expire:
-		where = append(where, couponsettlement.LockExpiresAtLTE(now))
-	}
-	u := tx.CouponSettlement.Update().Where(where...).SetStatus(k.to()).SetUpdatedAt(now)
-	switch k {
-	case confirm:
-		u.SetPaidAt(now)
+		set = append(set, "s.paid_at = ?")
+		args = append(args, now)
 	case refund:
-		u.SetRefundedAt(now).ClearLiveCouponID().ClearLiveSlot()
+		set = append(set, "s.refunded_at = ?", "s.live_coupon_id = NULL", "s.live_slot = NULL")
+		args = append(args, now)
 	default:
-		u.ClearLiveCouponID().ClearLiveSlot()
+		set = append(set, "s.live_coupon_id = NULL", "s.live_slot = NULL")
 	}
-	n, err := u.Save(ctx)
-	switch {
+	where := []string{"s.user_id = ?", "s.id = ?", "s.status = ?"}
+	whereArgs := []any{row.UserID, row.ID, string(k.from())}
+	switch k {
+	case confirm:
+		where = append(where, "s.lock_expires_at > ?", "s.order_amount = ?")
+		whereArgs = append(whereArgs, now, amount.String())
+	case expire:
+		where = append(where, "s.lock_expires_at <= ?")
+		whereArgs = append(whereArgs, now)
+	}
+	tables, want := "coupon_settlement s", int64(1)
+	if c != nil {
+		tables, want = "coupon_settlement s JOIN user_coupon c ON c.user_id = s.user_id AND c.id = s.coupon_id", 2
+		set = append(set, "c.status = ?", "c.updated_at = ?")
+		args = append(args, string(c.to), now)
+		if k == confirm {
+			set = append(set, "c.used_at = ?")
+			args = append(args, now)
+		} else {
+			set = append(set, "c.order_id = NULL", "c.discount_amount = NULL", "c.used_at = NULL")
+		}
+		where = append(where, "c.user_id = ?", "c.id = ?", "c.status = ?", "c.order_id = ?")
+		whereArgs = append(whereArgs, row.UserID, row.CouponID, string(c.from), c.orderID)
+	}
+	res, err := tx.ExecContext(ctx, "UPDATE "+tables+" SET "+strings.Join(set, ", ")+" WHERE "+strings.Join(where, " AND "),
+		append(args, whereArgs...)...)
+	if err != nil {
+		return fmt.Errorf("%s: settlement %d: %w", k, row.ID, err)
+	}
+	switch n, err := res.RowsAffected(); {
 	case err != nil:
 		return fmt.Errorf("%s: settlement %d: %w", k, row.ID, err)
-	case n == 0:
+	case n == 0: // a concurrent call moved one of the rows: read again
 		return errLost
+	case n != want:
+		return fmt.Errorf("%s: settlement %d: %d rows changed, want %d", k, row.ID, n, want)
 	}
 	return nil
 }
 
-// applyInMemory makes row what casSettlement wrote.
+// applyInMemory makes row what cas wrote.
 func (s *Service) applyInMemory(row *ent.CouponSettlement, k kind, now time.Time) {
 	row.Status, row.UpdatedAt = k.to(), now
 	switch k {

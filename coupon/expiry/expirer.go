@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"coupond/coupon/archivedue"
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/predicate"
@@ -166,36 +167,63 @@ func countExpired(ctx context.Context, pipe redis.Pipeliner, templateID int64, a
 }
 
 // expire moves the named coupons of the template that are UNUSED and ended at or before cutoff to
-// EXPIRED (updated_at = now), in UPDATEs of at most expiryChunk coupons keyed by (user_id, id), and
-// returns how many rows those UPDATEs changed, the status of every named coupon found
-// afterwards (by (user_id, id) too), and the updated_at it gave them (the day they are counted on).
+// EXPIRED (updated_at = now), in transactions of at most expiryChunk coupons keyed by (user_id,
+// id), each also adding the coupons it expired to the archive's queue (archivedue), and returns
+// how many rows those UPDATEs changed, the status of every named coupon found afterwards (by
+// (user_id, id) too), and the updated_at it gave them (the day they are counted on).
 func (e *Expirer) expire(ctx context.Context, templateID int64, refs []couponRef, cutoff time.Time) (int, map[couponRef]usercoupon.Status, time.Time, error) {
-	now := e.now().UTC()
+	now := e.now().UTC().Truncate(time.Millisecond)
 	statuses := make(map[couponRef]usercoupon.Status, len(refs))
 	// Ascending ids: concurrent UPDATEs of overlapping chunks lock rows in the same order.
 	refs = slices.Clone(refs)
 	slices.SortFunc(refs, func(a, b couponRef) int { return cmp.Compare(a.id, b.id) })
 	total := 0
 	for chunk := range slices.Chunk(refs, expiryChunk) {
-		n, err := e.db.UserCoupon.Update().
-			Where(userCouponRefs(chunk), usercoupon.TemplateID(templateID),
-				usercoupon.StatusEQ(usercoupon.StatusUNUSED), usercoupon.ValidEndTimeLTE(cutoff)).
-			SetStatus(usercoupon.StatusEXPIRED).SetUpdatedAt(now).
-			Save(ctx)
+		n, err := e.expireChunk(ctx, templateID, chunk, cutoff, now, statuses)
 		if err != nil {
-			return total, nil, now, fmt.Errorf("expire coupons of template %d: %w", templateID, err)
+			return total, nil, now, err
 		}
 		total += n
-		rows, err := e.db.UserCoupon.Query().Where(userCouponRefs(chunk)).
-			Select(usercoupon.FieldID, usercoupon.FieldUserID, usercoupon.FieldStatus).All(ctx)
-		if err != nil {
-			return total, nil, now, fmt.Errorf("read status of expired coupons of template %d: %w", templateID, err)
-		}
-		for _, r := range rows {
-			statuses[couponRef{userID: r.UserID, id: r.ID}] = r.Status
-		}
 	}
 	return total, statuses, now, nil
+}
+
+// expireChunk is one transaction of expire: the UPDATE, the chunk's statuses read back (into
+// statuses) and the queue entries of the coupons it expired (EXPIRED at now: a coupon another
+// expirer expired in the same millisecond is queued twice, harmlessly).
+func (e *Expirer) expireChunk(ctx context.Context, templateID int64, chunk []couponRef, cutoff, now time.Time, statuses map[couponRef]usercoupon.Status) (int, error) {
+	tx, err := e.db.Tx(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("expire coupons of template %d: begin: %w", templateID, err)
+	}
+	defer func() { _ = tx.Rollback() }() // a no-op after the commit
+	n, err := tx.UserCoupon.Update().
+		Where(userCouponRefs(chunk), usercoupon.TemplateID(templateID),
+			usercoupon.StatusEQ(usercoupon.StatusUNUSED), usercoupon.ValidEndTimeLTE(cutoff)).
+		SetStatus(usercoupon.StatusEXPIRED).SetUpdatedAt(now).
+		Save(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("expire coupons of template %d: %w", templateID, err)
+	}
+	rows, err := tx.UserCoupon.Query().Where(userCouponRefs(chunk)).
+		Select(usercoupon.FieldID, usercoupon.FieldUserID, usercoupon.FieldStatus, usercoupon.FieldUpdatedAt).All(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("read status of expired coupons of template %d: %w", templateID, err)
+	}
+	var due []archivedue.Coupon
+	for _, r := range rows {
+		statuses[couponRef{userID: r.UserID, id: r.ID}] = r.Status
+		if r.Status == usercoupon.StatusEXPIRED && r.UpdatedAt.Equal(now) {
+			due = append(due, archivedue.Coupon{UserID: r.UserID, ID: r.ID})
+		}
+	}
+	if err := archivedue.Add(ctx, tx.ArchiveDue, now, due...); err != nil {
+		return 0, fmt.Errorf("expire coupons of template %d: %w", templateID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("expire coupons of template %d: commit: %w", templateID, err)
+	}
+	return n, nil
 }
 
 // userCouponRefs matches exactly the named coupons: (user_id, id) IN ((u1, c1), …), plus

@@ -227,10 +227,6 @@ func DistributionProgress(taskID int64) string {
 // ArchiveLease is held by the one archiver running at a time.
 func ArchiveLease() string { return Namespace() + "coupond:archive:lease" }
 
-// ArchiveCursor is the archive's walk position over coupons of one status (EXPIRED or USED):
-// "<updated_at unix ms>:<id>" of the last coupon a committed batch looked at.
-func ArchiveCursor(status string) string { return Namespace() + "coupond:archive:cursor:" + status }
-
 // ReminderLease is the lease of one reminder bucket (the template's reminders due within the
 // minute starting at minuteUnix): its task and the reminder sweep take it, so one of them sends
 // the bucket at a time.

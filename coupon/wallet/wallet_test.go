@@ -10,6 +10,7 @@ import (
 
 	"coupond/coupon"
 	"coupond/coupon/archive"
+	"coupond/coupon/archivedue"
 	"coupond/ent"
 	"coupond/ent/usercoupon"
 	"coupond/idgen"
@@ -39,6 +40,15 @@ func seed(t *testing.T, db *ent.Client, n int, changed time.Time) []*ent.UserCou
 	}
 	rows, err := db.UserCoupon.CreateBulk(b...).Save(context.Background())
 	if err != nil {
+		t.Fatal(err)
+	}
+	var due []archivedue.Coupon // queued for the archive, as their transitions do
+	for _, r := range rows {
+		if r.Status == usercoupon.StatusUSED || r.Status == usercoupon.StatusEXPIRED {
+			due = append(due, archivedue.Coupon{UserID: r.UserID, ID: r.ID})
+		}
+	}
+	if err := archivedue.Add(context.Background(), db.ArchiveDue, changed, due...); err != nil {
 		t.Fatal(err)
 	}
 	slices.Reverse(rows)

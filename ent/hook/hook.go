@@ -8,6 +8,18 @@ import (
 	"fmt"
 )
 
+// The ArchiveDueFunc type is an adapter to allow the use of ordinary
+// function as ArchiveDue mutator.
+type ArchiveDueFunc func(context.Context, *ent.ArchiveDueMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ArchiveDueFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ArchiveDueMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ArchiveDueMutation", m)
+}
+
 // The CouponReminderFunc type is an adapter to allow the use of ordinary
 // function as CouponReminder mutator.
 type CouponReminderFunc func(context.Context, *ent.CouponReminderMutation) (ent.Value, error)

@@ -9,6 +9,25 @@ import (
 )
 
 var (
+	// ArchiveDueColumns holds the columns for the "archive_due" table.
+	ArchiveDueColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt64, Increment: true},
+		{Name: "user_id", Type: field.TypeInt64},
+		{Name: "ended_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
+	}
+	// ArchiveDueTable holds the schema information for the "archive_due" table.
+	ArchiveDueTable = &schema.Table{
+		Name:       "archive_due",
+		Columns:    ArchiveDueColumns,
+		PrimaryKey: []*schema.Column{ArchiveDueColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "archivedue_ended_at",
+				Unique:  false,
+				Columns: []*schema.Column{ArchiveDueColumns[2]},
+			},
+		},
+	}
 	// CouponReminderColumns holds the columns for the "coupon_reminder" table.
 	CouponReminderColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt64, Increment: true},
@@ -408,11 +427,6 @@ var (
 				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[9], UserCouponColumns[11]},
 			},
 			{
-				Name:    "usercoupon_status_updated_at",
-				Unique:  false,
-				Columns: []*schema.Column{UserCouponColumns[9], UserCouponColumns[2]},
-			},
-			{
 				Name:    "usercoupon_template_id_status_updated_at",
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[9], UserCouponColumns[2]},
@@ -470,6 +484,7 @@ var (
 	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
+		ArchiveDueTable,
 		CouponReminderTable,
 		CouponSettlementTable,
 		CouponTaskTable,
@@ -485,6 +500,9 @@ var (
 )
 
 func init() {
+	ArchiveDueTable.Annotation = &entsql.Annotation{
+		Table: "archive_due",
+	}
 	CouponReminderTable.Annotation = &entsql.Annotation{
 		Table: "coupon_reminder",
 	}

@@ -6,6 +6,9 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
+// ArchiveDue is the predicate function for archivedue builders.
+type ArchiveDue func(*sql.Selector)
+
 // CouponReminder is the predicate function for couponreminder builders.
 type CouponReminder func(*sql.Selector)
 

@@ -55,8 +55,6 @@ func (UserCoupon) Indexes() []ent.Index {
 		index.Fields("redemption_id").Unique(),
 		index.Fields("code").Unique(),
 		index.Fields("user_id", "status", "valid_end_time"),
-		// The archive's walk: (status, updated_at, id) in index order, one bounded range per batch.
-		index.Fields("status", "updated_at"),
 		// coupon/stats' recount of a template's day (a job, not a query of the API): issued coupons
 		// (created_at, filtered within each status's range of updated_at) and expired ones.
 		index.Fields("template_id", "status", "updated_at"),
