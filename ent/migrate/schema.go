@@ -100,19 +100,9 @@ var (
 				Columns: []*schema.Column{CouponSettlementColumns[7], CouponSettlementColumns[11]},
 			},
 			{
-				Name:    "couponsettlement_updated_at",
-				Unique:  false,
-				Columns: []*schema.Column{CouponSettlementColumns[2]},
-			},
-			{
 				Name:    "couponsettlement_template_id_paid_at",
 				Unique:  false,
 				Columns: []*schema.Column{CouponSettlementColumns[6], CouponSettlementColumns[14]},
-			},
-			{
-				Name:    "couponsettlement_template_id_refunded_at",
-				Unique:  false,
-				Columns: []*schema.Column{CouponSettlementColumns[6], CouponSettlementColumns[15]},
 			},
 		},
 	}
