@@ -53,7 +53,8 @@ configs=(
 )
 relaxed=$'innodb_flush_log_at_trx_commit = 2\nsync_binlog = 0'
 
-# run NAME SETTINGS: one server with SETTINGS, the load against it; prints its result line.
+# run NAME SETTINGS: one server with SETTINGS, the load against it; appends its result line to
+# $work/results (run in this shell, not a subshell: the EXIT trap stops a server left running).
 run() {
 	local name=$1 settings=$2 d="$work/server"
 	rm -rf "$d"
@@ -85,11 +86,10 @@ run() {
 	"$admin" --no-defaults --socket="$d/sock" -uroot shutdown
 	wait "$server_pid" || true
 	server_pid=
-	echo "$name|$out"
+	echo "$name|$out" >>"$work/results"
 }
 
 echo "mariadb-settings: $rows rows in batches of $batch from $writers writers, then one-row commits from $clients clients for $duration; data in $work"
-results=()
 settings=
 for c in "${configs[@]}"; do
 	name=${c%%|*}
@@ -98,17 +98,17 @@ for c in "${configs[@]}"; do
 		# shellcheck disable=SC2086 # keys are words
 		settings+=$'\n'$(scripts/mariadb-cnf.sh $keys)
 	fi
-	results+=("$(run "$name" "$settings")")
+	run "$name" "$settings"
 done
-results+=("$(run "relaxed durability (not for production)" "$settings"$'\n'"$relaxed")")
+run "relaxed durability (not for production)" "$settings"$'\n'"$relaxed"
 
 base_bulk= base_single=
 printf '%-42s %14s %8s %18s %8s\n' configuration "bulk rows/s" ratio "single commits/s" ratio
-for r in "${results[@]}"; do
+while IFS= read -r r; do
 	name=${r%%|*}
 	bulk=$(sed -n 's/.*bulk_rows_per_s=\([0-9]*\).*/\1/p' <<<"$r")
 	single=$(sed -n 's/.*single_commits_per_s=\([0-9]*\).*/\1/p' <<<"$r")
 	: "${base_bulk:=$bulk}" "${base_single:=$single}"
 	printf '%-42s %14s %8s %18s %8s\n' "$name" "$bulk" "$(awk -v a="$bulk" -v b="$base_bulk" 'BEGIN { printf "%.2f", a / b }')" \
 		"$single" "$(awk -v a="$single" -v b="$base_single" 'BEGIN { printf "%.2f", a / b }')"
-done
+done <"$work/results"
