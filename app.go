@@ -13,6 +13,7 @@ import (
 	"coupond/coupon/archive"
 	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
+	"coupond/coupon/code"
 	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
 	"coupond/coupon/reminder"
@@ -35,6 +36,7 @@ type app struct {
 	qrdb     *redis.Client // asynq's Redis, for readiness checks
 	queueOpt asynq.RedisClientOpt
 	signer   *auth.Signer
+	codes    *code.Codec // the coupon codes (COUPON_CODE_KEY)
 	enqueuer *asynq.Client
 	files    *distribution.Files // uploads of distribution tasks
 	svc      *services.Services
@@ -64,6 +66,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		qrdb:     store.OpenRedis(cfg.QueueRedisAddr, cfg.RedisPassword, cfg.QueueRedisDB),
 		queueOpt: asynq.RedisClientOpt{Addr: cfg.QueueRedisAddr, Password: cfg.RedisPassword, DB: cfg.QueueRedisDB},
 		signer:   auth.NewSigner(cfg.JWTSecret, auth.MaxTTL(cfg.JWTMaxTTL)),
+		codes:    code.New([]byte(cfg.CodeKey)),
 	}
 	a.enqueuer = asynq.NewClient(a.queueOpt)
 	if a.files, err = distribution.OpenFiles(ctx, cfg.BlobURL); err != nil {

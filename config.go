@@ -29,6 +29,7 @@ type config struct {
 	QueueRedisAddr  string
 	QueueRedisDB    int
 	JWTSecret       string
+	CodeKey         string
 	MonitorUser     string
 	MonitorPassword string
 	NodeID          int64
@@ -120,6 +121,7 @@ var settings = []setting{
 	{"COUPON_QUEUE_REDIS_ADDR", "", "Redis for asynq jobs (empty: COUPON_REDIS_ADDR)", str(func(c *config) *string { return &c.QueueRedisAddr })},
 	{"COUPON_QUEUE_REDIS_DB", "1", "its database number", num(func(c *config) *int { return &c.QueueRedisDB })},
 	{"COUPON_JWT_SECRET", devSecret, "HS256 secret of bearer tokens", str(func(c *config) *string { return &c.JWTSecret })},
+	{"COUPON_CODE_KEY", devSecret, "key of the coupon codes, derived from each coupon's id (coupon/code): keep it secret and never change it, or every code changes", str(func(c *config) *string { return &c.CodeKey })},
 	{"COUPON_MONITOR_USER", "admin", "basic-auth user of /monitoring (asynqmon)", str(func(c *config) *string { return &c.MonitorUser })},
 	{"COUPON_MONITOR_PASSWORD", "admin", "its password", str(func(c *config) *string { return &c.MonitorPassword })},
 	{"COUPON_NODE_ID", "1", "snowflake node number, unique per instance (0…1023)", num64(func(c *config) *int64 { return &c.NodeID })},

@@ -9,6 +9,7 @@ import (
 // Minimum lengths of the secrets COUPON_ENV=prod requires.
 const (
 	minProdJWTSecret     = 32 // HS256: a key shorter than the hash is guessable offline from one token
+	minProdCodeKey       = 32 // the codes' key: the same reasoning, a code being a keyed hash of an id
 	minProdSharedSecrets = 16 // the monitoring password and the webhook secret
 )
 
@@ -36,8 +37,8 @@ func applyEnvDefaults(c *config) {
 }
 
 // prodRefusals are the settings COUPON_ENV=prod refuses, each as a message naming its variable:
-// the development JWT secret or a short one, the default or a short monitoring password, and a
-// short webhook secret.
+// the development JWT secret or a short one, the development code key or a short one, the default
+// or a short monitoring password, and a short webhook secret.
 func prodRefusals(c config) []string {
 	if c.Env != "prod" {
 		return nil
@@ -45,6 +46,9 @@ func prodRefusals(c config) []string {
 	var errs []string
 	if c.JWTSecret == devSecret || len(c.JWTSecret) < minProdJWTSecret {
 		errs = append(errs, fmt.Sprintf("COUPON_ENV=prod needs COUPON_JWT_SECRET of at least %d characters", minProdJWTSecret))
+	}
+	if c.CodeKey == devSecret || len(c.CodeKey) < minProdCodeKey {
+		errs = append(errs, fmt.Sprintf("COUPON_ENV=prod needs COUPON_CODE_KEY of at least %d characters", minProdCodeKey))
 	}
 	if c.MonitorPassword == "admin" || len(c.MonitorPassword) < minProdSharedSecrets {
 		errs = append(errs, fmt.Sprintf("COUPON_ENV=prod needs COUPON_MONITOR_PASSWORD of at least %d characters (not the default)", minProdSharedSecrets))

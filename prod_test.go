@@ -12,6 +12,7 @@ import (
 func prodEnv(t *testing.T) {
 	t.Setenv("COUPON_ENV", "prod")
 	t.Setenv("COUPON_JWT_SECRET", strings.Repeat("j", 32))
+	t.Setenv("COUPON_CODE_KEY", strings.Repeat("c", 32))
 	t.Setenv("COUPON_MONITOR_PASSWORD", strings.Repeat("m", 16))
 }
 
@@ -24,6 +25,8 @@ func TestProdRefusesWeakSecrets(t *testing.T) {
 	}
 	for _, c := range []struct{ env, value, want string }{
 		{"COUPON_JWT_SECRET", strings.Repeat("j", 31), "COUPON_JWT_SECRET of at least 32 characters"},
+		{"COUPON_CODE_KEY", strings.Repeat("c", 31), "COUPON_CODE_KEY of at least 32 characters"},
+		{"COUPON_CODE_KEY", "coupond-dev-secret-change-me", "COUPON_CODE_KEY of at least 32 characters"},
 		{"COUPON_MONITOR_PASSWORD", "x", "COUPON_MONITOR_PASSWORD of at least 16 characters"},
 		{"COUPON_MONITOR_PASSWORD", "admin", "COUPON_MONITOR_PASSWORD of at least 16 characters"},
 		{"COUPON_REMINDER_WEBHOOK_SECRET", "short", "COUPON_REMINDER_WEBHOOK_SECRET of at least 16 characters"},

@@ -23,7 +23,7 @@ import (
 // at / (when COUPON_PLAYGROUND resolves to on), asynqmon at /monitoring (both never framed by another site), /healthz (the
 // process is up) and /readyz (MySQL and Redis answer). /metrics has its own listener (metrics.go).
 func (a *app) routes() http.Handler {
-	gql := graph.NewHandler(&graph.Resolver{Templates: a.svc.Templates, Redeemer: a.svc.Redeemer, Wallet: a.svc.Wallet,
+	gql := graph.NewHandler(&graph.Resolver{Templates: a.svc.Templates, Redeemer: a.svc.Redeemer, Wallet: a.svc.Wallet, Codes: a.codes,
 		Distribution: a.svc.Distribution, Checkout: a.svc.Checkout, Reminders: a.svc.Reminders, Stats: a.svc.Stats, Reconciler: a.svc.Reconciler,
 		Settings: model.ServerSettings{StatsTimeZone: a.cfg.StatsZone.String(), StatsMaxDays: a.cfg.StatsMaxDays,
 			UploadMaxBytes: int(a.cfg.UploadMaxBytes), RedeemMode: string(a.cfg.Redeem.Mode)}}, graph.HandlerConfig{

@@ -5,6 +5,7 @@
 // The capabilities live below it, one package each:
 //
 //	keys/          every Redis key and member format, and the hash-tag rule
+//	code/          a coupon's code: its id under a keyed permutation and check, and back
 //	lease/         the Redis lease (one persister per template, one runner per distribution task)
 //	expiry/        expiry buckets and the sweep
 //	issue/         "a coupon now exists": user_coupon row builders and the after-commit work (expiry
@@ -20,7 +21,8 @@
 //	reminder/      reminders before a claim window opens
 //	archive/       old coupons moved to user_coupon_archive
 //
-// They import only downward, in three layers. At the bottom keys, lease and expiry (expiry → keys).
+// They import only downward, in three layers. At the bottom keys, code (→ nothing), lease and expiry
+// (expiry → keys).
 // In the middle issue (→ expiry, keys), template (→ issue, keys: a cache rebuild counts the
 // distribution rows issue says MySQL does not hold yet) and checkout (→ keys). On top the
 // capabilities only the API and the jobs call: claim and distribution (→ template, issue, keys,

@@ -11132,7 +11132,6 @@ type UserCouponMutation struct {
 	template_id       *int64
 	addtemplate_id    *int64
 	redemption_id     *string
-	code              *string
 	receive_count     *int
 	addreceive_count  *int
 	source            *usercoupon.Source
@@ -11474,42 +11473,6 @@ func (m *UserCouponMutation) OldRedemptionID(ctx context.Context) (v string, err
 // ResetRedemptionID resets all changes to the "redemption_id" field.
 func (m *UserCouponMutation) ResetRedemptionID() {
 	m.redemption_id = nil
-}
-
-// SetCode sets the "code" field.
-func (m *UserCouponMutation) SetCode(s string) {
-	m.code = &s
-}
-
-// Code returns the value of the "code" field in the mutation.
-func (m *UserCouponMutation) Code() (r string, exists bool) {
-	v := m.code
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldCode returns the old "code" field's value of the UserCoupon entity.
-// If the UserCoupon object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *UserCouponMutation) OldCode(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldCode is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldCode requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldCode: %w", err)
-	}
-	return oldValue.Code, nil
-}
-
-// ResetCode resets all changes to the "code" field.
-func (m *UserCouponMutation) ResetCode() {
-	m.code = nil
 }
 
 // SetReceiveCount sets the "receive_count" field.
@@ -12033,7 +11996,7 @@ func (m *UserCouponMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserCouponMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 15)
 	if m.created_at != nil {
 		fields = append(fields, usercoupon.FieldCreatedAt)
 	}
@@ -12048,9 +12011,6 @@ func (m *UserCouponMutation) Fields() []string {
 	}
 	if m.redemption_id != nil {
 		fields = append(fields, usercoupon.FieldRedemptionID)
-	}
-	if m.code != nil {
-		fields = append(fields, usercoupon.FieldCode)
 	}
 	if m.receive_count != nil {
 		fields = append(fields, usercoupon.FieldReceiveCount)
@@ -12100,8 +12060,6 @@ func (m *UserCouponMutation) Field(name string) (ent.Value, bool) {
 		return m.TemplateID()
 	case usercoupon.FieldRedemptionID:
 		return m.RedemptionID()
-	case usercoupon.FieldCode:
-		return m.Code()
 	case usercoupon.FieldReceiveCount:
 		return m.ReceiveCount()
 	case usercoupon.FieldSource:
@@ -12141,8 +12099,6 @@ func (m *UserCouponMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldTemplateID(ctx)
 	case usercoupon.FieldRedemptionID:
 		return m.OldRedemptionID(ctx)
-	case usercoupon.FieldCode:
-		return m.OldCode(ctx)
 	case usercoupon.FieldReceiveCount:
 		return m.OldReceiveCount(ctx)
 	case usercoupon.FieldSource:
@@ -12206,13 +12162,6 @@ func (m *UserCouponMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetRedemptionID(v)
-		return nil
-	case usercoupon.FieldCode:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetCode(v)
 		return nil
 	case usercoupon.FieldReceiveCount:
 		v, ok := value.(int)
@@ -12444,9 +12393,6 @@ func (m *UserCouponMutation) ResetField(name string) error {
 	case usercoupon.FieldRedemptionID:
 		m.ResetRedemptionID()
 		return nil
-	case usercoupon.FieldCode:
-		m.ResetCode()
-		return nil
 	case usercoupon.FieldReceiveCount:
 		m.ResetReceiveCount()
 		return nil
@@ -12542,7 +12488,6 @@ type UserCouponArchiveMutation struct {
 	template_id       *int64
 	addtemplate_id    *int64
 	redemption_id     *string
-	code              *string
 	receive_count     *int
 	addreceive_count  *int
 	source            *usercouponarchive.Source
@@ -12885,42 +12830,6 @@ func (m *UserCouponArchiveMutation) OldRedemptionID(ctx context.Context) (v stri
 // ResetRedemptionID resets all changes to the "redemption_id" field.
 func (m *UserCouponArchiveMutation) ResetRedemptionID() {
 	m.redemption_id = nil
-}
-
-// SetCode sets the "code" field.
-func (m *UserCouponArchiveMutation) SetCode(s string) {
-	m.code = &s
-}
-
-// Code returns the value of the "code" field in the mutation.
-func (m *UserCouponArchiveMutation) Code() (r string, exists bool) {
-	v := m.code
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldCode returns the old "code" field's value of the UserCouponArchive entity.
-// If the UserCouponArchive object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *UserCouponArchiveMutation) OldCode(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldCode is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldCode requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldCode: %w", err)
-	}
-	return oldValue.Code, nil
-}
-
-// ResetCode resets all changes to the "code" field.
-func (m *UserCouponArchiveMutation) ResetCode() {
-	m.code = nil
 }
 
 // SetReceiveCount sets the "receive_count" field.
@@ -13480,7 +13389,7 @@ func (m *UserCouponArchiveMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserCouponArchiveMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 16)
 	if m.created_at != nil {
 		fields = append(fields, usercouponarchive.FieldCreatedAt)
 	}
@@ -13495,9 +13404,6 @@ func (m *UserCouponArchiveMutation) Fields() []string {
 	}
 	if m.redemption_id != nil {
 		fields = append(fields, usercouponarchive.FieldRedemptionID)
-	}
-	if m.code != nil {
-		fields = append(fields, usercouponarchive.FieldCode)
 	}
 	if m.receive_count != nil {
 		fields = append(fields, usercouponarchive.FieldReceiveCount)
@@ -13550,8 +13456,6 @@ func (m *UserCouponArchiveMutation) Field(name string) (ent.Value, bool) {
 		return m.TemplateID()
 	case usercouponarchive.FieldRedemptionID:
 		return m.RedemptionID()
-	case usercouponarchive.FieldCode:
-		return m.Code()
 	case usercouponarchive.FieldReceiveCount:
 		return m.ReceiveCount()
 	case usercouponarchive.FieldSource:
@@ -13593,8 +13497,6 @@ func (m *UserCouponArchiveMutation) OldField(ctx context.Context, name string) (
 		return m.OldTemplateID(ctx)
 	case usercouponarchive.FieldRedemptionID:
 		return m.OldRedemptionID(ctx)
-	case usercouponarchive.FieldCode:
-		return m.OldCode(ctx)
 	case usercouponarchive.FieldReceiveCount:
 		return m.OldReceiveCount(ctx)
 	case usercouponarchive.FieldSource:
@@ -13660,13 +13562,6 @@ func (m *UserCouponArchiveMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetRedemptionID(v)
-		return nil
-	case usercouponarchive.FieldCode:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetCode(v)
 		return nil
 	case usercouponarchive.FieldReceiveCount:
 		v, ok := value.(int)
@@ -13904,9 +13799,6 @@ func (m *UserCouponArchiveMutation) ResetField(name string) error {
 		return nil
 	case usercouponarchive.FieldRedemptionID:
 		m.ResetRedemptionID()
-		return nil
-	case usercouponarchive.FieldCode:
-		m.ResetCode()
 		return nil
 	case usercouponarchive.FieldReceiveCount:
 		m.ResetReceiveCount()

@@ -361,16 +361,12 @@ func init() {
 	usercouponDescRedemptionID := usercouponFields[3].Descriptor()
 	// usercoupon.RedemptionIDValidator is a validator for the "redemption_id" field. It is called by the builders before save.
 	usercoupon.RedemptionIDValidator = usercouponDescRedemptionID.Validators[0].(func(string) error)
-	// usercouponDescCode is the schema descriptor for code field.
-	usercouponDescCode := usercouponFields[4].Descriptor()
-	// usercoupon.CodeValidator is a validator for the "code" field. It is called by the builders before save.
-	usercoupon.CodeValidator = usercouponDescCode.Validators[0].(func(string) error)
 	// usercouponDescReceiveCount is the schema descriptor for receive_count field.
-	usercouponDescReceiveCount := usercouponFields[5].Descriptor()
+	usercouponDescReceiveCount := usercouponFields[4].Descriptor()
 	// usercoupon.ReceiveCountValidator is a validator for the "receive_count" field. It is called by the builders before save.
 	usercoupon.ReceiveCountValidator = usercouponDescReceiveCount.Validators[0].(func(int) error)
 	// usercouponDescRequestID is the schema descriptor for request_id field.
-	usercouponDescRequestID := usercouponFields[13].Descriptor()
+	usercouponDescRequestID := usercouponFields[12].Descriptor()
 	// usercoupon.RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
 	usercoupon.RequestIDValidator = usercouponDescRequestID.Validators[0].(func(string) error)
 	// usercouponDescID is the schema descriptor for id field.
@@ -398,16 +394,12 @@ func init() {
 	usercouponarchiveDescRedemptionID := usercouponarchiveFields[3].Descriptor()
 	// usercouponarchive.RedemptionIDValidator is a validator for the "redemption_id" field. It is called by the builders before save.
 	usercouponarchive.RedemptionIDValidator = usercouponarchiveDescRedemptionID.Validators[0].(func(string) error)
-	// usercouponarchiveDescCode is the schema descriptor for code field.
-	usercouponarchiveDescCode := usercouponarchiveFields[4].Descriptor()
-	// usercouponarchive.CodeValidator is a validator for the "code" field. It is called by the builders before save.
-	usercouponarchive.CodeValidator = usercouponarchiveDescCode.Validators[0].(func(string) error)
 	// usercouponarchiveDescReceiveCount is the schema descriptor for receive_count field.
-	usercouponarchiveDescReceiveCount := usercouponarchiveFields[5].Descriptor()
+	usercouponarchiveDescReceiveCount := usercouponarchiveFields[4].Descriptor()
 	// usercouponarchive.ReceiveCountValidator is a validator for the "receive_count" field. It is called by the builders before save.
 	usercouponarchive.ReceiveCountValidator = usercouponarchiveDescReceiveCount.Validators[0].(func(int) error)
 	// usercouponarchiveDescRequestID is the schema descriptor for request_id field.
-	usercouponarchiveDescRequestID := usercouponarchiveFields[13].Descriptor()
+	usercouponarchiveDescRequestID := usercouponarchiveFields[12].Descriptor()
 	// usercouponarchive.RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
 	usercouponarchive.RequestIDValidator = usercouponarchiveDescRequestID.Validators[0].(func(string) error)
 	// usercouponarchiveDescID is the schema descriptor for id field.

@@ -28,8 +28,6 @@ type UserCoupon struct {
 	TemplateID int64 `json:"template_id,omitempty"`
 	// claim: the redeem script's id; distribution: derived from (task, row)
 	RedemptionID string `json:"redemption_id,omitempty"`
-	// unguessable coupon code
-	Code string `json:"code,omitempty"`
 	// 1-based: the nth coupon of this template for this user, claims and distribution alike
 	ReceiveCount int `json:"receive_count,omitempty"`
 	// Source holds the value of the "source" field.
@@ -62,7 +60,7 @@ func (*UserCoupon) scanValues(columns []string) ([]any, error) {
 			values[i] = &sql.NullScanner{S: new(decimal.Decimal)}
 		case usercoupon.FieldID, usercoupon.FieldUserID, usercoupon.FieldTemplateID, usercoupon.FieldReceiveCount, usercoupon.FieldOrderID, usercoupon.FieldStockBatchID:
 			values[i] = new(sql.NullInt64)
-		case usercoupon.FieldRedemptionID, usercoupon.FieldCode, usercoupon.FieldSource, usercoupon.FieldStatus, usercoupon.FieldRequestID:
+		case usercoupon.FieldRedemptionID, usercoupon.FieldSource, usercoupon.FieldStatus, usercoupon.FieldRequestID:
 			values[i] = new(sql.NullString)
 		case usercoupon.FieldCreatedAt, usercoupon.FieldUpdatedAt, usercoupon.FieldValidStartTime, usercoupon.FieldValidEndTime, usercoupon.FieldUsedAt:
 			values[i] = new(sql.NullTime)
@@ -116,12 +114,6 @@ func (_m *UserCoupon) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field redemption_id", values[i])
 			} else if value.Valid {
 				_m.RedemptionID = value.String
-			}
-		case usercoupon.FieldCode:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field code", values[i])
-			} else if value.Valid {
-				_m.Code = value.String
 			}
 		case usercoupon.FieldReceiveCount:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -237,9 +229,6 @@ func (_m *UserCoupon) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("redemption_id=")
 	builder.WriteString(_m.RedemptionID)
-	builder.WriteString(", ")
-	builder.WriteString("code=")
-	builder.WriteString(_m.Code)
 	builder.WriteString(", ")
 	builder.WriteString("receive_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ReceiveCount))

@@ -69,12 +69,6 @@ func (_c *UserCouponCreate) SetRedemptionID(v string) *UserCouponCreate {
 	return _c
 }
 
-// SetCode sets the "code" field.
-func (_c *UserCouponCreate) SetCode(v string) *UserCouponCreate {
-	_c.mutation.SetCode(v)
-	return _c
-}
-
 // SetReceiveCount sets the "receive_count" field.
 func (_c *UserCouponCreate) SetReceiveCount(v int) *UserCouponCreate {
 	_c.mutation.SetReceiveCount(v)
@@ -264,14 +258,6 @@ func (_c *UserCouponCreate) check() error {
 			return &ValidationError{Name: "redemption_id", err: fmt.Errorf(`ent: validator failed for field "UserCoupon.redemption_id": %w`, err)}
 		}
 	}
-	if _, ok := _c.mutation.Code(); !ok {
-		return &ValidationError{Name: "code", err: errors.New(`ent: missing required field "UserCoupon.code"`)}
-	}
-	if v, ok := _c.mutation.Code(); ok {
-		if err := usercoupon.CodeValidator(v); err != nil {
-			return &ValidationError{Name: "code", err: fmt.Errorf(`ent: validator failed for field "UserCoupon.code": %w`, err)}
-		}
-	}
 	if _, ok := _c.mutation.ReceiveCount(); !ok {
 		return &ValidationError{Name: "receive_count", err: errors.New(`ent: missing required field "UserCoupon.receive_count"`)}
 	}
@@ -364,10 +350,6 @@ func (_c *UserCouponCreate) createSpec() (*UserCoupon, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.RedemptionID(); ok {
 		_spec.SetField(usercoupon.FieldRedemptionID, field.TypeString, value)
 		_node.RedemptionID = value
-	}
-	if value, ok := _c.mutation.Code(); ok {
-		_spec.SetField(usercoupon.FieldCode, field.TypeString, value)
-		_node.Code = value
 	}
 	if value, ok := _c.mutation.ReceiveCount(); ok {
 		_spec.SetField(usercoupon.FieldReceiveCount, field.TypeInt, value)
@@ -597,9 +579,6 @@ func (u *UserCouponUpsertOne) UpdateNewValues() *UserCouponUpsertOne {
 		}
 		if _, exists := u.create.mutation.RedemptionID(); exists {
 			s.SetIgnore(usercoupon.FieldRedemptionID)
-		}
-		if _, exists := u.create.mutation.Code(); exists {
-			s.SetIgnore(usercoupon.FieldCode)
 		}
 		if _, exists := u.create.mutation.ReceiveCount(); exists {
 			s.SetIgnore(usercoupon.FieldReceiveCount)
@@ -963,9 +942,6 @@ func (u *UserCouponUpsertBulk) UpdateNewValues() *UserCouponUpsertBulk {
 			}
 			if _, exists := b.mutation.RedemptionID(); exists {
 				s.SetIgnore(usercoupon.FieldRedemptionID)
-			}
-			if _, exists := b.mutation.Code(); exists {
-				s.SetIgnore(usercoupon.FieldCode)
 			}
 			if _, exists := b.mutation.ReceiveCount(); exists {
 				s.SetIgnore(usercoupon.FieldReceiveCount)

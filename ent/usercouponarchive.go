@@ -28,8 +28,6 @@ type UserCouponArchive struct {
 	TemplateID int64 `json:"template_id,omitempty"`
 	// claim: the redeem script's id; distribution: derived from (task, row)
 	RedemptionID string `json:"redemption_id,omitempty"`
-	// unguessable coupon code
-	Code string `json:"code,omitempty"`
 	// 1-based: the nth coupon of this template for this user, claims and distribution alike
 	ReceiveCount int `json:"receive_count,omitempty"`
 	// Source holds the value of the "source" field.
@@ -64,7 +62,7 @@ func (*UserCouponArchive) scanValues(columns []string) ([]any, error) {
 			values[i] = &sql.NullScanner{S: new(decimal.Decimal)}
 		case usercouponarchive.FieldID, usercouponarchive.FieldUserID, usercouponarchive.FieldTemplateID, usercouponarchive.FieldReceiveCount, usercouponarchive.FieldOrderID, usercouponarchive.FieldStockBatchID:
 			values[i] = new(sql.NullInt64)
-		case usercouponarchive.FieldRedemptionID, usercouponarchive.FieldCode, usercouponarchive.FieldSource, usercouponarchive.FieldStatus, usercouponarchive.FieldRequestID:
+		case usercouponarchive.FieldRedemptionID, usercouponarchive.FieldSource, usercouponarchive.FieldStatus, usercouponarchive.FieldRequestID:
 			values[i] = new(sql.NullString)
 		case usercouponarchive.FieldCreatedAt, usercouponarchive.FieldUpdatedAt, usercouponarchive.FieldValidStartTime, usercouponarchive.FieldValidEndTime, usercouponarchive.FieldUsedAt, usercouponarchive.FieldArchivedAt:
 			values[i] = new(sql.NullTime)
@@ -118,12 +116,6 @@ func (_m *UserCouponArchive) assignValues(columns []string, values []any) error 
 				return fmt.Errorf("unexpected type %T for field redemption_id", values[i])
 			} else if value.Valid {
 				_m.RedemptionID = value.String
-			}
-		case usercouponarchive.FieldCode:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field code", values[i])
-			} else if value.Valid {
-				_m.Code = value.String
 			}
 		case usercouponarchive.FieldReceiveCount:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -245,9 +237,6 @@ func (_m *UserCouponArchive) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("redemption_id=")
 	builder.WriteString(_m.RedemptionID)
-	builder.WriteString(", ")
-	builder.WriteString("code=")
-	builder.WriteString(_m.Code)
 	builder.WriteString(", ")
 	builder.WriteString("receive_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ReceiveCount))

@@ -69,12 +69,6 @@ func (_c *UserCouponArchiveCreate) SetRedemptionID(v string) *UserCouponArchiveC
 	return _c
 }
 
-// SetCode sets the "code" field.
-func (_c *UserCouponArchiveCreate) SetCode(v string) *UserCouponArchiveCreate {
-	_c.mutation.SetCode(v)
-	return _c
-}
-
 // SetReceiveCount sets the "receive_count" field.
 func (_c *UserCouponArchiveCreate) SetReceiveCount(v int) *UserCouponArchiveCreate {
 	_c.mutation.SetReceiveCount(v)
@@ -270,14 +264,6 @@ func (_c *UserCouponArchiveCreate) check() error {
 			return &ValidationError{Name: "redemption_id", err: fmt.Errorf(`ent: validator failed for field "UserCouponArchive.redemption_id": %w`, err)}
 		}
 	}
-	if _, ok := _c.mutation.Code(); !ok {
-		return &ValidationError{Name: "code", err: errors.New(`ent: missing required field "UserCouponArchive.code"`)}
-	}
-	if v, ok := _c.mutation.Code(); ok {
-		if err := usercouponarchive.CodeValidator(v); err != nil {
-			return &ValidationError{Name: "code", err: fmt.Errorf(`ent: validator failed for field "UserCouponArchive.code": %w`, err)}
-		}
-	}
 	if _, ok := _c.mutation.ReceiveCount(); !ok {
 		return &ValidationError{Name: "receive_count", err: errors.New(`ent: missing required field "UserCouponArchive.receive_count"`)}
 	}
@@ -373,10 +359,6 @@ func (_c *UserCouponArchiveCreate) createSpec() (*UserCouponArchive, *sqlgraph.C
 	if value, ok := _c.mutation.RedemptionID(); ok {
 		_spec.SetField(usercouponarchive.FieldRedemptionID, field.TypeString, value)
 		_node.RedemptionID = value
-	}
-	if value, ok := _c.mutation.Code(); ok {
-		_spec.SetField(usercouponarchive.FieldCode, field.TypeString, value)
-		_node.Code = value
 	}
 	if value, ok := _c.mutation.ReceiveCount(); ok {
 		_spec.SetField(usercouponarchive.FieldReceiveCount, field.TypeInt, value)
@@ -622,9 +604,6 @@ func (u *UserCouponArchiveUpsertOne) UpdateNewValues() *UserCouponArchiveUpsertO
 		}
 		if _, exists := u.create.mutation.RedemptionID(); exists {
 			s.SetIgnore(usercouponarchive.FieldRedemptionID)
-		}
-		if _, exists := u.create.mutation.Code(); exists {
-			s.SetIgnore(usercouponarchive.FieldCode)
 		}
 		if _, exists := u.create.mutation.ReceiveCount(); exists {
 			s.SetIgnore(usercouponarchive.FieldReceiveCount)
@@ -1002,9 +981,6 @@ func (u *UserCouponArchiveUpsertBulk) UpdateNewValues() *UserCouponArchiveUpsert
 			}
 			if _, exists := b.mutation.RedemptionID(); exists {
 				s.SetIgnore(usercouponarchive.FieldRedemptionID)
-			}
-			if _, exists := b.mutation.Code(); exists {
-				s.SetIgnore(usercouponarchive.FieldCode)
 			}
 			if _, exists := b.mutation.ReceiveCount(); exists {
 				s.SetIgnore(usercouponarchive.FieldReceiveCount)

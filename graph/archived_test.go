@@ -10,6 +10,7 @@ import (
 	"coupond/coupon"
 	"coupond/coupon/archivedue"
 	"coupond/ent/usercoupon"
+	"coupond/graph/scalar"
 	"coupond/idgen"
 )
 
@@ -27,7 +28,7 @@ func TestMyCouponsIncludeArchived(t *testing.T) {
 		}
 		id := idgen.Next()
 		if err := e.db.UserCoupon.Create().SetID(id).SetUserID(user.UserID).SetTemplateID(tplID).
-			SetRedemptionID(fmt.Sprintf("arch-%d", i)).SetCode(fmt.Sprintf("arch-code-%d", i)).SetReceiveCount(i + 1).
+			SetRedemptionID(fmt.Sprintf("arch-%d", i)).SetReceiveCount(i + 1).
 			SetSource(usercoupon.SourceDISTRIBUTION).SetStatus(st).SetValidStartTime(long.Add(-time.Hour)).
 			SetValidEndTime(end).SetUpdatedAt(changed).Exec(ctx); err != nil {
 			t.Fatal(err)
@@ -46,10 +47,12 @@ func TestMyCouponsIncludeArchived(t *testing.T) {
 		Edges      []struct {
 			Cursor string `json:"cursor"`
 			Node   struct {
-				Code       string  `json:"code"`
-				Status     string  `json:"status"`
-				ArchivedAt *string `json:"archivedAt"`
-				Template   struct {
+				ID           string  `json:"id"`
+				Code         string  `json:"code"`
+				ReceiveCount int     `json:"receiveCount"`
+				Status       string  `json:"status"`
+				ArchivedAt   *string `json:"archivedAt"`
+				Template     struct {
 					ID string `json:"id"`
 				} `json:"template"`
 			} `json:"node"`
@@ -60,8 +63,8 @@ func TestMyCouponsIncludeArchived(t *testing.T) {
 		} `json:"pageInfo"`
 	}
 	q := `query($after: String, $all: Boolean) { myCoupons(first: 2, after: $after, includeArchived: $all) {
-	  totalCount edges { cursor node { code status archivedAt template { id } } } pageInfo { hasNextPage endCursor } } }`
-	var codes []string
+	  totalCount edges { cursor node { id code receiveCount status archivedAt template { id } } } pageInfo { hasNextPage endCursor } } }`
+	var counts []int
 	var after any
 	for page := 0; page < 5; page++ {
 		c := field[conn](t, e.do(e.token(user), q, map[string]any{"after": after, "all": true}), "myCoupons")
@@ -69,8 +72,11 @@ func TestMyCouponsIncludeArchived(t *testing.T) {
 			t.Fatalf("totalCount %d with archived, want 5", c.TotalCount)
 		}
 		for _, ed := range c.Edges {
-			codes = append(codes, ed.Node.Code)
-			archived := ed.Node.Code < "arch-code-3"
+			counts = append(counts, ed.Node.ReceiveCount)
+			archived := ed.Node.ReceiveCount <= 3
+			if id, err := scalar.ParseID(ed.Node.ID); err != nil || testCodes.Encode(id) != ed.Node.Code {
+				t.Fatalf("edge %+v: the code is not its id's", ed.Node)
+			}
 			if (ed.Node.ArchivedAt != nil) != archived || ed.Node.Template.ID != tpl.ID {
 				t.Fatalf("edge %+v: archivedAt set = %v, want %v", ed.Node, ed.Node.ArchivedAt != nil, archived)
 			}
@@ -80,9 +86,9 @@ func TestMyCouponsIncludeArchived(t *testing.T) {
 		}
 		after = *c.PageInfo.EndCursor
 	}
-	want := []string{"arch-code-4", "arch-code-3", "arch-code-2", "arch-code-1", "arch-code-0"}
-	if fmt.Sprint(codes) != fmt.Sprint(want) {
-		t.Fatalf("pages with archived: %v, want %v", codes, want)
+	want := []int{5, 4, 3, 2, 1}
+	if fmt.Sprint(counts) != fmt.Sprint(want) {
+		t.Fatalf("pages with archived: receive counts %v, want %v", counts, want)
 	}
 	hot := field[conn](t, e.do(e.token(user), q, map[string]any{}), "myCoupons")
 	if hot.TotalCount != 2 || len(hot.Edges) != 2 || hot.PageInfo.HasNextPage {

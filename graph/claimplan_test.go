@@ -71,7 +71,7 @@ func TestClaimPlanAnswersAsTheExecutor(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			s := stack.New(t, "graph", "claimplan_"+string(mode), stack.Options{Config: services.Config{Redeem: claim.Config{Mode: mode}}})
 			signer := auth.NewSigner(testSecret)
-			r := &Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet}
+			r := &Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Codes: testCodes}
 			cfg := HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15}
 			planned, plans := newHandler(r, cfg)
 			cfg.ExecutorOnly = true
@@ -245,7 +245,7 @@ func planTakes(t *testing.T, query, opName string, vars map[string]any) bool {
 func TestConcurrentPlannedClaimsBalance(t *testing.T) {
 	s := stack.New(t, "graph", "claimplan_books", stack.Options{Worker: true, Kick: true})
 	signer := auth.NewSigner(testSecret)
-	h, plans := newHandler(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet},
+	h, plans := newHandler(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Codes: testCodes},
 		HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15, ExecutorOnly: plansOff})
 	h = signer.Middleware(h)
 	tpl := s.Template(t, 150, 2, nil)

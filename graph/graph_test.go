@@ -40,7 +40,7 @@ func newEnv(t *testing.T, name string) *env {
 	s := stack.New(t, "graph", name, stack.Options{Config: services.Config{Redeem: claim.Config{Mode: claim.ModeSync}}})
 	db, sqlDB := s.DB, s.SQL
 	signer := auth.NewSigner(testSecret)
-	h := NewHandler(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Distribution: s.Distribution,
+	h := NewHandler(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Codes: testCodes, Distribution: s.Distribution,
 		Checkout: s.Checkout, Reminders: s.Reminders, Stats: s.Stats, Reconciler: s.Reconciler, Settings: testSettings}, HandlerConfig{
 		Signer: signer, Introspection: true, ComplexityLimit: 500, DepthLimit: 15, ExecutorOnly: plansOff,
 	})

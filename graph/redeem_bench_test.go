@@ -27,7 +27,7 @@ const benchRedeemQuery = `mutation($t:ID!,$r:String){redeemCoupon(input:{templat
 func BenchmarkRedeemCoupon(b *testing.B) {
 	s := stack.New(b, "graph", "bench_redeem", stack.Options{})
 	signer := auth.NewSigner(testSecret)
-	r := &Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet}
+	r := &Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Codes: testCodes}
 	cfg := HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15}
 	planned := signer.Middleware(NewHandler(r, cfg))
 	cfg.ExecutorOnly = true

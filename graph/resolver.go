@@ -3,6 +3,7 @@ package graph
 import (
 	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
+	"coupond/coupon/code"
 	"coupond/coupon/distribution"
 	"coupond/coupon/reconcile"
 	"coupond/coupon/reminder"
@@ -17,6 +18,8 @@ type Resolver struct {
 	Templates *template.Admin
 	Redeemer  *claim.Redeemer
 	Wallet    *wallet.Wallet
+	// Codes renders coupons' codes (UserCoupon.code).
+	Codes *code.Codec
 
 	Distribution *distribution.Service
 	Checkout     *checkout.Service

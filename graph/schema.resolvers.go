@@ -306,6 +306,10 @@ func (r *subscriptionResolver) CouponTaskProgress(ctx context.Context, id string
 	return r.Distribution.Progress(ctx, actorOf(ctx), tid)
 }
 
+func (r *userCouponResolver) Code(ctx context.Context, obj *coupon.UserCoupon) (string, error) {
+	return r.Codes.Encode(obj.ID), nil
+}
+
 func (r *userCouponResolver) Template(ctx context.Context, obj *coupon.UserCoupon) (*coupon.Template, error) {
 	return r.Templates.Get(ctx, nil, obj.TemplateID)
 }

@@ -174,11 +174,12 @@ func TestRedeemCodesOrderOfCoupons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codes := map[string]bool{}
-	for i, r := range rows {
-		if r.ReceiveCount != i+1 || len(r.Code) != 16 || codes[r.Code] {
-			t.Fatalf("coupon %d: receive_count %d code %q; want %d and a fresh 16-character code", i, r.ReceiveCount, r.Code, i+1)
+	if len(rows) != 3 {
+		t.Fatalf("%d coupons, want 3", len(rows))
+	}
+	for i, r := range rows { // the codes are derived from the ids: coupon/code's tests
+		if r.ReceiveCount != i+1 {
+			t.Fatalf("coupon %d: receive_count %d, want %d", i, r.ReceiveCount, i+1)
 		}
-		codes[r.Code] = true
 	}
 }

@@ -29,7 +29,7 @@ func TestPeriodicArchiveMovesOldCoupons(t *testing.T) {
 		}
 		id := idgen.Next()
 		if err := s.DB.UserCoupon.Create().SetID(id).SetUserID(int64(500 + i)).SetTemplateID(3).
-			SetRedemptionID(fmt.Sprintf("jobs-arch-%d", i)).SetCode(fmt.Sprintf("jobs-arch-%d", i)).SetReceiveCount(1).
+			SetRedemptionID(fmt.Sprintf("jobs-arch-%d", i)).SetReceiveCount(1).
 			SetSource(usercoupon.SourceCLAIM).SetStatus(st).SetValidStartTime(long.Add(-time.Hour)).
 			SetValidEndTime(long).SetUpdatedAt(changed).Exec(ctx); err != nil {
 			t.Fatal(err)

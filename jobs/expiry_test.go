@@ -28,7 +28,7 @@ func expCoupon(t *testing.T, db *ent.Client, userID, templateID int64, end time.
 	ctx := context.Background()
 	n := expSeq.Add(1)
 	uc, err := db.UserCoupon.Create().SetID(idgen.Next()).SetUserID(userID).SetTemplateID(templateID).
-		SetRedemptionID(fmt.Sprintf("jobs-rd-%d", n)).SetCode(fmt.Sprintf("jobs-code-%d", n)).
+		SetRedemptionID(fmt.Sprintf("jobs-rd-%d", n)).
 		SetReceiveCount(int(n)).SetSource(usercoupon.SourceCLAIM).
 		SetValidStartTime(end.Add(-time.Hour)).SetValidEndTime(end).Save(ctx)
 	if err != nil {

@@ -12,13 +12,18 @@
 # For a service that does not answer: install it with apt-get when its binary is missing
 # (mariadb-server / redis-server), start it, wait until it answers (SERVICES_TIMEOUT seconds, default
 # 60). A MariaDB whose root cannot log in over TCP with an empty password (fresh Debian: unix_socket
-# auth) is fixed through the unix socket. A Redis that is already running is never restarted; if it
+# auth) is fixed through the unix socket. On a fresh machine (MariaDB about to be installed, or a data
+# directory about to be created) coupond's production settings are written first to
+# $SERVICES_MYSQL_CNF (scripts/mariadb-cnf.sh: buffer pool, redo log, flushing, binlog; README
+# "MariaDB settings"); a server with data keeps its configuration, and a running one is never
+# reconfigured or restarted. A Redis that is already running is never restarted; if it
 # runs with AOF off, AOF is switched on with CONFIG SET. Idempotent; when everything is up it only
 # runs three quick checks. Works sourced or executed, with or without `set -euo pipefail` in the
 # caller (the work runs in a subshell, so sourcing changes no shell option or variable).
 #
 # Overrides: SERVICES_MYSQL_HOST/PORT (127.0.0.1/3306), SERVICES_MYSQL_SOCKET (the unix socket used to
-# fix root's login; default: the client's), SERVICES_REDIS_HOST/PORT (127.0.0.1/6379),
+# fix root's login; default: the client's), SERVICES_MYSQL_CNF (/etc/mysql/mariadb.conf.d/90-coupond.cnf),
+# SERVICES_MYSQL_BUFFER_POOL (a quarter of the memory), SERVICES_REDIS_HOST/PORT (127.0.0.1/6379),
 # SERVICES_REDIS_DIR (/var/lib/redis), SERVICES_REDIS_LOG (/var/log/redis/coupond-redis.log),
 # SERVICES_TIMEOUT (60).
 
@@ -28,6 +33,9 @@ _coupond_services() (
 	local mysql_host=${SERVICES_MYSQL_HOST:-127.0.0.1}
 	local mysql_port=${SERVICES_MYSQL_PORT:-3306}
 	local mysql_socket=${SERVICES_MYSQL_SOCKET:-} # for the root-login fix; default: the client's own
+	local mysql_cnf=${SERVICES_MYSQL_CNF:-/etc/mysql/mariadb.conf.d/90-coupond.cnf}
+	local here
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 	local redis_host=${SERVICES_REDIS_HOST:-127.0.0.1}
 	local redis_port=${SERVICES_REDIS_PORT:-6379}
 	local redis_dir=${SERVICES_REDIS_DIR:-/var/lib/redis}
@@ -195,6 +203,23 @@ _coupond_services() (
 		fi
 	}
 
+	# write_mariadb_cnf: put coupond's settings where the server reads them, for a fresh machine; a
+	# file already there (an operator's edit) is kept. Debian's my.cnf includes mariadb.conf.d/.
+	write_mariadb_cnf() {
+		if [[ -e $mysql_cnf ]]; then
+			return 0
+		fi
+		say "writing MariaDB's production settings to $mysql_cnf (scripts/mariadb-cnf.sh)"
+		local cnf
+		cnf=$("$here/mariadb-cnf.sh")
+		asroot mkdir -p "$(dirname "$mysql_cnf")"
+		printf '%s\n' "$cnf" | asroot tee "$mysql_cnf" >/dev/null
+		if [[ -f /etc/mysql/my.cnf && $mysql_cnf == /etc/mysql/mariadb.conf.d/* ]] &&
+			! grep -q '^!includedir /etc/mysql/mariadb.conf.d' /etc/mysql/my.cnf; then
+			echo "services: WARNING: /etc/mysql/my.cnf does not include /etc/mysql/mariadb.conf.d/: $mysql_cnf is not read" >&2
+		fi
+	}
+
 	start_mariadb() {
 		local bin
 		bin=$(first_bin mariadbd mysqld) || die "mariadbd not found after install"
@@ -214,6 +239,7 @@ _coupond_services() (
 		d=$( (my_print_defaults --mysqld 2>/dev/null || true) | sed -n 's/^--datadir=//p' | tail -n1)
 		[[ -n $d ]] && datadir=$d
 		if [[ ! -d $datadir/mysql ]]; then
+			write_mariadb_cnf
 			local installdb
 			installdb=$(first_bin mariadb-install-db mysql_install_db) || die "no mariadb-install-db to create $datadir"
 			say "initialising the data directory $datadir"
@@ -270,6 +296,10 @@ _coupond_services() (
 		fi
 		if ((${#pkgs[@]} > 0)); then
 			command -v apt-get >/dev/null 2>&1 || die "not reachable and not installed: ${pkgs[*]} (no apt-get here: install them yourself)"
+			# The package starts its server at once: the settings go first.
+			if [[ " ${pkgs[*]} " == *" mariadb-server "* ]]; then
+				write_mariadb_cnf
+			fi
 			say "installing ${pkgs[*]} with apt-get"
 			asroot env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null ||
 				die "apt-get update failed"

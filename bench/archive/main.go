@@ -186,17 +186,17 @@ func seed(db *sql.DB, n int, expiredShare float64) (int, int) {
 			st, end = "EXPIRED", year
 		}
 		at := year.Add(time.Duration(i) * time.Second)
-		_, err := tx.Exec("INSERT INTO user_coupon (id, created_at, updated_at, user_id, template_id, redemption_id, code, receive_count, source, status, valid_start_time, valid_end_time) "+
-			"VALUES (?, ?, ?, ?, 5, ?, ?, 1, 'DISTRIBUTION', ?, ?, ?)",
-			i, at, at, i, "seed-"+strconv.Itoa(i), "c"+strconv.Itoa(i), st, at.Add(-time.Hour), end)
+		_, err := tx.Exec("INSERT INTO user_coupon (id, created_at, updated_at, user_id, template_id, redemption_id, receive_count, source, status, valid_start_time, valid_end_time) "+
+			"VALUES (?, ?, ?, ?, 5, ?, 1, 'DISTRIBUTION', ?, ?, ?)",
+			i, at, at, i, "seed-"+strconv.Itoa(i), st, at.Add(-time.Hour), end)
 		must(err)
 	}
 	must(tx.Commit())
 	total := first
 	for total < n {
-		_, err := db.Exec("INSERT INTO user_coupon (id, created_at, updated_at, user_id, template_id, redemption_id, code, receive_count, source, status, valid_start_time, valid_end_time) "+
-			"SELECT id + ?, created_at, updated_at + INTERVAL ? SECOND, user_id + ?, template_id, CONCAT('seed-', id + ?), CONCAT('c', id + ?), 1, source, status, valid_start_time, valid_end_time FROM user_coupon",
-			total, total, total, total, total)
+		_, err := db.Exec("INSERT INTO user_coupon (id, created_at, updated_at, user_id, template_id, redemption_id, receive_count, source, status, valid_start_time, valid_end_time) "+
+			"SELECT id + ?, created_at, updated_at + INTERVAL ? SECOND, user_id + ?, template_id, CONCAT('seed-', id + ?), 1, source, status, valid_start_time, valid_end_time FROM user_coupon",
+			total, total, total, total)
 		must(err)
 		total *= 2
 		log.Printf("seeded %d", total)

@@ -40,7 +40,7 @@ func (x *expEnv) coupon(t *testing.T, userID, templateID int64, end time.Time, s
 	t.Helper()
 	n := x.seq.Add(1)
 	uc, err := x.db.UserCoupon.Create().SetID(idgen.Next()).SetUserID(userID).SetTemplateID(templateID).
-		SetRedemptionID(fmt.Sprintf("rd-%d-%d", templateID, n)).SetCode(fmt.Sprintf("code-%d-%d", templateID, n)).
+		SetRedemptionID(fmt.Sprintf("rd-%d-%d", templateID, n)).
 		SetReceiveCount(int(n)).SetSource(usercoupon.SourceCLAIM).
 		SetValidStartTime(end.Add(-24 * time.Hour)).SetValidEndTime(end).SetStatus(st).
 		Save(context.Background())
@@ -252,7 +252,7 @@ func TestExpireBucketConcurrentRunsExpireEachCouponOnce(t *testing.T) {
 		for k := 1; k <= perUser; k++ {
 			end := minute.Add(time.Duration(u%60) * time.Second)
 			builders = append(builders, x.db.UserCoupon.Create().SetID(idgen.Next()).SetUserID(u).SetTemplateID(tpl).
-				SetRedemptionID(fmt.Sprintf("c-%d-%d", u, k)).SetCode(fmt.Sprintf("c-%d-%d", u, k)).
+				SetRedemptionID(fmt.Sprintf("c-%d-%d", u, k)).
 				SetReceiveCount(k).SetSource(usercoupon.SourceCLAIM).
 				SetValidStartTime(end.Add(-time.Hour)).SetValidEndTime(end))
 		}

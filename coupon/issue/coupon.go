@@ -4,8 +4,6 @@
 package issue
 
 import (
-	"crypto/rand"
-	"encoding/base32"
 	"strconv"
 	"time"
 
@@ -33,14 +31,14 @@ func DistributionRedemptionID(taskID int64, row int) string {
 	return "d" + strconv.FormatInt(taskID, 10) + "-" + strconv.Itoa(row)
 }
 
-// Create returns the builder of c's row in tx, with a fresh id and an unguessable code. The row's
-// created_at and updated_at are both c.At, whichever process (and clock) inserts it: a coupon's
-// updated_at is never before its created_at (coupon/stats counts a day's issued coupons among
-// those changed since the day began).
+// Create returns the builder of c's row in tx, with a fresh id (its code is derived from the id:
+// coupon/code). The row's created_at and updated_at are both c.At, whichever process (and clock)
+// inserts it: a coupon's updated_at is never before its created_at (coupon/stats counts a day's
+// issued coupons among those changed since the day began).
 func Create(tx *ent.Tx, c Coupon) *ent.UserCouponCreate {
 	b := tx.UserCoupon.Create().
 		SetID(idgen.Next()).SetUserID(c.UserID).SetTemplateID(c.TemplateID).
-		SetRedemptionID(c.RedemptionID).SetCode(NewCode()).SetReceiveCount(c.ReceiveCount).
+		SetRedemptionID(c.RedemptionID).SetReceiveCount(c.ReceiveCount).
 		SetSource(c.Source).SetValidStartTime(c.At).SetValidEndTime(c.End).SetCreatedAt(c.At).SetUpdatedAt(c.At)
 	if c.RequestID != "" {
 		b.SetRequestID(c.RequestID)
@@ -55,13 +53,4 @@ func End(validityHours *int, templateEnd, at time.Time) time.Time {
 		return at.Add(time.Duration(*validityHours) * time.Hour)
 	}
 	return templateEnd
-}
-
-var codeEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
-
-// NewCode returns an unguessable 16-character coupon code (80 random bits).
-func NewCode() string {
-	b := make([]byte, 10)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return codeEncoding.EncodeToString(b)
 }

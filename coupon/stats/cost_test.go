@@ -75,9 +75,9 @@ func (m *readMeter) reads(f func()) int64 {
 func TestStatsQueryCostDoesNotGrowWithCoupons(t *testing.T) {
 	st := stack.New(t, "stats", "cost", stack.Options{})
 	tpl := st.Template(t, 200_000, 1, nil)
-	_, err := st.SQL.Exec(`INSERT INTO user_coupon (id, user_id, template_id, redemption_id, code, receive_count, source, status,
+	_, err := st.SQL.Exec(`INSERT INTO user_coupon (id, user_id, template_id, redemption_id, receive_count, source, status,
 		valid_start_time, valid_end_time, created_at, updated_at)
-		SELECT 1000000 + seq, seq, ?, CONCAT('seed-', seq), CONCAT('code-', seq), 1, 'CLAIM', 'UNUSED',
+		SELECT 1000000 + seq, seq, ?, CONCAT('seed-', seq), 1, 'CLAIM', 'UNUSED',
 		UTC_TIMESTAMP(3), UTC_TIMESTAMP(3) + INTERVAL 1 DAY, UTC_TIMESTAMP(3), UTC_TIMESTAMP(3) FROM seq_1_to_100000`, tpl.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -129,10 +129,10 @@ func TestRecountOfADayDoesNotGrowWithOtherCoupons(t *testing.T) {
 		if table == "user_coupon_archive" {
 			cols, vals = ", archived_at", ", UTC_TIMESTAMP(3)"
 		}
-		_, err := st.SQL.Exec(`INSERT INTO `+table+` (id, user_id, template_id, redemption_id, code, receive_count, source, status,
+		_, err := st.SQL.Exec(`INSERT INTO `+table+` (id, user_id, template_id, redemption_id, receive_count, source, status,
 			valid_start_time, valid_end_time, created_at, updated_at`+cols+`)
-			SELECT ? + seq, ? + seq, ?, CONCAT('seed-', ? + seq), CONCAT('code-', ? + seq), 1, ?, ?, ?, ? + INTERVAL 1 DAY, ?, ?`+vals+`
-			FROM seq_1_to_`+strconv.Itoa(n), next, next, templateID, next, next, source, status, created, created, created, updated)
+			SELECT ? + seq, ? + seq, ?, CONCAT('seed-', ? + seq), 1, ?, ?, ?, ? + INTERVAL 1 DAY, ?, ?`+vals+`
+			FROM seq_1_to_`+strconv.Itoa(n), next, next, templateID, next, source, status, created, created, created, updated)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,9 +45,9 @@ func TestDayBoundaryInAnotherZone(t *testing.T) {
 
 	// The same coupons in MySQL, and a rebuild of those two days.
 	for _, c := range coupons {
-		_, err := st.SQL.Exec(`INSERT INTO user_coupon (id, user_id, template_id, redemption_id, code, receive_count, source, status,
-			valid_start_time, valid_end_time, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, 'UNUSED', ?, ?, ?, ?)`,
-			c.ID, c.UserID, tpl.ID, "zone-"+c.Source.String()+string(rune('a'+c.ID)), "zc"+string(rune('a'+c.ID)), c.Source.String(),
+		_, err := st.SQL.Exec(`INSERT INTO user_coupon (id, user_id, template_id, redemption_id, receive_count, source, status,
+			valid_start_time, valid_end_time, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, 'UNUSED', ?, ?, ?, ?)`,
+			c.ID, c.UserID, tpl.ID, "zone-"+c.Source.String()+string(rune('a'+c.ID)), c.Source.String(),
 			c.CreatedAt, c.CreatedAt.Add(time.Hour), c.CreatedAt, c.CreatedAt)
 		if err != nil {
 			t.Fatal(err)

@@ -130,7 +130,7 @@ func cold(a *ent.UserCouponArchive) *coupon.UserCoupon {
 	at := a.ArchivedAt
 	return &coupon.UserCoupon{ArchivedAt: &at, UserCoupon: &ent.UserCoupon{
 		ID: a.ID, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt, UserID: a.UserID, TemplateID: a.TemplateID,
-		RedemptionID: a.RedemptionID, Code: a.Code, ReceiveCount: a.ReceiveCount,
+		RedemptionID: a.RedemptionID, ReceiveCount: a.ReceiveCount,
 		Source: usercoupon.Source(a.Source), Status: usercoupon.Status(a.Status),
 		ValidStartTime: a.ValidStartTime, ValidEndTime: a.ValidEndTime, OrderID: a.OrderID, UsedAt: a.UsedAt,
 		DiscountAmount: a.DiscountAmount, RequestID: a.RequestID,

@@ -34,7 +34,7 @@ func seed(t *testing.T, db *ent.Client, n int, changed time.Time) []*ent.UserCou
 			st, end = usercoupon.StatusEXPIRED, changed
 		}
 		b[i] = db.UserCoupon.Create().SetID(idgen.Next()).SetUserID(user).SetTemplateID(9).
-			SetRedemptionID(fmt.Sprintf("rd-%d", i)).SetCode(fmt.Sprintf("c-%d", i)).SetReceiveCount(i + 1).
+			SetRedemptionID(fmt.Sprintf("rd-%d", i)).SetReceiveCount(i + 1).
 			SetSource(usercoupon.SourceCLAIM).SetStatus(st).SetValidStartTime(changed.Add(-time.Hour)).
 			SetValidEndTime(end).SetUpdatedAt(changed)
 	}
@@ -138,7 +138,7 @@ func TestMyCouponsWithArchivedPagesAcrossBothTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, c := range p.Items {
-		if c.Code != all[i].Code || c.Status() != all[i].Status || c.UserID != user {
+		if c.ID != all[i].ID || c.RedemptionID != all[i].RedemptionID || c.Status() != all[i].Status || c.UserID != user {
 			t.Fatalf("item %d: %+v, want %+v", i, c.UserCoupon, all[i])
 		}
 	}

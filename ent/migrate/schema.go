@@ -119,19 +119,9 @@ var (
 				Columns: []*schema.Column{CouponSettlementColumns[7], CouponSettlementColumns[11]},
 			},
 			{
-				Name:    "couponsettlement_updated_at",
-				Unique:  false,
-				Columns: []*schema.Column{CouponSettlementColumns[2]},
-			},
-			{
 				Name:    "couponsettlement_template_id_paid_at",
 				Unique:  false,
 				Columns: []*schema.Column{CouponSettlementColumns[6], CouponSettlementColumns[14]},
-			},
-			{
-				Name:    "couponsettlement_template_id_refunded_at",
-				Unique:  false,
-				Columns: []*schema.Column{CouponSettlementColumns[6], CouponSettlementColumns[15]},
 			},
 		},
 	}
@@ -383,7 +373,6 @@ var (
 		{Name: "user_id", Type: field.TypeInt64},
 		{Name: "template_id", Type: field.TypeInt64},
 		{Name: "redemption_id", Type: field.TypeString, Size: 64},
-		{Name: "code", Type: field.TypeString, Size: 32},
 		{Name: "receive_count", Type: field.TypeInt},
 		{Name: "source", Type: field.TypeEnum, Enums: []string{"CLAIM", "DISTRIBUTION"}},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"UNUSED", "LOCKED", "USED", "EXPIRED", "REVOKED"}, Default: "UNUSED"},
@@ -404,12 +393,12 @@ var (
 			{
 				Name:    "usercoupon_user_id_template_id_receive_count",
 				Unique:  true,
-				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[4], UserCouponColumns[7]},
+				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[4], UserCouponColumns[6]},
 			},
 			{
 				Name:    "usercoupon_user_id_template_id_request_id",
 				Unique:  true,
-				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[4], UserCouponColumns[15]},
+				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[4], UserCouponColumns[14]},
 			},
 			{
 				Name:    "usercoupon_redemption_id",
@@ -417,19 +406,14 @@ var (
 				Columns: []*schema.Column{UserCouponColumns[5]},
 			},
 			{
-				Name:    "usercoupon_code",
-				Unique:  true,
-				Columns: []*schema.Column{UserCouponColumns[6]},
-			},
-			{
 				Name:    "usercoupon_user_id_status_valid_end_time",
 				Unique:  false,
-				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[9], UserCouponColumns[11]},
+				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[8], UserCouponColumns[10]},
 			},
 			{
 				Name:    "usercoupon_template_id_status_updated_at",
 				Unique:  false,
-				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[9], UserCouponColumns[2]},
+				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[8], UserCouponColumns[2]},
 			},
 		},
 	}
@@ -441,7 +425,6 @@ var (
 		{Name: "user_id", Type: field.TypeInt64},
 		{Name: "template_id", Type: field.TypeInt64},
 		{Name: "redemption_id", Type: field.TypeString, Size: 64},
-		{Name: "code", Type: field.TypeString, Size: 32},
 		{Name: "receive_count", Type: field.TypeInt},
 		{Name: "source", Type: field.TypeEnum, Enums: []string{"CLAIM", "DISTRIBUTION"}},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"UNUSED", "LOCKED", "USED", "EXPIRED", "REVOKED"}, Default: "UNUSED"},
@@ -473,7 +456,7 @@ var (
 			{
 				Name:    "usercouponarchive_template_id_status_updated_at",
 				Unique:  false,
-				Columns: []*schema.Column{UserCouponArchiveColumns[4], UserCouponArchiveColumns[9], UserCouponArchiveColumns[2]},
+				Columns: []*schema.Column{UserCouponArchiveColumns[4], UserCouponArchiveColumns[8], UserCouponArchiveColumns[2]},
 			},
 			{
 				Name:    "usercouponarchive_template_id_user_id",

@@ -52,10 +52,8 @@ func (CouponSettlement) Indexes() []ent.Index {
 		index.Fields("user_id", "coupon_id", "status"),
 		index.Fields("user_id", "live_coupon_id").Unique(),
 		index.Fields("user_id", "order_id", "live_slot").Unique(),
-		index.Fields("status", "lock_expires_at"),
-		index.Fields("updated_at"),
-		// coupon/stats: a template's days rebuilt from MySQL
+		index.Fields("status", "lock_expires_at"), // the checkout sweep's expired locks
+		// coupon/stats: a template's days rebuilt from MySQL (payments by paid_at, refunds among them)
 		index.Fields("template_id", "paid_at"),
-		index.Fields("template_id", "refunded_at"),
 	}
 }

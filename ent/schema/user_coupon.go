@@ -16,7 +16,6 @@ func userCouponFields() []ent.Field {
 		field.Int64("template_id").Immutable(),
 		field.String("redemption_id").Immutable().MaxLen(64).
 			Comment("claim: the redeem script's id; distribution: derived from (task, row)"),
-		field.String("code").Immutable().MaxLen(32).Comment("unguessable coupon code"),
 		field.Int("receive_count").Immutable().Positive().
 			Comment("1-based: the nth coupon of this template for this user, claims and distribution alike"),
 		field.Enum("source").Values("CLAIM", "DISTRIBUTION").Immutable(),
@@ -34,6 +33,7 @@ func userCouponFields() []ent.Field {
 }
 
 // UserCoupon is one coupon in a user's card bag. Sharded by user_id; every query carries user_id.
+// Its code is not stored: it is derived from the id (coupon/code).
 type UserCoupon struct{ ent.Schema }
 
 // Annotations of UserCoupon.
@@ -53,7 +53,6 @@ func (UserCoupon) Indexes() []ent.Index {
 		index.Fields("user_id", "template_id", "receive_count").Unique(),
 		index.Fields("user_id", "template_id", "request_id").Unique(),
 		index.Fields("redemption_id").Unique(),
-		index.Fields("code").Unique(),
 		index.Fields("user_id", "status", "valid_end_time"),
 		// coupon/stats' recount of a template's day (a job, not a query of the API): issued coupons
 		// (created_at, filtered within each status's range of updated_at) and expired ones.

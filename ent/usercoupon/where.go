@@ -80,11 +80,6 @@ func RedemptionID(v string) predicate.UserCoupon {
 	return predicate.UserCoupon(sql.FieldEQ(FieldRedemptionID, v))
 }
 
-// Code applies equality check predicate on the "code" field. It's identical to CodeEQ.
-func Code(v string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldEQ(FieldCode, v))
-}
-
 // ReceiveCount applies equality check predicate on the "receive_count" field. It's identical to ReceiveCountEQ.
 func ReceiveCount(v int) predicate.UserCoupon {
 	return predicate.UserCoupon(sql.FieldEQ(FieldReceiveCount, v))
@@ -348,71 +343,6 @@ func RedemptionIDEqualFold(v string) predicate.UserCoupon {
 // RedemptionIDContainsFold applies the ContainsFold predicate on the "redemption_id" field.
 func RedemptionIDContainsFold(v string) predicate.UserCoupon {
 	return predicate.UserCoupon(sql.FieldContainsFold(FieldRedemptionID, v))
-}
-
-// CodeEQ applies the EQ predicate on the "code" field.
-func CodeEQ(v string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldEQ(FieldCode, v))
-}
-
-// CodeNEQ applies the NEQ predicate on the "code" field.
-func CodeNEQ(v string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldNEQ(FieldCode, v))
-}
-
-// CodeIn applies the In predicate on the "code" field.
-func CodeIn(vs ...string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldIn(FieldCode, vs...))
-}
-
-// CodeNotIn applies the NotIn predicate on the "code" field.
-func CodeNotIn(vs ...string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldNotIn(FieldCode, vs...))
-}
-
-// CodeGT applies the GT predicate on the "code" field.
-func CodeGT(v string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldGT(FieldCode, v))
-}
-
-// CodeGTE applies the GTE predicate on the "code" field.
-func CodeGTE(v string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldGTE(FieldCode, v))
-}
-
-// CodeLT applies the LT predicate on the "code" field.
-func CodeLT(v string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldLT(FieldCode, v))
-}
-
-// CodeLTE applies the LTE predicate on the "code" field.
-func CodeLTE(v string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldLTE(FieldCode, v))
-}
-
-// CodeContains applies the Contains predicate on the "code" field.
-func CodeContains(v string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldContains(FieldCode, v))
-}
-
-// CodeHasPrefix applies the HasPrefix predicate on the "code" field.
-func CodeHasPrefix(v string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldHasPrefix(FieldCode, v))
-}
-
-// CodeHasSuffix applies the HasSuffix predicate on the "code" field.
-func CodeHasSuffix(v string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldHasSuffix(FieldCode, v))
-}
-
-// CodeEqualFold applies the EqualFold predicate on the "code" field.
-func CodeEqualFold(v string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldEqualFold(FieldCode, v))
-}
-
-// CodeContainsFold applies the ContainsFold predicate on the "code" field.
-func CodeContainsFold(v string) predicate.UserCoupon {
-	return predicate.UserCoupon(sql.FieldContainsFold(FieldCode, v))
 }
 
 // ReceiveCountEQ applies the EQ predicate on the "receive_count" field.

@@ -24,8 +24,6 @@ const (
 	FieldTemplateID = "template_id"
 	// FieldRedemptionID holds the string denoting the redemption_id field in the database.
 	FieldRedemptionID = "redemption_id"
-	// FieldCode holds the string denoting the code field in the database.
-	FieldCode = "code"
 	// FieldReceiveCount holds the string denoting the receive_count field in the database.
 	FieldReceiveCount = "receive_count"
 	// FieldSource holds the string denoting the source field in the database.
@@ -60,7 +58,6 @@ var Columns = []string{
 	FieldUserID,
 	FieldTemplateID,
 	FieldRedemptionID,
-	FieldCode,
 	FieldReceiveCount,
 	FieldSource,
 	FieldStatus,
@@ -93,8 +90,6 @@ var (
 	UpdateDefaultUpdatedAt func() time.Time
 	// RedemptionIDValidator is a validator for the "redemption_id" field. It is called by the builders before save.
 	RedemptionIDValidator func(string) error
-	// CodeValidator is a validator for the "code" field. It is called by the builders before save.
-	CodeValidator func(string) error
 	// ReceiveCountValidator is a validator for the "receive_count" field. It is called by the builders before save.
 	ReceiveCountValidator func(int) error
 	// RequestIDValidator is a validator for the "request_id" field. It is called by the builders before save.
@@ -188,11 +183,6 @@ func ByTemplateID(opts ...sql.OrderTermOption) OrderOption {
 // ByRedemptionID orders the results by the redemption_id field.
 func ByRedemptionID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRedemptionID, opts...).ToFunc()
-}
-
-// ByCode orders the results by the code field.
-func ByCode(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldCode, opts...).ToFunc()
 }
 
 // ByReceiveCount orders the results by the receive_count field.

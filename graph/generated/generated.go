@@ -452,6 +452,7 @@ type SubscriptionResolver interface {
 	CouponTaskProgress(ctx context.Context, id string) (<-chan *distribution.Task, error)
 }
 type UserCouponResolver interface {
+	Code(ctx context.Context, obj *coupon.UserCoupon) (string, error)
 	Template(ctx context.Context, obj *coupon.UserCoupon) (*coupon.Template, error)
 }
 type ViewerResolver interface {
@@ -10676,7 +10677,7 @@ func (ec *executionContext) _UserCoupon_code(ctx context.Context, field graphql.
 			return ec.fieldContext_UserCoupon_code(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Code, nil
+			return ec.Resolvers.UserCoupon().Code(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -10687,7 +10688,7 @@ func (ec *executionContext) _UserCoupon_code(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_UserCoupon_code(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("UserCoupon", field, false, false, "String")
+	return graphql.NewScalarFieldContext("UserCoupon", field, true, true, "String")
 }
 
 func (ec *executionContext) _UserCoupon_template(ctx context.Context, field graphql.CollectedField, obj *coupon.UserCoupon) (ret graphql.Marshaler) {
@@ -15314,10 +15315,11 @@ func (ec *executionContext) _UserCoupon(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "code":
-			out.Values[i] = ec._UserCoupon_code(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._UserCoupon_code(ctx, field, obj)
+				})
 		case "template":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
