@@ -85,6 +85,7 @@ CREATE TABLE `coupon_task_failure` (
   `reason` varchar(255) NOT NULL,
   `created_at` datetime(3) NOT NULL,
   `code` varchar(32) NOT NULL DEFAULT '',
+  `shop_number` bigint(20) NOT NULL DEFAULT 0,
   PRIMARY KEY (`id`),
   UNIQUE KEY `coupontaskfailure_task_id_row_num` (`task_id`,`row_num`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
