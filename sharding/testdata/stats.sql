@@ -66,11 +66,11 @@ BEGIN;
 SELECT id, created_at FROM coupon_template WHERE shop_number = 1001 AND source = 'SHOP' ORDER BY id;
 SELECT CAST(day AS CHAR), SUM(issued), SUM(issued_distribution), SUM(used), SUM(discount_total), SUM(refunded),
 SUM(refunded_discount), SUM(expired) FROM template_daily_stats
-WHERE template_id IN (SELECT id FROM coupon_template WHERE shop_number = 1001 AND source = 'SHOP') AND day >= '2026-01-01 00:00:00' AND day <= '2026-01-01 00:00:00' GROUP BY day;
+WHERE shop_number = 1001 AND template_id IN (SELECT id FROM coupon_template WHERE shop_number = 1001 AND source = 'SHOP') AND day >= '2026-01-01 00:00:00' AND day <= '2026-01-01 00:00:00' GROUP BY day;
 SELECT template_id, SUM(issued), SUM(issued_distribution), SUM(used), SUM(discount_total), SUM(refunded),
 SUM(refunded_discount), SUM(expired) FROM template_daily_stats
-WHERE template_id IN (SELECT id FROM coupon_template WHERE shop_number = 1001 AND source = 'SHOP') AND day >= '2026-01-01 00:00:00' AND day <= '2026-01-01 00:00:00' GROUP BY template_id;
+WHERE shop_number = 1001 AND template_id IN (SELECT id FROM coupon_template WHERE shop_number = 1001 AND source = 'SHOP') AND day >= '2026-01-01 00:00:00' AND day <= '2026-01-01 00:00:00' GROUP BY template_id;
 SELECT template_id, CAST(day AS CHAR), issued, issued_distribution, used, discount_total, refunded,
 refunded_discount, expired, sealed FROM template_daily_stats
-WHERE template_id IN (SELECT id FROM coupon_template WHERE shop_number = 1001 AND source = 'SHOP') AND day >= '2026-01-01 00:00:00' AND day <= '2026-01-01 00:00:00';
+WHERE shop_number = 1001 AND template_id IN (SELECT id FROM coupon_template WHERE shop_number = 1001 AND source = 'SHOP') AND day >= '2026-01-01 00:00:00' AND day <= '2026-01-01 00:00:00';
 COMMIT;
