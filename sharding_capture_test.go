@@ -131,6 +131,17 @@ func TestShardingCapture(t *testing.T) {
 		}
 	})
 
+	// The cache rebuild of a template whose outbox holds claims not persisted yet.
+	rebuildTpl := s.Template(t, 100, 1, nil)
+	claimAll(s.Redeemer, rebuildTpl.ID, users[:4]...)
+	must(s.Cache.Invalidate(ctx, rebuildTpl.ID))
+	path("cache_rebuild", func() {
+		_, err := s.Cache.Get(ctx, rebuildTpl.ID)
+		must(err)
+	})
+	_, err := s.Persister.Drain(ctx, rebuildTpl.ID)
+	must(err)
+
 	syncTpl := sync.Template(t, 100, 1, nil)
 	path("persist_sync", func() { claimAll(sync.Redeemer, syncTpl.ID, users[:3]...) })
 
@@ -138,7 +149,7 @@ func TestShardingCapture(t *testing.T) {
 	// the database refuses (LIMIT_REACHED).
 	refTpl := s.Template(t, 100, 1, nil)
 	claimAll(s.Redeemer, refTpl.ID, users[:4]...)
-	_, err := s.Persister.Drain(ctx, refTpl.ID)
+	_, err = s.Persister.Drain(ctx, refTpl.ID)
 	must(err)
 	must(s.Redis.Del(ctx, keys.ClaimCounter(refTpl.ID, users[0])).Err())
 	path("persist_refused", func() {

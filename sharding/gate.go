@@ -80,7 +80,7 @@ var fastClock sync.Once
 // and schema (CREATE TABLE statements), each sharded keyspace in shards equal ranges.
 func NewPlanner(ctx context.Context, vschema, schema string, shards int) (*Planner, error) {
 	fastClock.Do(func() {
-		if err := servenv.GetFlagSetFor("vtexplain").Set("batch-interval", "100us"); err != nil {
+		if err := servenv.GetFlagSetFor("vtexplain").Set("batch-interval", "1us"); err != nil {
 			panic(err)
 		}
 	})
