@@ -160,6 +160,16 @@ var (
 	locking   = regexp.MustCompile(`(?i)FOR UPDATE|LOCK IN SHARE MODE|FOR SHARE`)
 )
 
+// Writes reports whether b holds an INSERT, UPDATE, DELETE or REPLACE.
+func Writes(b Block) bool {
+	for _, stmt := range strings.Split(b.SQL, ";\n") {
+		if v := verb.FindStringSubmatch(stmt); v != nil && !strings.EqualFold(v[1], "SELECT") {
+			return true
+		}
+	}
+	return false
+}
+
 // Shape summarises a block's statements: verb and table of each, repeats collapsed
 // ("SELECT coupon_template FOR UPDATE, INSERT user_coupon ×2").
 func Shape(b Block) string {

@@ -81,8 +81,9 @@ type result struct {
 
 // TestTransactionsTouchOneShard replays every recorded path at 2, 4 and 8 shards per keyspace,
 // writes PLANS.md, and fails for each transaction that touches more than one shard (of either
-// keyspace: Vitess commits such a transaction shard by shard, best effort) and for each statement
-// the planner refuses. Autocommit statements may scatter.
+// keyspace: Vitess commits such a transaction shard by shard, best effort), for each autocommit
+// write that does (the same, in one statement) and for each statement the planner refuses.
+// Autocommit reads may scatter.
 func TestTransactionsTouchOneShard(t *testing.T) {
 	paths, err := LoadPaths("testdata")
 	if err != nil {
@@ -120,6 +121,8 @@ func TestTransactionsTouchOneShard(t *testing.T) {
 				t.Errorf("%s block %d, %d shards: the planner refuses it: %v\n%s", r.path, r.index, n, tc.Err, r.block.SQL)
 			case r.block.Tx && len(tc.Shards) > 1:
 				t.Errorf("%s transaction %d spans %d shards at %d per keyspace (%s): %s", r.path, r.index, len(tc.Shards), n, shardList(tc), Shape(r.block))
+			case !r.block.Tx && Writes(r.block) && len(tc.Shards) > 1:
+				t.Errorf("%s statement %d writes %d shards at %d per keyspace (%s): %s", r.path, r.index, len(tc.Shards), n, shardList(tc), Shape(r.block))
 			}
 		}
 	}
@@ -142,7 +145,8 @@ func plans(results []*result) string {
 	b.WriteString("(the SQL of the real code paths, recorded by the main module's `TestShardingCapture`), planned by\n")
 	b.WriteString("Vitess's vtexplain over `vschema.json` with each keyspace split into 2, 4 and 8 shards. A cell is\n")
 	b.WriteString("the shards touched per keyspace (`u` coupond_user, `t` coupond_template); **✗** marks a\n")
-	b.WriteString("transaction that spans shards, which the gate refuses. Autocommit statements may scatter.\n\n")
+	b.WriteString("transaction or an autocommit write that spans shards, which the gate refuses. Autocommit reads\n")
+	b.WriteString("may scatter.\n\n")
 	var bad []string
 	last := ""
 	for _, r := range results {
@@ -163,7 +167,7 @@ func plans(results []*result) string {
 		for _, n := range shardCounts {
 			tc := r.touch[n]
 			cell := cellOf(tc)
-			if r.block.Tx && (len(tc.Shards) > 1 || tc.Err != nil) {
+			if (r.block.Tx || Writes(r.block)) && (len(tc.Shards) > 1 || tc.Err != nil) {
 				cell, spans = "**✗** "+cell, true
 			}
 			fmt.Fprintf(&b, " %s |", cell)
@@ -173,7 +177,7 @@ func plans(results []*result) string {
 			bad = append(bad, fmt.Sprintf("- %s #%d: %s", r.path, r.index, Shape(r.block)))
 		}
 	}
-	b.WriteString("\n## Transactions that span shards\n\n")
+	b.WriteString("\n## Transactions and writes that span shards\n\n")
 	if len(bad) == 0 {
 		b.WriteString("None.\n")
 	} else {
