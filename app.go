@@ -50,15 +50,23 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 	if err := idgen.SetNode(cfg.NodeID); err != nil {
 		return nil, fmt.Errorf("COUPON_NODE_ID: %w", err)
 	}
-	if err := migrations.EnsureDatabase(cfg.MySQLDSN); err != nil {
-		return nil, err
-	}
-	if err := migrations.Apply(cfg.MySQLDSN); err != nil {
-		return nil, err
+	if !cfg.MySQLVitess { // on Vitess the keyspaces and their tables are deployed beforehand (sharding/README.md)
+		if err := migrations.EnsureDatabase(cfg.MySQLDSN); err != nil {
+			return nil, err
+		}
+		if err := migrations.Apply(cfg.MySQLDSN); err != nil {
+			return nil, err
+		}
 	}
 	db, sqlDB, err := store.OpenMySQL(cfg.MySQLDSN, cfg.MySQLMaxConns)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.MySQLVitess {
+		if err := store.CheckVitessShards(ctx, sqlDB, migrations.KeyspaceUser, cfg.MySQLUserShards); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("COUPON_MYSQL_USER_SHARDS: %w", err)
+		}
 	}
 	a := &app{
 		cfg: cfg, db: db, sqlDB: sqlDB,

@@ -21,6 +21,8 @@ type config struct {
 	HTTPAddr        string
 	MySQLDSN        string
 	MySQLMaxConns   int
+	MySQLVitess     bool
+	MySQLUserShards int
 	RedisAddr       string
 	RedisPassword   string
 	RedisDB         int
@@ -113,6 +115,8 @@ var settings = []setting{
 	{"COUPON_HTTP_ADDR", "", "HTTP listen address (empty: 127.0.0.1:8080 in dev, this machine only; :8080 in prod)", str(func(c *config) *string { return &c.HTTPAddr })},
 	{"COUPON_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/coupond", "MySQL/MariaDB DSN (go-sql-driver); database created if missing", str(func(c *config) *string { return &c.MySQLDSN })},
 	{"COUPON_MYSQL_MAX_CONNS", "50", "connection pool size", num(func(c *config) *int { return &c.MySQLMaxConns })},
+	{"COUPON_MYSQL_VITESS", "0", "1: the DSN is a Vitess vtgate (sharding/README.md): no CREATE DATABASE or migrations at start-up, the user keyspace's shard count checked", flag01(func(c *config) *bool { return &c.MySQLVitess })},
+	{"COUPON_MYSQL_USER_SHARDS", "1", "shards of the user keyspace (coupond_user), by which batches group users; on Vitess it must be the keyspace's", num(func(c *config) *int { return &c.MySQLUserShards })},
 	{"COUPON_REDIS_ADDR", "127.0.0.1:6379", "Redis for cache, stock and outboxes (run it with AOF)", str(func(c *config) *string { return &c.RedisAddr })},
 	{"COUPON_REDIS_PASSWORD", "", "its password", str(func(c *config) *string { return &c.RedisPassword })},
 	{"COUPON_REDIS_DB", "0", "its database number", num(func(c *config) *int { return &c.RedisDB })},
@@ -235,6 +239,17 @@ func oneOf(field func(*config) *string, allowed ...string) func(*config, string)
 			}
 		}
 		return fmt.Errorf("want %s", strings.Join(allowed, " or "))
+	}
+}
+
+// flag01 parses "0" or "1".
+func flag01(field func(*config) *bool) func(*config, string) error {
+	return func(c *config, v string) error {
+		if v != "0" && v != "1" {
+			return fmt.Errorf("want 0 or 1, not %q", v)
+		}
+		*field(c) = v == "1"
+		return nil
 	}
 }
 

@@ -63,6 +63,7 @@ var importRules = map[string][]string{
 	// Tools and test helpers.
 	"testutil":               {"coupon/keys", "ent/...", "migrations", "store"},
 	"testutil/stack":         {"coupon/...", "ent/...", "jobs", "services", "testutil"},
+	"testutil/sqlcapture":    {},
 	"bench/archive":          {"coupon/...", "ent/...", "jobs", "migrations", "services", "store"},
 	"bench/checkout":         {"auth", "coupon/...", "ent/...", "graph", "idgen", "jobs", "migrations", "services", "store"},
 	"bench/distribution":     {"auth", "coupon"},

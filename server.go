@@ -2,6 +2,7 @@
 //
 //	coupond serve [--mode all|api|worker] [--demo]   run (migrates first)
 //	coupond migrate                                   apply migrations and exit
+//	coupond migrate --print-ddl --keyspace NAME       print the DDL of a Vitess keyspace's tables
 //	coupond token --role MERCHANT --sub 1 --shop 1001 print a bearer token
 //
 // Configuration comes from COUPON_* environment variables (see config.go and the README).
@@ -24,7 +25,6 @@ import (
 	"coupond/coupon"
 	"coupond/coupon/reconcile"
 	"coupond/graph"
-	"coupond/migrations"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -59,7 +59,7 @@ func run(args []string) error {
 	case "serve":
 		return serve(cfg, args[1:])
 	case "migrate":
-		return migrations.Apply(cfg.MySQLDSN)
+		return migrate(cfg, args[1:], os.Stdout)
 	case "token":
 		return printToken(cfg, args[1:])
 	case "stats-rebuild":
@@ -77,7 +77,7 @@ func run(args []string) error {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: coupond serve [--mode all|api|worker] [--demo] | migrate | token --role R --sub N|NAME [--shop N] | stats-rebuild <templateId>")
+	fmt.Fprintln(os.Stderr, "usage: coupond serve [--mode all|api|worker] [--demo] | migrate [--print-ddl --keyspace NAME] | token --role R --sub N|NAME [--shop N] | stats-rebuild <templateId>")
 	fmt.Fprintln(os.Stderr, "\nenvironment:")
 	for _, v := range settings {
 		fmt.Fprintf(os.Stderr, "  %-26s %-36s %s\n", v.env, v.def, v.meaning)

@@ -19,6 +19,8 @@ type CouponTaskFailure struct {
 	ID int64 `json:"id,omitempty"`
 	// TaskID holds the value of the "task_id" field.
 	TaskID int64 `json:"task_id,omitempty"`
+	// the task's shop: the template keyspace's shard key (sharding/vschema.json); 0 on rows written before the distribution batch sets it
+	ShopNumber int64 `json:"shop_number,omitempty"`
 	// RowNum holds the value of the "row_num" field.
 	RowNum int `json:"row_num,omitempty"`
 	// as written in the file
@@ -37,7 +39,7 @@ func (*CouponTaskFailure) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case coupontaskfailure.FieldID, coupontaskfailure.FieldTaskID, coupontaskfailure.FieldRowNum:
+		case coupontaskfailure.FieldID, coupontaskfailure.FieldTaskID, coupontaskfailure.FieldShopNumber, coupontaskfailure.FieldRowNum:
 			values[i] = new(sql.NullInt64)
 		case coupontaskfailure.FieldUserID, coupontaskfailure.FieldCode, coupontaskfailure.FieldReason:
 			values[i] = new(sql.NullString)
@@ -69,6 +71,12 @@ func (_m *CouponTaskFailure) assignValues(columns []string, values []any) error 
 				return fmt.Errorf("unexpected type %T for field task_id", values[i])
 			} else if value.Valid {
 				_m.TaskID = value.Int64
+			}
+		case coupontaskfailure.FieldShopNumber:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field shop_number", values[i])
+			} else if value.Valid {
+				_m.ShopNumber = value.Int64
 			}
 		case coupontaskfailure.FieldRowNum:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -139,6 +147,9 @@ func (_m *CouponTaskFailure) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("task_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TaskID))
+	builder.WriteString(", ")
+	builder.WriteString("shop_number=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ShopNumber))
 	builder.WriteString(", ")
 	builder.WriteString("row_num=")
 	builder.WriteString(fmt.Sprintf("%v", _m.RowNum))

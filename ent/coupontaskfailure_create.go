@@ -28,6 +28,20 @@ func (_c *CouponTaskFailureCreate) SetTaskID(v int64) *CouponTaskFailureCreate {
 	return _c
 }
 
+// SetShopNumber sets the "shop_number" field.
+func (_c *CouponTaskFailureCreate) SetShopNumber(v int64) *CouponTaskFailureCreate {
+	_c.mutation.SetShopNumber(v)
+	return _c
+}
+
+// SetNillableShopNumber sets the "shop_number" field if the given value is not nil.
+func (_c *CouponTaskFailureCreate) SetNillableShopNumber(v *int64) *CouponTaskFailureCreate {
+	if v != nil {
+		_c.SetShopNumber(*v)
+	}
+	return _c
+}
+
 // SetRowNum sets the "row_num" field.
 func (_c *CouponTaskFailureCreate) SetRowNum(v int) *CouponTaskFailureCreate {
 	_c.mutation.SetRowNum(v)
@@ -123,6 +137,10 @@ func (_c *CouponTaskFailureCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *CouponTaskFailureCreate) defaults() {
+	if _, ok := _c.mutation.ShopNumber(); !ok {
+		v := coupontaskfailure.DefaultShopNumber
+		_c.mutation.SetShopNumber(v)
+	}
 	if _, ok := _c.mutation.Code(); !ok {
 		v := coupontaskfailure.DefaultCode
 		_c.mutation.SetCode(v)
@@ -137,6 +155,9 @@ func (_c *CouponTaskFailureCreate) defaults() {
 func (_c *CouponTaskFailureCreate) check() error {
 	if _, ok := _c.mutation.TaskID(); !ok {
 		return &ValidationError{Name: "task_id", err: errors.New(`ent: missing required field "CouponTaskFailure.task_id"`)}
+	}
+	if _, ok := _c.mutation.ShopNumber(); !ok {
+		return &ValidationError{Name: "shop_number", err: errors.New(`ent: missing required field "CouponTaskFailure.shop_number"`)}
 	}
 	if _, ok := _c.mutation.RowNum(); !ok {
 		return &ValidationError{Name: "row_num", err: errors.New(`ent: missing required field "CouponTaskFailure.row_num"`)}
@@ -201,6 +222,10 @@ func (_c *CouponTaskFailureCreate) createSpec() (*CouponTaskFailure, *sqlgraph.C
 	if value, ok := _c.mutation.TaskID(); ok {
 		_spec.SetField(coupontaskfailure.FieldTaskID, field.TypeInt64, value)
 		_node.TaskID = value
+	}
+	if value, ok := _c.mutation.ShopNumber(); ok {
+		_spec.SetField(coupontaskfailure.FieldShopNumber, field.TypeInt64, value)
+		_node.ShopNumber = value
 	}
 	if value, ok := _c.mutation.RowNum(); ok {
 		_spec.SetField(coupontaskfailure.FieldRowNum, field.TypeInt, value)
@@ -335,6 +360,9 @@ func (u *CouponTaskFailureUpsertOne) UpdateNewValues() *CouponTaskFailureUpsertO
 		}
 		if _, exists := u.create.mutation.TaskID(); exists {
 			s.SetIgnore(coupontaskfailure.FieldTaskID)
+		}
+		if _, exists := u.create.mutation.ShopNumber(); exists {
+			s.SetIgnore(coupontaskfailure.FieldShopNumber)
 		}
 		if _, exists := u.create.mutation.RowNum(); exists {
 			s.SetIgnore(coupontaskfailure.FieldRowNum)
@@ -606,6 +634,9 @@ func (u *CouponTaskFailureUpsertBulk) UpdateNewValues() *CouponTaskFailureUpsert
 			}
 			if _, exists := b.mutation.TaskID(); exists {
 				s.SetIgnore(coupontaskfailure.FieldTaskID)
+			}
+			if _, exists := b.mutation.ShopNumber(); exists {
+				s.SetIgnore(coupontaskfailure.FieldShopNumber)
 			}
 			if _, exists := b.mutation.RowNum(); exists {
 				s.SetIgnore(coupontaskfailure.FieldRowNum)

@@ -4817,21 +4817,23 @@ func (m *CouponTaskMutation) ResetEdge(name string) error {
 // CouponTaskFailureMutation represents an operation that mutates the CouponTaskFailure nodes in the graph.
 type CouponTaskFailureMutation struct {
 	config
-	op            Op
-	typ           string
-	id            *int64
-	task_id       *int64
-	addtask_id    *int64
-	row_num       *int
-	addrow_num    *int
-	user_id       *string
-	code          *string
-	reason        *string
-	created_at    *time.Time
-	clearedFields map[string]struct{}
-	done          bool
-	oldValue      func(context.Context) (*CouponTaskFailure, error)
-	predicates    []predicate.CouponTaskFailure
+	op             Op
+	typ            string
+	id             *int64
+	task_id        *int64
+	addtask_id     *int64
+	shop_number    *int64
+	addshop_number *int64
+	row_num        *int
+	addrow_num     *int
+	user_id        *string
+	code           *string
+	reason         *string
+	created_at     *time.Time
+	clearedFields  map[string]struct{}
+	done           bool
+	oldValue       func(context.Context) (*CouponTaskFailure, error)
+	predicates     []predicate.CouponTaskFailure
 }
 
 var _ ent.Mutation = (*CouponTaskFailureMutation)(nil)
@@ -4992,6 +4994,62 @@ func (m *CouponTaskFailureMutation) AddedTaskID() (r int64, exists bool) {
 func (m *CouponTaskFailureMutation) ResetTaskID() {
 	m.task_id = nil
 	m.addtask_id = nil
+}
+
+// SetShopNumber sets the "shop_number" field.
+func (m *CouponTaskFailureMutation) SetShopNumber(i int64) {
+	m.shop_number = &i
+	m.addshop_number = nil
+}
+
+// ShopNumber returns the value of the "shop_number" field in the mutation.
+func (m *CouponTaskFailureMutation) ShopNumber() (r int64, exists bool) {
+	v := m.shop_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShopNumber returns the old "shop_number" field's value of the CouponTaskFailure entity.
+// If the CouponTaskFailure object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponTaskFailureMutation) OldShopNumber(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShopNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShopNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShopNumber: %w", err)
+	}
+	return oldValue.ShopNumber, nil
+}
+
+// AddShopNumber adds i to the "shop_number" field.
+func (m *CouponTaskFailureMutation) AddShopNumber(i int64) {
+	if m.addshop_number != nil {
+		*m.addshop_number += i
+	} else {
+		m.addshop_number = &i
+	}
+}
+
+// AddedShopNumber returns the value that was added to the "shop_number" field in this mutation.
+func (m *CouponTaskFailureMutation) AddedShopNumber() (r int64, exists bool) {
+	v := m.addshop_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetShopNumber resets all changes to the "shop_number" field.
+func (m *CouponTaskFailureMutation) ResetShopNumber() {
+	m.shop_number = nil
+	m.addshop_number = nil
 }
 
 // SetRowNum sets the "row_num" field.
@@ -5241,9 +5299,12 @@ func (m *CouponTaskFailureMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CouponTaskFailureMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.task_id != nil {
 		fields = append(fields, coupontaskfailure.FieldTaskID)
+	}
+	if m.shop_number != nil {
+		fields = append(fields, coupontaskfailure.FieldShopNumber)
 	}
 	if m.row_num != nil {
 		fields = append(fields, coupontaskfailure.FieldRowNum)
@@ -5270,6 +5331,8 @@ func (m *CouponTaskFailureMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case coupontaskfailure.FieldTaskID:
 		return m.TaskID()
+	case coupontaskfailure.FieldShopNumber:
+		return m.ShopNumber()
 	case coupontaskfailure.FieldRowNum:
 		return m.RowNum()
 	case coupontaskfailure.FieldUserID:
@@ -5291,6 +5354,8 @@ func (m *CouponTaskFailureMutation) OldField(ctx context.Context, name string) (
 	switch name {
 	case coupontaskfailure.FieldTaskID:
 		return m.OldTaskID(ctx)
+	case coupontaskfailure.FieldShopNumber:
+		return m.OldShopNumber(ctx)
 	case coupontaskfailure.FieldRowNum:
 		return m.OldRowNum(ctx)
 	case coupontaskfailure.FieldUserID:
@@ -5316,6 +5381,13 @@ func (m *CouponTaskFailureMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTaskID(v)
+		return nil
+	case coupontaskfailure.FieldShopNumber:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShopNumber(v)
 		return nil
 	case coupontaskfailure.FieldRowNum:
 		v, ok := value.(int)
@@ -5363,6 +5435,9 @@ func (m *CouponTaskFailureMutation) AddedFields() []string {
 	if m.addtask_id != nil {
 		fields = append(fields, coupontaskfailure.FieldTaskID)
 	}
+	if m.addshop_number != nil {
+		fields = append(fields, coupontaskfailure.FieldShopNumber)
+	}
 	if m.addrow_num != nil {
 		fields = append(fields, coupontaskfailure.FieldRowNum)
 	}
@@ -5376,6 +5451,8 @@ func (m *CouponTaskFailureMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case coupontaskfailure.FieldTaskID:
 		return m.AddedTaskID()
+	case coupontaskfailure.FieldShopNumber:
+		return m.AddedShopNumber()
 	case coupontaskfailure.FieldRowNum:
 		return m.AddedRowNum()
 	}
@@ -5393,6 +5470,13 @@ func (m *CouponTaskFailureMutation) AddField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddTaskID(v)
+		return nil
+	case coupontaskfailure.FieldShopNumber:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddShopNumber(v)
 		return nil
 	case coupontaskfailure.FieldRowNum:
 		v, ok := value.(int)
@@ -5439,6 +5523,9 @@ func (m *CouponTaskFailureMutation) ResetField(name string) error {
 	switch name {
 	case coupontaskfailure.FieldTaskID:
 		m.ResetTaskID()
+		return nil
+	case coupontaskfailure.FieldShopNumber:
+		m.ResetShopNumber()
 		return nil
 	case coupontaskfailure.FieldRowNum:
 		m.ResetRowNum()

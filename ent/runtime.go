@@ -172,22 +172,26 @@ func init() {
 	coupontask.IDValidator = coupontaskDescID.Validators[0].(func(int64) error)
 	coupontaskfailureFields := schema.CouponTaskFailure{}.Fields()
 	_ = coupontaskfailureFields
+	// coupontaskfailureDescShopNumber is the schema descriptor for shop_number field.
+	coupontaskfailureDescShopNumber := coupontaskfailureFields[2].Descriptor()
+	// coupontaskfailure.DefaultShopNumber holds the default value on creation for the shop_number field.
+	coupontaskfailure.DefaultShopNumber = coupontaskfailureDescShopNumber.Default.(int64)
 	// coupontaskfailureDescUserID is the schema descriptor for user_id field.
-	coupontaskfailureDescUserID := coupontaskfailureFields[3].Descriptor()
+	coupontaskfailureDescUserID := coupontaskfailureFields[4].Descriptor()
 	// coupontaskfailure.UserIDValidator is a validator for the "user_id" field. It is called by the builders before save.
 	coupontaskfailure.UserIDValidator = coupontaskfailureDescUserID.Validators[0].(func(string) error)
 	// coupontaskfailureDescCode is the schema descriptor for code field.
-	coupontaskfailureDescCode := coupontaskfailureFields[4].Descriptor()
+	coupontaskfailureDescCode := coupontaskfailureFields[5].Descriptor()
 	// coupontaskfailure.DefaultCode holds the default value on creation for the code field.
 	coupontaskfailure.DefaultCode = coupontaskfailureDescCode.Default.(string)
 	// coupontaskfailure.CodeValidator is a validator for the "code" field. It is called by the builders before save.
 	coupontaskfailure.CodeValidator = coupontaskfailureDescCode.Validators[0].(func(string) error)
 	// coupontaskfailureDescReason is the schema descriptor for reason field.
-	coupontaskfailureDescReason := coupontaskfailureFields[5].Descriptor()
+	coupontaskfailureDescReason := coupontaskfailureFields[6].Descriptor()
 	// coupontaskfailure.ReasonValidator is a validator for the "reason" field. It is called by the builders before save.
 	coupontaskfailure.ReasonValidator = coupontaskfailureDescReason.Validators[0].(func(string) error)
 	// coupontaskfailureDescCreatedAt is the schema descriptor for created_at field.
-	coupontaskfailureDescCreatedAt := coupontaskfailureFields[6].Descriptor()
+	coupontaskfailureDescCreatedAt := coupontaskfailureFields[7].Descriptor()
 	// coupontaskfailure.DefaultCreatedAt holds the default value on creation for the created_at field.
 	coupontaskfailure.DefaultCreatedAt = coupontaskfailureDescCreatedAt.Default.(func() time.Time)
 	coupontemplateMixin := schema.CouponTemplate{}.Mixin()

@@ -3,6 +3,9 @@ package migrations_test
 import (
 	"context"
 	"database/sql"
+	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -70,5 +73,27 @@ func TestEnsureDatabaseCreatesAMissingDatabase(t *testing.T) {
 	}
 	if err := migrations.EnsureDatabase("root@tcp(127.0.0.1:3306)/"); err == nil {
 		t.Fatal("a DSN without a database must be refused")
+	}
+}
+
+// Each keyspace's DDL creates exactly its tables, and every statement of the migrations is in one.
+func TestKeyspaceDDL(t *testing.T) {
+	for ks, tables := range migrations.Keyspaces {
+		ddl, err := migrations.KeyspaceDDL(ks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		created := regexp.MustCompile("(?m)^CREATE TABLE `([a-z_]+)`").FindAllStringSubmatch(ddl, -1)
+		var got []string
+		for _, m := range created {
+			got = append(got, m[1])
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, tables) {
+			t.Errorf("keyspace %s creates %v, want %v", ks, got, tables)
+		}
+	}
+	if _, err := migrations.KeyspaceDDL("nope"); err == nil {
+		t.Error("an unknown keyspace gave DDL")
 	}
 }

@@ -99,3 +99,9 @@ done
 shown=("${pkgs[@]}" "$@")
 step "go test -race -count=1 -timeout 20m ${shown[*]}"
 go test -race -count=1 -timeout 20m "${pkgs[@]}" "$@" || fail "go test"
+
+step "sharding gate: cd sharding && go test ./..."
+# Its own module (Vitess's vtexplain). Always run: warm it takes about 30 s; a cold build cache costs
+# about 12 minutes once, whether or not sharding/ changed (sharding/README.md).
+(cd sharding && go test -count=1 ./...) || fail "sharding gate (sharding/PLANS.md lists the transactions that span shards)"
+echo "ok"

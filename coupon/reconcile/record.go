@@ -29,7 +29,8 @@ func (r *Reconciler) record(ctx context.Context, rep *Report) (bool, error) {
 	wrote := false
 	err = store.WithTx(ctx, r.db, func(tx *ent.Tx) error {
 		// The row lock orders two runs recording the same template: the second sees the first's row.
-		if _, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(rep.TemplateID)).ForUpdate().Only(ctx); err != nil {
+		// The shop (the template keyspace's shard key) keeps the transaction on one shard on Vitess.
+		if _, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(rep.TemplateID), coupontemplate.ShopNumber(rep.ShopNumber)).ForUpdate().Only(ctx); err != nil {
 			return err
 		}
 		last, err := r.lastRecord(ctx, tx.CouponTemplateLog.Query(), rep)

@@ -31,9 +31,11 @@ SUM(refunded_discount), SUM(expired)`
 
 // shopRows is the shop's rows of template_daily_stats over a span of days (template_id IN a
 // subquery: no id list is sent). A shop's templates are its SHOP-source ones: a PLATFORM template
-// belongs to no shop, even an old row filed under one.
+// belongs to no shop, even an old row filed under one. The rows' own shop_number (their
+// template's) is named too: it is the template keyspace's shard key, so on Vitess the read stays on
+// the shop's shard.
 const shopRows = ` FROM template_daily_stats
-WHERE template_id IN (SELECT id FROM coupon_template WHERE shop_number = ? AND source = 'SHOP') AND day >= ? AND day <= ?`
+WHERE shop_number = ? AND template_id IN (SELECT id FROM coupon_template WHERE shop_number = ? AND source = 'SHOP') AND day >= ? AND day <= ?`
 
 // shopSums reads the shop's templates and sums their rows of the days [from, to) touches (see span;
 // from defaults to the first template's creation) by day and by template, in MySQL and in one
@@ -72,7 +74,7 @@ func (s *Service) shopSums(ctx context.Context, shop int64, from, to *time.Time)
 	for i, d := range out.days {
 		index[d.key] = i
 	}
-	span := []any{shop, dayDate(out.days[0]), dayDate(out.days[len(out.days)-1])}
+	span := []any{shop, shop, dayDate(out.days[0]), dayDate(out.days[len(out.days)-1])}
 	err = query(ctx, tx, func(r *sql.Rows) error {
 		var key string
 		c, err := scanSums(r, []any{&key})
@@ -104,9 +106,7 @@ func (s *Service) shopSums(ctx context.Context, shop int64, from, to *time.Time)
 			stored[k], sealed[k] = c, seal
 			return err
 		}, `SELECT template_id, CAST(day AS CHAR), issued, issued_distribution, used, discount_total, refunded,
-refunded_discount, expired, sealed FROM template_daily_stats
-WHERE template_id IN (SELECT id FROM coupon_template WHERE shop_number = ? AND source = 'SHOP') AND day >= ? AND day <= ?`,
-			shop, dayDate(live[0]), dayDate(live[len(live)-1]))
+refunded_discount, expired, sealed`+shopRows, shop, shop, dayDate(live[0]), dayDate(live[len(live)-1]))
 		if err != nil {
 			return nil, fmt.Errorf("stats: open days of shop %d: %w", shop, err)
 		}

@@ -113,9 +113,11 @@ func (a *Admin) IncreaseStock(ctx context.Context, actor coupon.Actor, id int64,
 		if row.TotalStock+amount > MaxTemplateStock {
 			return coupon.ValidationError{coupon.FieldError("amount", "total stock would exceed 10000000")}
 		}
-		row, err = row.Update().AddStock(amount).AddTotalStock(amount).AddVersion(1).Save(ctx)
-		if err != nil {
+		if err := tx.CouponTemplate.Update().Where(coupontemplate.ID(row.ID), coupontemplate.ShopNumber(row.ShopNumber)).AddStock(amount).AddTotalStock(amount).AddVersion(1).Exec(ctx); err != nil {
 			return fmt.Errorf("increase stock: %w", err)
+		}
+		if row, err = reread(ctx, tx, row); err != nil {
+			return err
 		}
 		if err := audit(ctx, tx, actor, row.ShopNumber, id, ActionIncreaseStock, before, coupon.TemplateFromRow(row)); err != nil {
 			return err
@@ -149,9 +151,11 @@ func (a *Admin) Terminate(ctx context.Context, actor coupon.Actor, id int64) (*c
 			return nil
 		}
 		before := coupon.TemplateFromRow(row)
-		row, err = row.Update().SetStatus(coupontemplate.StatusENDED).AddVersion(1).Save(ctx)
-		if err != nil {
+		if err := tx.CouponTemplate.Update().Where(coupontemplate.ID(row.ID), coupontemplate.ShopNumber(row.ShopNumber)).SetStatus(coupontemplate.StatusENDED).AddVersion(1).Exec(ctx); err != nil {
 			return fmt.Errorf("terminate: %w", err)
+		}
+		if row, err = reread(ctx, tx, row); err != nil {
+			return err
 		}
 		if err := audit(ctx, tx, actor, row.ShopNumber, id, ActionTerminate, before, coupon.TemplateFromRow(row)); err != nil {
 			return err
@@ -207,16 +211,33 @@ func (a *Admin) Get(ctx context.Context, actor *coupon.Actor, id int64) (*coupon
 // lockOwned loads the template row FOR UPDATE when the actor manages it (coupon.ErrNotFound for
 // another shop's or, to a merchant, a PLATFORM template, as for an unknown id, so ids do not leak).
 func (a *Admin) lockOwned(ctx context.Context, tx *ent.Tx, actor coupon.Actor, id int64) (*ent.CouponTemplate, error) {
-	q := tx.CouponTemplate.Query().Where(coupontemplate.ID(id))
-	if actor.Role != coupon.RolePlatform {
-		q = q.Where(coupontemplate.ShopNumber(actor.Shop))
+	shop := actor.Shop
+	if actor.Role == coupon.RolePlatform { // any shop's template: find the shop, the row's shard key, first
+		found, err := a.db.CouponTemplate.Query().Where(coupontemplate.ID(id)).Select(coupontemplate.FieldShopNumber).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, coupon.ErrNotFound
+		}
+		if err != nil {
+			return nil, fmt.Errorf("load template: %w", err)
+		}
+		shop = found.ShopNumber
 	}
-	row, err := q.ForUpdate().Only(ctx)
+	row, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(id), coupontemplate.ShopNumber(shop)).ForUpdate().Only(ctx)
 	if ent.IsNotFound(err) || (err == nil && !actor.ManagesTemplate(row.Source, row.ShopNumber)) {
 		return nil, coupon.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load template: %w", err)
+	}
+	return row, nil
+}
+
+// reread reads row again in tx, by its id and shop (the template keyspace's shard key, so on Vitess
+// the read stays on the transaction's shard).
+func reread(ctx context.Context, tx *ent.Tx, row *ent.CouponTemplate) (*ent.CouponTemplate, error) {
+	row, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(row.ID), coupontemplate.ShopNumber(row.ShopNumber)).Only(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read template again: %w", err)
 	}
 	return row, nil
 }

@@ -15,6 +15,8 @@ const (
 	FieldID = "id"
 	// FieldTaskID holds the string denoting the task_id field in the database.
 	FieldTaskID = "task_id"
+	// FieldShopNumber holds the string denoting the shop_number field in the database.
+	FieldShopNumber = "shop_number"
 	// FieldRowNum holds the string denoting the row_num field in the database.
 	FieldRowNum = "row_num"
 	// FieldUserID holds the string denoting the user_id field in the database.
@@ -33,6 +35,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldTaskID,
+	FieldShopNumber,
 	FieldRowNum,
 	FieldUserID,
 	FieldCode,
@@ -51,6 +54,8 @@ func ValidColumn(column string) bool {
 }
 
 var (
+	// DefaultShopNumber holds the default value on creation for the "shop_number" field.
+	DefaultShopNumber int64
 	// UserIDValidator is a validator for the "user_id" field. It is called by the builders before save.
 	UserIDValidator func(string) error
 	// DefaultCode holds the default value on creation for the "code" field.
@@ -74,6 +79,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByTaskID orders the results by the task_id field.
 func ByTaskID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTaskID, opts...).ToFunc()
+}
+
+// ByShopNumber orders the results by the shop_number field.
+func ByShopNumber(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldShopNumber, opts...).ToFunc()
 }
 
 // ByRowNum orders the results by the row_num field.

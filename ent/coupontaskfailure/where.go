@@ -59,6 +59,11 @@ func TaskID(v int64) predicate.CouponTaskFailure {
 	return predicate.CouponTaskFailure(sql.FieldEQ(FieldTaskID, v))
 }
 
+// ShopNumber applies equality check predicate on the "shop_number" field. It's identical to ShopNumberEQ.
+func ShopNumber(v int64) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldEQ(FieldShopNumber, v))
+}
+
 // RowNum applies equality check predicate on the "row_num" field. It's identical to RowNumEQ.
 func RowNum(v int) predicate.CouponTaskFailure {
 	return predicate.CouponTaskFailure(sql.FieldEQ(FieldRowNum, v))
@@ -122,6 +127,46 @@ func TaskIDLT(v int64) predicate.CouponTaskFailure {
 // TaskIDLTE applies the LTE predicate on the "task_id" field.
 func TaskIDLTE(v int64) predicate.CouponTaskFailure {
 	return predicate.CouponTaskFailure(sql.FieldLTE(FieldTaskID, v))
+}
+
+// ShopNumberEQ applies the EQ predicate on the "shop_number" field.
+func ShopNumberEQ(v int64) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldEQ(FieldShopNumber, v))
+}
+
+// ShopNumberNEQ applies the NEQ predicate on the "shop_number" field.
+func ShopNumberNEQ(v int64) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldNEQ(FieldShopNumber, v))
+}
+
+// ShopNumberIn applies the In predicate on the "shop_number" field.
+func ShopNumberIn(vs ...int64) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldIn(FieldShopNumber, vs...))
+}
+
+// ShopNumberNotIn applies the NotIn predicate on the "shop_number" field.
+func ShopNumberNotIn(vs ...int64) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldNotIn(FieldShopNumber, vs...))
+}
+
+// ShopNumberGT applies the GT predicate on the "shop_number" field.
+func ShopNumberGT(v int64) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldGT(FieldShopNumber, v))
+}
+
+// ShopNumberGTE applies the GTE predicate on the "shop_number" field.
+func ShopNumberGTE(v int64) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldGTE(FieldShopNumber, v))
+}
+
+// ShopNumberLT applies the LT predicate on the "shop_number" field.
+func ShopNumberLT(v int64) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldLT(FieldShopNumber, v))
+}
+
+// ShopNumberLTE applies the LTE predicate on the "shop_number" field.
+func ShopNumberLTE(v int64) predicate.CouponTaskFailure {
+	return predicate.CouponTaskFailure(sql.FieldLTE(FieldShopNumber, v))
 }
 
 // RowNumEQ applies the EQ predicate on the "row_num" field.

@@ -172,6 +172,7 @@ var (
 	CouponTaskFailureColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt64, Increment: true},
 		{Name: "task_id", Type: field.TypeInt64},
+		{Name: "shop_number", Type: field.TypeInt64, Default: 0},
 		{Name: "row_num", Type: field.TypeInt},
 		{Name: "user_id", Type: field.TypeString, Nullable: true, Size: 64},
 		{Name: "code", Type: field.TypeString, Size: 32, Default: ""},
@@ -187,7 +188,7 @@ var (
 			{
 				Name:    "coupontaskfailure_task_id_row_num",
 				Unique:  true,
-				Columns: []*schema.Column{CouponTaskFailureColumns[1], CouponTaskFailureColumns[2]},
+				Columns: []*schema.Column{CouponTaskFailureColumns[1], CouponTaskFailureColumns[3]},
 			},
 		},
 	}

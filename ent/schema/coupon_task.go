@@ -66,6 +66,8 @@ func (CouponTaskFailure) Fields() []ent.Field {
 	return []ent.Field{
 		field.Int64("id"),
 		field.Int64("task_id").Immutable(),
+		field.Int64("shop_number").Immutable().Default(0).
+			Comment("the task's shop: the template keyspace's shard key (sharding/vschema.json); 0 on rows written before the distribution batch sets it"),
 		field.Int("row_num").Immutable(),
 		field.String("user_id").Optional().Nillable().MaxLen(64).Comment("as written in the file"),
 		field.String("code").MaxLen(32).Default("").Comment("machine code: OUT_OF_STOCK, LIMIT_REACHED, DUPLICATE_IN_FILE, INVALID_USER_ID, TEMPLATE_ENDED, …"),

@@ -1,0 +1,8 @@
+-- sharding gate capture of path cache_rebuild; written by sharding_capture_test.go, do not edit
+
+-- tx
+BEGIN;
+SELECT `coupon_template`.`id`, `coupon_template`.`created_at`, `coupon_template`.`updated_at`, `coupon_template`.`shop_number`, `coupon_template`.`name`, `coupon_template`.`source`, `coupon_template`.`target`, `coupon_template`.`goods`, `coupon_template`.`type`, `coupon_template`.`valid_start_time`, `coupon_template`.`valid_end_time`, `coupon_template`.`total_stock`, `coupon_template`.`stock`, `coupon_template`.`receive_rule`, `coupon_template`.`consume_rule`, `coupon_template`.`refund_policy`, `coupon_template`.`status`, `coupon_template`.`created_by`, `coupon_template`.`version` FROM `coupon_template` WHERE `coupon_template`.`id` = 4242424242424 LIMIT 2 LOCK IN SHARE MODE;
+SELECT COUNT(`user_coupon`.`id`) FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (11, 12, 13, 14) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`redemption_id` IN ('s', 's', 's', 's');
+SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (11, 12, 13, 14) AND `redemption_failure`.`redemption_id` IN ('s', 's', 's', 's');
+COMMIT;

@@ -1,0 +1,9 @@
+-- sharding gate capture of path checkout_applicable; written by sharding_capture_test.go, do not edit
+
+-- autocommit
+SELECT `user_coupon`.`id`, `user_coupon`.`created_at`, `user_coupon`.`updated_at`, `user_coupon`.`user_id`, `user_coupon`.`template_id`, `user_coupon`.`redemption_id`, `user_coupon`.`code`, `user_coupon`.`receive_count`, `user_coupon`.`source`, `user_coupon`.`status`, `user_coupon`.`valid_start_time`, `user_coupon`.`valid_end_time`, `user_coupon`.`order_id`, `user_coupon`.`used_at`, `user_coupon`.`discount_amount`, `user_coupon`.`request_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` = 11 AND `user_coupon`.`status` IN ('UNUSED', 'LOCKED') ORDER BY `user_coupon`.`valid_end_time`, `user_coupon`.`id` LIMIT 1000;
+
+-- tx
+BEGIN;
+SELECT `coupon_template`.`id`, `coupon_template`.`created_at`, `coupon_template`.`updated_at`, `coupon_template`.`shop_number`, `coupon_template`.`name`, `coupon_template`.`source`, `coupon_template`.`target`, `coupon_template`.`goods`, `coupon_template`.`type`, `coupon_template`.`valid_start_time`, `coupon_template`.`valid_end_time`, `coupon_template`.`total_stock`, `coupon_template`.`stock`, `coupon_template`.`receive_rule`, `coupon_template`.`consume_rule`, `coupon_template`.`refund_policy`, `coupon_template`.`status`, `coupon_template`.`created_by`, `coupon_template`.`version` FROM `coupon_template` WHERE `coupon_template`.`id` = 4242424242424 LIMIT 2 LOCK IN SHARE MODE;
+COMMIT;
