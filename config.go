@@ -42,7 +42,6 @@ type config struct {
 	ShutdownTimeout time.Duration
 	Redeem          claim.Config
 	PersistBatch    int
-	UserShards      int
 	DrainEvery      time.Duration
 	SweepEvery      time.Duration
 	LockTTL         time.Duration
@@ -116,7 +115,7 @@ var settings = []setting{
 	{"COUPON_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/coupond", "MySQL/MariaDB DSN (go-sql-driver); database created if missing", str(func(c *config) *string { return &c.MySQLDSN })},
 	{"COUPON_MYSQL_MAX_CONNS", "50", "connection pool size", num(func(c *config) *int { return &c.MySQLMaxConns })},
 	{"COUPON_MYSQL_VITESS", "0", "1: the DSN is a Vitess vtgate (sharding/README.md): no CREATE DATABASE or migrations at start-up, the user keyspace's shard count checked", flag01(func(c *config) *bool { return &c.MySQLVitess })},
-	{"COUPON_MYSQL_USER_SHARDS", "1", "shards of the user keyspace (coupond_user), by which batches group users; on Vitess it must be the keyspace's", num(func(c *config) *int { return &c.MySQLUserShards })},
+	{"COUPON_MYSQL_USER_SHARDS", "1", "shards of the user keyspace (coupond_user) as the engine routes user_id (Vitess xxhash): a batch writes its coupons in one transaction per shard; on Vitess it must be the keyspace's", num(func(c *config) *int { return &c.MySQLUserShards })},
 	{"COUPON_REDIS_ADDR", "127.0.0.1:6379", "Redis for cache, stock and outboxes (run it with AOF)", str(func(c *config) *string { return &c.RedisAddr })},
 	{"COUPON_REDIS_PASSWORD", "", "its password", str(func(c *config) *string { return &c.RedisPassword })},
 	{"COUPON_REDIS_DB", "0", "its database number", num(func(c *config) *int { return &c.RedisDB })},
@@ -139,7 +138,6 @@ var settings = []setting{
 	{"COUPON_REDEEM_HOT_TEMPLATES", "", "per-template overrides, e.g. 123=200000,456=80000", hotTemplates},
 	{"COUPON_REDEEM_USER_RATE", "10", "claim attempts per second per user and template (0: off)", num(func(c *config) *int { return &c.Redeem.UserRate })},
 	{"COUPON_PERSIST_BATCH", strconv.Itoa(defaults.PersistBatch), "claims per persister batch", num(func(c *config) *int { return &c.PersistBatch })},
-	{"COUPON_MYSQL_USER_SHARDS", "1", "shards of the user tables as the engine routes user_id (Vitess xxhash): a batch writes its coupons in one transaction per shard", num(func(c *config) *int { return &c.UserShards })},
 	{"COUPON_DRAIN_EVERY", "1s", "period of the outbox safety-net drain", dur(func(c *config) *time.Duration { return &c.DrainEvery })},
 	{"COUPON_SWEEP_EVERY", "10m", "period of the expiry sweep", dur(func(c *config) *time.Duration { return &c.SweepEvery })},
 	{"COUPON_LOCK_TTL", durDefault(defaults.LockTTL), "how long lockCoupon holds a coupon for an unpaid order before it is released", dur(func(c *config) *time.Duration { return &c.LockTTL })},

@@ -42,7 +42,12 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 			ReceiveCount: c.receiveCount, RequestID: c.requestID, Source: usercoupon.SourceCLAIM, At: c.at}, Counted: c.counted}
 		byRid[c.redemptionID] = c
 	}
-	r, err := issue.Reserve(ctx, p.db, issue.ReserveSpec{TemplateID: templateID, Source: stockbatch.SourceCLAIM, Items: items})
+	meta, err := p.cache.Get(ctx, templateID) // its shop number: T1 names the template's shard
+	if err != nil {
+		return batchResult{}, fmt.Errorf("template %d: %w", templateID, err)
+	}
+	r, err := issue.Reserve(ctx, p.db, issue.ReserveSpec{TemplateID: templateID, ShopNumber: meta.ShopNumber,
+		Source: stockbatch.SourceCLAIM, Items: items})
 	if err != nil {
 		return batchResult{}, err
 	}

@@ -128,10 +128,10 @@ func (s *Service) commit(ctx context.Context, t *ent.CouponTask, b batch, out []
 	accepted, outcomes := decide(b, out)
 	items, rows := s.items(t, accepted)
 	var task *ent.CouponTask
-	r, err := issue.Reserve(ctx, s.db, issue.ReserveSpec{TemplateID: t.TemplateID, Source: stockbatch.SourceDISTRIBUTION,
+	r, err := issue.Reserve(ctx, s.db, issue.ReserveSpec{TemplateID: t.TemplateID, ShopNumber: t.ShopNumber, Source: stockbatch.SourceDISTRIBUTION,
 		Items: items, TaskID: &t.ID, TaskStart: &b.start,
 		Prepare: func(ctx context.Context, tx *ent.Tx) error {
-			cur, err := tx.CouponTask.Query().Where(coupontask.ID(t.ID)).ForUpdate().Only(ctx)
+			cur, err := tx.CouponTask.Query().Where(coupontask.ID(t.ID), coupontask.ShopNumber(t.ShopNumber)).ForUpdate().Only(ctx)
 			if err != nil {
 				return fmt.Errorf("lock task %d: %w", t.ID, err)
 			}
@@ -139,12 +139,13 @@ func (s *Service) commit(ctx context.Context, t *ent.CouponTask, b batch, out []
 				task = cur
 				return errReplayed
 			}
-			fails, err := insertFailures(ctx, tx, t.ID, outcomes)
+			fails, err := insertFailures(ctx, tx, t, outcomes)
 			if err != nil {
 				return err
 			}
-			task, err = tx.CouponTask.UpdateOneID(t.ID).AddProcessedRows(len(b.rows)).AddFailCount(fails).
-				SetResumeRow(b.end).Save(ctx)
+			task, err = updateTask(ctx, tx, t, func(u *ent.CouponTaskUpdate) {
+				u.AddProcessedRows(len(b.rows)).AddFailCount(fails).SetResumeRow(b.end)
+			})
 			return err
 		}})
 	switch {
@@ -179,7 +180,7 @@ func (s *Service) items(t *ent.CouponTask, accepted []candidate) ([]issue.Item, 
 // and MySQL.
 func (s *Service) replay(ctx context.Context, t *ent.CouponTask, b batch, items []issue.Item, rows map[string]Row) (commitResult, error) {
 	res := commitResult{task: t, replayed: true}
-	h, err := s.db.StockBatch.Query().Where(stockbatch.TaskID(t.ID), stockbatch.TaskStart(b.start)).Only(ctx)
+	h, err := s.db.StockBatch.Query().Where(stockbatch.ShopNumber(t.ShopNumber), stockbatch.TaskID(t.ID), stockbatch.TaskStart(b.start)).Only(ctx)
 	if err != nil {
 		return res, fmt.Errorf("stock batch of task %d after row %d: %w", t.ID, b.start, err)
 	}
@@ -239,6 +240,7 @@ func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items [
 		s.stepDone("written")
 	}
 	taskID := *r.Header.TaskID
+	t := &ent.CouponTask{ID: taskID, ShopNumber: r.Header.ShopNumber}
 	var task *ent.CouponTask
 	err := issue.Settle(ctx, s.db, r.Header, issue.Settlement{Used: used,
 		Finish: func(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate) error {
@@ -250,15 +252,15 @@ func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items [
 					return err
 				}
 			}
-			fails, err := insertFailures(ctx, tx, taskID, refused)
+			fails, err := insertFailures(ctx, tx, t, refused)
 			if err != nil {
 				return err
 			}
-			task, err = tx.CouponTask.UpdateOneID(taskID).AddSuccessCount(used).AddFailCount(fails).Save(ctx)
+			task, err = updateTask(ctx, tx, t, func(u *ent.CouponTaskUpdate) { u.AddSuccessCount(used).AddFailCount(fails) })
 			return err
 		}})
 	if errors.Is(err, issue.ErrSettled) {
-		task, err = s.db.CouponTask.Get(ctx, taskID)
+		task, err = s.db.CouponTask.Query().Where(coupontask.ID(taskID), coupontask.ShopNumber(t.ShopNumber)).Only(ctx)
 	}
 	return plan, task, err
 }
@@ -296,12 +298,13 @@ func decide(b batch, out []lua.DistributeOutcome) ([]candidate, []rowOutcome) {
 	return accepted, fails
 }
 
-// insertFailures inserts the failure rows and returns how many.
-func insertFailures(ctx context.Context, tx *ent.Tx, taskID int64, fails []rowOutcome) (int, error) {
+// insertFailures inserts the failure rows of task t and returns how many.
+func insertFailures(ctx context.Context, tx *ent.Tx, t *ent.CouponTask, fails []rowOutcome) (int, error) {
 	for chunk := range slices.Chunk(fails, maxRowsPerInsert) {
 		builders := make([]*ent.CouponTaskFailureCreate, len(chunk))
 		for i, f := range chunk {
-			b := tx.CouponTaskFailure.Create().SetTaskID(taskID).SetRowNum(f.row.Num).SetCode(f.code).SetReason(f.reason)
+			b := tx.CouponTaskFailure.Create().SetShopNumber(t.ShopNumber).SetTaskID(t.ID).SetRowNum(f.row.Num).
+				SetCode(f.code).SetReason(f.reason)
 			if f.row.Raw != "" {
 				b.SetUserID(f.row.Raw)
 			}
@@ -312,4 +315,14 @@ func insertFailures(ctx context.Context, tx *ent.Tx, taskID int64, fails []rowOu
 		}
 	}
 	return len(fails), nil
+}
+
+// updateTask applies set to task t's row, named by its shard key too, and returns the row as it is then.
+func updateTask(ctx context.Context, tx *ent.Tx, t *ent.CouponTask, set func(*ent.CouponTaskUpdate)) (*ent.CouponTask, error) {
+	u := tx.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.ShopNumber(t.ShopNumber))
+	set(u)
+	if err := u.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("update task %d: %w", t.ID, err)
+	}
+	return tx.CouponTask.Query().Where(coupontask.ID(t.ID), coupontask.ShopNumber(t.ShopNumber)).Only(ctx)
 }

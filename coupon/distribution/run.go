@@ -75,20 +75,20 @@ func (s *Service) start(ctx context.Context, t *ent.CouponTask) (*ent.CouponTask
 	if tpl.Status == coupontemplate.StatusENDED || !s.now().Before(tpl.ValidEndTime) {
 		return nil, s.fail(ctx, t, "the template ended before the task started")
 	}
-	n, err := s.db.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.StatusEQ(coupontask.StatusPENDING)).
+	n, err := s.db.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.ShopNumber(t.ShopNumber), coupontask.StatusEQ(coupontask.StatusPENDING)).
 		SetStatus(coupontask.StatusIN_PROGRESS).Save(ctx)
 	if err != nil || n == 0 {
 		return nil, err
 	}
 	s.announce(ctx, t.ID)
-	return s.db.CouponTask.Get(ctx, t.ID)
+	return s.db.CouponTask.Query().Where(coupontask.ID(t.ID), coupontask.ShopNumber(t.ShopNumber)).Only(ctx)
 }
 
 // fail ends a task that could not run FAILED, with the reason.
 func (s *Service) fail(ctx context.Context, t *ent.CouponTask, reason string) error {
-	err := s.end(ctx, t.ID, func(tx *ent.Tx) (int, error) {
+	err := s.end(ctx, t, func(tx *ent.Tx) (int, error) {
 		return tx.CouponTask.Update().
-			Where(coupontask.ID(t.ID), coupontask.StatusIn(coupontask.StatusPENDING, coupontask.StatusIN_PROGRESS)).
+			Where(coupontask.ID(t.ID), coupontask.ShopNumber(t.ShopNumber), coupontask.StatusIn(coupontask.StatusPENDING, coupontask.StatusIN_PROGRESS)).
 			SetStatus(coupontask.StatusFAILED).SetFailureReason(reason).SetCompletedAt(s.now()).Save(ctx)
 	})
 	s.announce(ctx, t.ID)
@@ -100,8 +100,8 @@ func (s *Service) acknowledgeCancel(ctx context.Context, t *ent.CouponTask) erro
 	if t.CompletedAt != nil {
 		return nil
 	}
-	err := s.end(ctx, t.ID, func(tx *ent.Tx) (int, error) {
-		return tx.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.CompletedAtIsNil()).
+	err := s.end(ctx, t, func(tx *ent.Tx) (int, error) {
+		return tx.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.ShopNumber(t.ShopNumber), coupontask.CompletedAtIsNil()).
 			SetCompletedAt(s.now()).Save(ctx)
 	})
 	s.announce(ctx, t.ID)
@@ -187,8 +187,8 @@ func (s *Service) canceled(ctx context.Context, id int64) (bool, error) {
 // finish ends a task whose every data row is accounted for: SUCCESS, with send_num set to the
 // rows processed when the upload did not count them (an .xlsx: this run was its count).
 func (s *Service) finish(ctx context.Context, t *ent.CouponTask) error {
-	err := s.end(ctx, t.ID, func(tx *ent.Tx) (int, error) {
-		upd := tx.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.StatusEQ(coupontask.StatusIN_PROGRESS)).
+	err := s.end(ctx, t, func(tx *ent.Tx) (int, error) {
+		upd := tx.CouponTask.Update().Where(coupontask.ID(t.ID), coupontask.ShopNumber(t.ShopNumber), coupontask.StatusEQ(coupontask.StatusIN_PROGRESS)).
 			SetStatus(coupontask.StatusSUCCESS).SetCompletedAt(s.now())
 		if t.SendNum == nil {
 			upd.SetSendNum(t.ProcessedRows)
@@ -205,17 +205,17 @@ func (s *Service) finish(ctx context.Context, t *ent.CouponTask) error {
 	return nil
 }
 
-// end runs update, which ends task id (FAILED, SUCCESS, or a canceled task's stop) and tells how
+// end runs update, which ends task (FAILED, SUCCESS, or a canceled task's stop) and tells how
 // many rows it changed, and when it changed the row records the end in the template's audit
 // trail (TASK_END, by the system, with the task's counts), in one transaction: an end replayed
 // by a resumed run changes nothing and records nothing.
-func (s *Service) end(ctx context.Context, id int64, update func(tx *ent.Tx) (int, error)) error {
+func (s *Service) end(ctx context.Context, task *ent.CouponTask, update func(tx *ent.Tx) (int, error)) error {
 	return store.WithTx(ctx, s.db, func(tx *ent.Tx) error {
 		n, err := update(tx)
 		if err != nil || n == 0 {
 			return err
 		}
-		t, err := tx.CouponTask.Get(ctx, id)
+		t, err := tx.CouponTask.Query().Where(coupontask.ID(task.ID), coupontask.ShopNumber(task.ShopNumber)).Only(ctx)
 		if err != nil {
 			return err
 		}

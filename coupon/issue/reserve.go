@@ -24,6 +24,7 @@ type Reservation struct {
 // ReserveSpec is what T1 reserves for.
 type ReserveSpec struct {
 	TemplateID int64
+	ShopNumber int64 // the template's: every statement on the template's shard names it
 	Source     stockbatch.Source
 	Items      []Item
 	TaskID     *int64 // distribution: the task and its resume position before the batch
@@ -50,13 +51,13 @@ func Reserve(ctx context.Context, db *ent.Client, spec ReserveSpec) (*Reservatio
 				return err
 			}
 		}
-		tpl, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(spec.TemplateID)).ForUpdate().Only(ctx)
+		tpl, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(spec.TemplateID), coupontemplate.ShopNumber(spec.ShopNumber)).ForUpdate().Only(ctx)
 		if err != nil {
 			return fmt.Errorf("lock template %d: %w", spec.TemplateID, err)
 		}
 		k := min(len(spec.Items), tpl.Stock)
 		if k < len(spec.Items) {
-			open, err := tx.StockBatch.Query().Where(stockbatch.TemplateID(tpl.ID), stockbatch.StateEQ(stockbatch.StateOPEN)).Exist(ctx)
+			open, err := tx.StockBatch.Query().Where(stockbatch.ShopNumber(tpl.ShopNumber), stockbatch.TemplateID(tpl.ID), stockbatch.StateEQ(stockbatch.StateOPEN)).Exist(ctx)
 			if err != nil {
 				return fmt.Errorf("open batches: %w", err)
 			}
@@ -66,9 +67,12 @@ func Reserve(ctx context.Context, db *ent.Client, spec ReserveSpec) (*Reservatio
 			}
 		}
 		seq := tpl.BatchSeq + 1
-		if tpl, err = tpl.Update().AddStock(-k).SetBatchSeq(seq).Save(ctx); err != nil {
-			return fmt.Errorf("take stock: %w", err)
+		n, err := tx.CouponTemplate.Update().Where(coupontemplate.ID(tpl.ID), coupontemplate.ShopNumber(tpl.ShopNumber)).
+			AddStock(-k).SetBatchSeq(seq).Save(ctx)
+		if err != nil || n != 1 {
+			return fmt.Errorf("take stock (%d rows): %w", n, err)
 		}
+		tpl.Stock, tpl.BatchSeq = tpl.Stock-k, seq
 		list := make([]schematype.BatchItem, len(spec.Items))
 		for i, it := range spec.Items {
 			list[i] = schematype.BatchItem{User: it.UserID, Rid: it.RedemptionID}
@@ -92,7 +96,7 @@ func Reserve(ctx context.Context, db *ent.Client, spec ReserveSpec) (*Reservatio
 // Resume returns the reservation of an OPEN header (a distribution batch whose T1 committed before
 // a crash), with its template, for its T2s and T3 to be done again.
 func Resume(ctx context.Context, db *ent.Client, h *ent.StockBatch) (*Reservation, error) {
-	tpl, err := db.CouponTemplate.Get(ctx, h.TemplateID)
+	tpl, err := db.CouponTemplate.Query().Where(coupontemplate.ID(h.TemplateID), coupontemplate.ShopNumber(h.ShopNumber)).Only(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("template %d: %w", h.TemplateID, err)
 	}

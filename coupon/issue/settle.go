@@ -32,11 +32,11 @@ type Settlement struct {
 // already makes it write nothing and return ErrSettled, so a replayed T3 does nothing.
 func Settle(ctx context.Context, db *ent.Client, h *ent.StockBatch, s Settlement) error {
 	return store.WithTx(ctx, db, func(tx *ent.Tx) error {
-		tpl, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(h.TemplateID)).ForUpdate().Only(ctx)
+		tpl, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(h.TemplateID), coupontemplate.ShopNumber(h.ShopNumber)).ForUpdate().Only(ctx)
 		if err != nil {
 			return fmt.Errorf("lock template %d: %w", h.TemplateID, err)
 		}
-		cur, err := tx.StockBatch.Query().Where(stockbatch.ID(h.ID)).ForUpdate().Only(ctx)
+		cur, err := tx.StockBatch.Query().Where(stockbatch.ID(h.ID), stockbatch.ShopNumber(h.ShopNumber)).ForUpdate().Only(ctx)
 		if err != nil {
 			return fmt.Errorf("lock stock batch %d: %w", h.ID, err)
 		}
@@ -46,10 +46,12 @@ func Settle(ctx context.Context, db *ent.Client, h *ent.StockBatch, s Settlement
 		if s.Used > cur.Reserved {
 			return fmt.Errorf("stock batch %d: %d coupons written against %d units", h.ID, s.Used, cur.Reserved)
 		}
-		if err := tx.CouponTemplate.UpdateOneID(tpl.ID).AddStock(cur.Reserved - s.Used).AddIssued(s.Used).Exec(ctx); err != nil {
+		if err := tx.CouponTemplate.Update().Where(coupontemplate.ID(tpl.ID), coupontemplate.ShopNumber(tpl.ShopNumber)).
+			AddStock(cur.Reserved - s.Used).AddIssued(s.Used).Exec(ctx); err != nil {
 			return fmt.Errorf("give back units: %w", err)
 		}
-		if err := tx.StockBatch.UpdateOneID(cur.ID).SetUsed(s.Used).SetState(stockbatch.StateSETTLED).SetSettledAt(time.Now()).Exec(ctx); err != nil {
+		if err := tx.StockBatch.Update().Where(stockbatch.ID(cur.ID), stockbatch.ShopNumber(cur.ShopNumber)).
+			SetUsed(s.Used).SetState(stockbatch.StateSETTLED).SetSettledAt(time.Now()).Exec(ctx); err != nil {
 			return fmt.Errorf("settle stock batch: %w", err)
 		}
 		if s.Finish != nil {

@@ -2,21 +2,87 @@
 
 -- tx
 BEGIN;
-SELECT `coupon_template`.`id`, `coupon_template`.`created_at`, `coupon_template`.`updated_at`, `coupon_template`.`shop_number`, `coupon_template`.`name`, `coupon_template`.`source`, `coupon_template`.`target`, `coupon_template`.`goods`, `coupon_template`.`type`, `coupon_template`.`valid_start_time`, `coupon_template`.`valid_end_time`, `coupon_template`.`total_stock`, `coupon_template`.`stock`, `coupon_template`.`receive_rule`, `coupon_template`.`consume_rule`, `coupon_template`.`refund_policy`, `coupon_template`.`status`, `coupon_template`.`created_by`, `coupon_template`.`version` FROM `coupon_template` WHERE `coupon_template`.`id` = 4242424242424 LIMIT 2 FOR UPDATE;
-SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (11, 12, 13, 14, 15, 16, 17, 18) AND `user_coupon`.`template_id` = 4242424242424;
-SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (11, 12, 13, 14, 15, 16, 17, 18) AND `redemption_failure`.`redemption_id` IN ('s', 's', 's', 's', 's', 's', 's', 's');
-SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (11, 12, 13, 14, 15, 16, 17, 18) AND `user_coupon_archive`.`template_id` = 4242424242424;
+SELECT `coupon_template`.`id`, `coupon_template`.`created_at`, `coupon_template`.`updated_at`, `coupon_template`.`shop_number`, `coupon_template`.`name`, `coupon_template`.`source`, `coupon_template`.`target`, `coupon_template`.`goods`, `coupon_template`.`type`, `coupon_template`.`valid_start_time`, `coupon_template`.`valid_end_time`, `coupon_template`.`total_stock`, `coupon_template`.`stock`, `coupon_template`.`issued`, `coupon_template`.`batch_seq`, `coupon_template`.`receive_rule`, `coupon_template`.`consume_rule`, `coupon_template`.`refund_policy`, `coupon_template`.`status`, `coupon_template`.`created_by`, `coupon_template`.`version` FROM `coupon_template` WHERE `coupon_template`.`id` = 4242424242424 AND `coupon_template`.`shop_number` = 1001 LIMIT 2 FOR UPDATE;
+SELECT `stock_batch`.`id` FROM `stock_batch` WHERE (`stock_batch`.`shop_number` = 1001 AND `stock_batch`.`template_id` = 4242424242424) AND `stock_batch`.`state` = 'OPEN' LIMIT 1;
+UPDATE `coupon_template` SET `updated_at` = '2026-01-01 00:00:00', `batch_seq` = 1, `stock` = COALESCE(`coupon_template`.`stock`, 0) + -5 WHERE `coupon_template`.`id` = 4242424242424 AND `coupon_template`.`shop_number` = 1001;
+INSERT INTO `stock_batch` (`shop_number`, `template_id`, `seq`, `source`, `reserved`, `used`, `state`, `items`, `created_at`, `id`) VALUES (1001, 4242424242424, 1, 'CLAIM', 5, 0, 'OPEN', 's', '2026-01-01 00:00:00', 4242424242424);
+COMMIT;
+
+-- tx
+BEGIN;
+SELECT `coupon_template`.`id`, `coupon_template`.`created_at`, `coupon_template`.`updated_at`, `coupon_template`.`shop_number`, `coupon_template`.`name`, `coupon_template`.`source`, `coupon_template`.`target`, `coupon_template`.`goods`, `coupon_template`.`type`, `coupon_template`.`valid_start_time`, `coupon_template`.`valid_end_time`, `coupon_template`.`total_stock`, `coupon_template`.`stock`, `coupon_template`.`issued`, `coupon_template`.`batch_seq`, `coupon_template`.`receive_rule`, `coupon_template`.`consume_rule`, `coupon_template`.`refund_policy`, `coupon_template`.`status`, `coupon_template`.`created_by`, `coupon_template`.`version` FROM `coupon_template` WHERE `coupon_template`.`id` = 4242424242424 AND `coupon_template`.`shop_number` = 1001 LIMIT 2 FOR UPDATE;
+SELECT `stock_batch`.`id`, `stock_batch`.`shop_number`, `stock_batch`.`template_id`, `stock_batch`.`seq`, `stock_batch`.`source`, `stock_batch`.`task_id`, `stock_batch`.`task_start`, `stock_batch`.`reserved`, `stock_batch`.`used`, `stock_batch`.`state`, `stock_batch`.`items`, `stock_batch`.`created_at`, `stock_batch`.`settled_at` FROM `stock_batch` WHERE `stock_batch`.`id` = 4242424242424 AND `stock_batch`.`shop_number` = 1001 LIMIT 2 FOR UPDATE;
+UPDATE `coupon_template` SET `updated_at` = '2026-01-01 00:00:00', `stock` = COALESCE(`coupon_template`.`stock`, 0) + 0, `issued` = COALESCE(`coupon_template`.`issued`, 0) + 5 WHERE `coupon_template`.`id` = 4242424242424 AND `coupon_template`.`shop_number` = 1001;
+UPDATE `stock_batch` SET `used` = 5, `state` = 'SETTLED', `settled_at` = '2026-01-01 00:00:00' WHERE `stock_batch`.`id` = 4242424242424 AND `stock_batch`.`shop_number` = 1001;
+INSERT INTO `coupon_template_log` (`shop_number`, `template_id`, `actor_id`, `actor_role`, `action`, `before`, `after`, `created_at`) VALUES (1001, 4242424242424, 0, 'SYSTEM', 'STOCK_DRIFT', 's', 's', '2026-01-01 00:00:00');
+COMMIT;
+
+-- tx
+BEGIN;
+SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (11) AND `user_coupon`.`template_id` = 4242424242424;
+SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (11) AND `redemption_failure`.`redemption_id` IN ('s');
+SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (11) AND `user_coupon_archive`.`template_id` = 4242424242424;
+INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 11, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+COMMIT;
+
+-- tx
+BEGIN;
+SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (12, 13) AND `user_coupon`.`template_id` = 4242424242424;
+SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (12, 13) AND `redemption_failure`.`redemption_id` IN ('s', 's');
+SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (12, 13) AND `user_coupon_archive`.`template_id` = 4242424242424;
+INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 12, '2026-01-01 00:00:00', '2026-01-01 00:00:00'), ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 13, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+COMMIT;
+
+-- tx
+BEGIN;
+SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (14) AND `user_coupon`.`template_id` = 4242424242424;
+SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (14) AND `redemption_failure`.`redemption_id` IN ('s');
+SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (14) AND `user_coupon_archive`.`template_id` = 4242424242424;
+INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 14, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+COMMIT;
+
+-- tx
+BEGIN;
+SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (15, 16) AND `user_coupon`.`template_id` = 4242424242424;
+SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (15, 16) AND `redemption_failure`.`redemption_id` IN ('s', 's');
+SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (15, 16) AND `user_coupon_archive`.`template_id` = 4242424242424;
 ROLLBACK;
 
 -- tx
 BEGIN;
-SELECT `coupon_template`.`id`, `coupon_template`.`created_at`, `coupon_template`.`updated_at`, `coupon_template`.`shop_number`, `coupon_template`.`name`, `coupon_template`.`source`, `coupon_template`.`target`, `coupon_template`.`goods`, `coupon_template`.`type`, `coupon_template`.`valid_start_time`, `coupon_template`.`valid_end_time`, `coupon_template`.`total_stock`, `coupon_template`.`stock`, `coupon_template`.`receive_rule`, `coupon_template`.`consume_rule`, `coupon_template`.`refund_policy`, `coupon_template`.`status`, `coupon_template`.`created_by`, `coupon_template`.`version` FROM `coupon_template` WHERE `coupon_template`.`id` = 4242424242424 LIMIT 2 FOR UPDATE;
-SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count`, `user_coupon`.`redemption_id`, `user_coupon`.`request_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (11, 12, 13, 14, 15, 16, 17, 18) AND `user_coupon`.`template_id` = 4242424242424;
-SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (11, 12, 13, 14, 15, 16, 17, 18) AND `redemption_failure`.`redemption_id` IN ('s', 's', 's', 's', 's', 's', 's', 's');
-SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (11, 12, 13, 14, 15, 16, 17, 18) AND `user_coupon_archive`.`template_id` = 4242424242424;
-UPDATE `coupon_template` SET `updated_at` = '2026-01-01 00:00:00', `stock` = COALESCE(`coupon_template`.`stock`, 0) + -5 WHERE `id` = 4242424242424;
-SELECT `id`, `created_at`, `updated_at`, `shop_number`, `name`, `source`, `target`, `goods`, `type`, `valid_start_time`, `valid_end_time`, `total_stock`, `stock`, `receive_rule`, `consume_rule`, `refund_policy`, `status`, `created_by`, `version` FROM `coupon_template` WHERE `id` = 4242424242424;
-INSERT INTO `user_coupon` (`code`, `created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('s', '2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, '2026-01-01 00:00:00', 11, '2026-01-01 00:00:00', '2026-01-01 00:00:00'), ('s', '2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, '2026-01-01 00:00:00', 12, '2026-01-01 00:00:00', '2026-01-01 00:00:00'), ('s', '2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, '2026-01-01 00:00:00', 13, '2026-01-01 00:00:00', '2026-01-01 00:00:00'), ('s', '2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, '2026-01-01 00:00:00', 14, '2026-01-01 00:00:00', '2026-01-01 00:00:00'), ('s', '2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, '2026-01-01 00:00:00', 15, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
-INSERT INTO `redemption_failure` (`created_at`, `reason`, `redemption_id`, `template_id`, `user_id`) VALUES ('2026-01-01 00:00:00', 's', 's', 4242424242424, 16), ('2026-01-01 00:00:00', 's', 's', 4242424242424, 17), ('2026-01-01 00:00:00', 's', 's', 4242424242424, 18);
-INSERT INTO `coupon_template_log` (`shop_number`, `template_id`, `actor_id`, `actor_role`, `action`, `before`, `after`, `created_at`) VALUES (1001, 4242424242424, 0, 'SYSTEM', 'STOCK_DRIFT', 's', 's', '2026-01-01 00:00:00');
+SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (17) AND `user_coupon`.`template_id` = 4242424242424;
+SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (17) AND `redemption_failure`.`redemption_id` IN ('s');
+SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (17) AND `user_coupon_archive`.`template_id` = 4242424242424;
+ROLLBACK;
+
+-- tx
+BEGIN;
+SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (18) AND `user_coupon`.`template_id` = 4242424242424;
+SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (18) AND `redemption_failure`.`redemption_id` IN ('s');
+SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (18) AND `user_coupon_archive`.`template_id` = 4242424242424;
+ROLLBACK;
+
+-- tx
+BEGIN;
+SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count`, `user_coupon`.`redemption_id`, `user_coupon`.`request_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (15, 16) AND `user_coupon`.`template_id` = 4242424242424;
+SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (15, 16) AND `redemption_failure`.`redemption_id` IN ('s', 's');
+SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (15, 16) AND `user_coupon_archive`.`template_id` = 4242424242424;
+INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 15, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `redemption_failure` (`created_at`, `reason`, `redemption_id`, `template_id`, `user_id`) VALUES ('2026-01-01 00:00:00', 's', 's', 4242424242424, 16);
+COMMIT;
+
+-- tx
+BEGIN;
+SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count`, `user_coupon`.`redemption_id`, `user_coupon`.`request_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (17) AND `user_coupon`.`template_id` = 4242424242424;
+SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (17) AND `redemption_failure`.`redemption_id` IN ('s');
+SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (17) AND `user_coupon_archive`.`template_id` = 4242424242424;
+INSERT INTO `redemption_failure` (`created_at`, `reason`, `redemption_id`, `template_id`, `user_id`) VALUES ('2026-01-01 00:00:00', 's', 's', 4242424242424, 17);
+COMMIT;
+
+-- tx
+BEGIN;
+SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count`, `user_coupon`.`redemption_id`, `user_coupon`.`request_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (18) AND `user_coupon`.`template_id` = 4242424242424;
+SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (18) AND `redemption_failure`.`redemption_id` IN ('s');
+SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (18) AND `user_coupon_archive`.`template_id` = 4242424242424;
+INSERT INTO `redemption_failure` (`created_at`, `reason`, `redemption_id`, `template_id`, `user_id`) VALUES ('2026-01-01 00:00:00', 's', 's', 4242424242424, 18);
 COMMIT;

@@ -1,5 +1,13 @@
 -- the tables of a migrated database (SHOW CREATE TABLE); written by sharding_capture_test.go
 
+CREATE TABLE `archive_due` (
+  `id` bigint(20) NOT NULL AUTO_INCREMENT,
+  `user_id` bigint(20) NOT NULL,
+  `ended_at` datetime(3) NOT NULL,
+  PRIMARY KEY (`id`),
+  KEY `archivedue_ended_at` (`ended_at`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE `coupon_reminder` (
   `id` bigint(20) NOT NULL AUTO_INCREMENT,
   `created_at` datetime(3) NOT NULL,
@@ -44,9 +52,7 @@ CREATE TABLE `coupon_settlement` (
   UNIQUE KEY `couponsettlement_user_id_order_id_live_slot` (`user_id`,`order_id`,`live_slot`),
   KEY `couponsettlement_user_id_coupon_id_status` (`user_id`,`coupon_id`,`status`),
   KEY `couponsettlement_status_lock_expires_at` (`status`,`lock_expires_at`),
-  KEY `couponsettlement_updated_at` (`updated_at`),
-  KEY `couponsettlement_template_id_paid_at` (`template_id`,`paid_at`),
-  KEY `couponsettlement_template_id_refunded_at` (`template_id`,`refunded_at`)
+  KEY `couponsettlement_template_id_paid_at` (`template_id`,`paid_at`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 CREATE TABLE `coupon_task` (
@@ -110,6 +116,8 @@ CREATE TABLE `coupon_template` (
   `status` enum('ACTIVE','ENDED') NOT NULL DEFAULT 'ACTIVE',
   `created_by` bigint(20) NOT NULL,
   `version` bigint(20) NOT NULL DEFAULT 0,
+  `issued` bigint(20) NOT NULL DEFAULT 0,
+  `batch_seq` bigint(20) NOT NULL DEFAULT 0,
   PRIMARY KEY (`id`),
   KEY `coupontemplate_shop_number_id` (`shop_number`,`id`),
   KEY `coupontemplate_shop_number_status_valid_end_time` (`shop_number`,`status`,`valid_end_time`)
@@ -142,6 +150,27 @@ CREATE TABLE `redemption_failure` (
   KEY `redemptionfailure_template_id` (`template_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+CREATE TABLE `stock_batch` (
+  `id` bigint(20) NOT NULL AUTO_INCREMENT,
+  `shop_number` bigint(20) NOT NULL,
+  `template_id` bigint(20) NOT NULL,
+  `seq` bigint(20) NOT NULL,
+  `source` enum('CLAIM','DISTRIBUTION') NOT NULL,
+  `task_id` bigint(20) DEFAULT NULL,
+  `task_start` bigint(20) DEFAULT NULL,
+  `reserved` bigint(20) NOT NULL,
+  `used` bigint(20) NOT NULL DEFAULT 0,
+  `state` enum('OPEN','SETTLED') NOT NULL DEFAULT 'OPEN',
+  `items` mediumtext NOT NULL,
+  `created_at` datetime(3) NOT NULL,
+  `settled_at` datetime(3) DEFAULT NULL,
+  PRIMARY KEY (`id`),
+  KEY `stockbatch_state_created_at` (`state`,`created_at`),
+  KEY `stockbatch_task_id_task_start` (`task_id`,`task_start`),
+  KEY `stockbatch_template_id_seq` (`template_id`,`seq`),
+  KEY `stockbatch_template_id_state` (`template_id`,`state`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE `template_daily_stats` (
   `id` bigint(20) NOT NULL AUTO_INCREMENT,
   `created_at` datetime(3) NOT NULL,
@@ -169,7 +198,6 @@ CREATE TABLE `user_coupon` (
   `user_id` bigint(20) NOT NULL,
   `template_id` bigint(20) NOT NULL,
   `redemption_id` varchar(64) NOT NULL,
-  `code` varchar(32) NOT NULL,
   `receive_count` bigint(20) NOT NULL,
   `source` enum('CLAIM','DISTRIBUTION') NOT NULL,
   `status` enum('UNUSED','LOCKED','USED','EXPIRED','REVOKED') NOT NULL DEFAULT 'UNUSED',
@@ -179,15 +207,13 @@ CREATE TABLE `user_coupon` (
   `used_at` datetime(3) DEFAULT NULL,
   `discount_amount` decimal(12,2) DEFAULT NULL,
   `request_id` varchar(64) DEFAULT NULL,
+  `stock_batch_id` bigint(20) DEFAULT NULL,
   PRIMARY KEY (`id`),
-  UNIQUE KEY `usercoupon_code` (`code`),
   UNIQUE KEY `usercoupon_redemption_id` (`redemption_id`),
   UNIQUE KEY `usercoupon_user_id_template_id_receive_count` (`user_id`,`template_id`,`receive_count`),
   UNIQUE KEY `usercoupon_user_id_template_id_request_id` (`user_id`,`template_id`,`request_id`),
   KEY `usercoupon_user_id_status_valid_end_time` (`user_id`,`status`,`valid_end_time`),
-  KEY `usercoupon_status_updated_at` (`status`,`updated_at`),
-  KEY `usercoupon_template_id_status_updated_at` (`template_id`,`status`,`updated_at`),
-  KEY `usercoupon_template_id_user_id` (`template_id`,`user_id`)
+  KEY `usercoupon_template_id_status_updated_at` (`template_id`,`status`,`updated_at`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 CREATE TABLE `user_coupon_archive` (
@@ -197,7 +223,6 @@ CREATE TABLE `user_coupon_archive` (
   `user_id` bigint(20) NOT NULL,
   `template_id` bigint(20) NOT NULL,
   `redemption_id` varchar(64) NOT NULL,
-  `code` varchar(32) NOT NULL,
   `receive_count` bigint(20) NOT NULL,
   `source` enum('CLAIM','DISTRIBUTION') NOT NULL,
   `status` enum('UNUSED','LOCKED','USED','EXPIRED','REVOKED') NOT NULL DEFAULT 'UNUSED',
@@ -208,6 +233,7 @@ CREATE TABLE `user_coupon_archive` (
   `discount_amount` decimal(12,2) DEFAULT NULL,
   `archived_at` datetime(3) NOT NULL,
   `request_id` varchar(64) DEFAULT NULL,
+  `stock_batch_id` bigint(20) DEFAULT NULL,
   PRIMARY KEY (`id`),
   KEY `usercouponarchive_user_id_template_id` (`user_id`,`template_id`),
   KEY `usercouponarchive_user_id` (`user_id`),
