@@ -61,15 +61,17 @@ var importRules = map[string][]string{
 	".":               {"admin", "auth", "coupon/...", "defaults", "ent/...", "graph", "graph/model", "idgen", "jobs", "migrations", "playground", "services", "store"},
 
 	// Tools and test helpers.
-	"testutil":               {"coupon/keys", "ent/...", "migrations", "store"},
-	"testutil/stack":         {"coupon/...", "ent/...", "jobs", "services", "testutil"},
-	"testutil/sqlcapture":    {},
-	"bench/archive":          {"coupon/...", "ent/...", "jobs", "migrations", "services", "store"},
-	"bench/checkout":         {"auth", "coupon/...", "ent/...", "graph", "idgen", "jobs", "migrations", "services", "store"},
-	"bench/distribution":     {"auth", "coupon"},
-	"bench/loadgen":          {"auth", "coupon"},
-	"bench/mariadb-settings": {"migrations"},
-	"chaos":                  nil, // drives the built binary only
+	"testutil":                {"coupon/keys", "ent/...", "migrations", "store"},
+	"testutil/stack":          {"coupon/...", "ent/...", "jobs", "services", "testutil"},
+	"testutil/sqlcapture":     {},
+	"bench/archive":           {"coupon/...", "ent/...", "jobs", "migrations", "services", "store"},
+	"bench/checkout":          {"auth", "coupon/...", "ent/...", "graph", "idgen", "jobs", "migrations", "services", "store"},
+	"bench/distribution":      {"auth", "bench/internal/loaddata", "coupon"},
+	"bench/insertsize":        {"bench/internal/loaddata", "idgen", "migrations"},
+	"bench/internal/loaddata": {},
+	"bench/loadgen":           {"auth", "coupon"},
+	"bench/mariadb-settings":  {"migrations"},
+	"chaos":                   nil, // drives the built binary only
 }
 
 // matches reports whether the module-relative package p is pattern ("q" or "q/...").

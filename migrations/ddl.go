@@ -11,10 +11,15 @@ import (
 // ddlTable is the table a migration statement changes.
 var ddlTable = regexp.MustCompile("^(?:CREATE|ALTER|DROP) TABLE (?:IF (?:NOT )?EXISTS )?`([a-z0-9_]+)`")
 
+// dataTable is the table a migration's data statement (a backfill of rows that exist) writes:
+// nothing to do on a keyspace created empty, and not DDL ApplySchema takes.
+var dataTable = regexp.MustCompile("^(?:INSERT (?:IGNORE )?INTO|UPDATE) `([a-z0-9_]+)`")
+
 // KeyspaceDDL returns the statements of every up migration, oldest first, that change the tables of
 // keyspace (Keyspaces), each ended by ";\n": applied in order to an empty keyspace (Vitess:
 // vtctldclient ApplySchema) they give its tables the shape `coupond migrate` gives them on one
-// MySQL. It fails for an unknown keyspace and for a statement whose table is in no keyspace.
+// MySQL, without the data backfills (a keyspace is created empty). It fails for an unknown
+// keyspace and for a statement whose table is in no keyspace.
 func KeyspaceDDL(keyspace string) (string, error) {
 	if _, ok := Keyspaces[keyspace]; !ok {
 		return "", fmt.Errorf("migrations: unknown keyspace %q (known: %s, %s)", keyspace, KeyspaceUser, KeyspaceTemplate)
@@ -41,6 +46,9 @@ func KeyspaceDDL(keyspace string) (string, error) {
 				continue
 			}
 			sql := strings.TrimSuffix(strings.Join(lines, "\n"), ";")
+			if d := dataTable.FindStringSubmatch(sql); d != nil && KeyspaceOf(d[1]) != "" {
+				continue
+			}
 			m := ddlTable.FindStringSubmatch(sql)
 			if m == nil || KeyspaceOf(m[1]) == "" {
 				return "", fmt.Errorf("migrations: %s: a statement on no keyspace's table: %.80s", name, sql)

@@ -97,3 +97,26 @@ func TestKeyspaceDDL(t *testing.T) {
 		t.Error("an unknown keyspace gave DDL")
 	}
 }
+
+// The hot table keeps at most four secondary indexes after the migrations: every claim and every
+// distributed row writes each of them.
+func TestUserCouponHasAtMostFourSecondaryIndexes(t *testing.T) {
+	dsn := testutil.FreshDatabase(t, "lean")
+	if err := migrations.Apply(dsn); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	err = db.QueryRow(`SELECT COUNT(DISTINCT index_name) FROM information_schema.statistics
+WHERE table_schema = DATABASE() AND table_name = 'user_coupon' AND index_name <> 'PRIMARY'`).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 || n > 4 {
+		t.Fatalf("user_coupon has %d secondary indexes, want 1 to 4", n)
+	}
+}

@@ -407,11 +407,6 @@ var (
 				Columns: []*schema.Column{UserCouponColumns[5]},
 			},
 			{
-				Name:    "usercoupon_user_id_status_valid_end_time",
-				Unique:  false,
-				Columns: []*schema.Column{UserCouponColumns[3], UserCouponColumns[8], UserCouponColumns[10]},
-			},
-			{
 				Name:    "usercoupon_template_id_status_updated_at",
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[8], UserCouponColumns[2]},

@@ -212,7 +212,6 @@ CREATE TABLE `user_coupon` (
   UNIQUE KEY `usercoupon_redemption_id` (`redemption_id`),
   UNIQUE KEY `usercoupon_user_id_template_id_receive_count` (`user_id`,`template_id`,`receive_count`),
   UNIQUE KEY `usercoupon_user_id_template_id_request_id` (`user_id`,`template_id`,`request_id`),
-  KEY `usercoupon_user_id_status_valid_end_time` (`user_id`,`status`,`valid_end_time`),
   KEY `usercoupon_template_id_status_updated_at` (`template_id`,`status`,`updated_at`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
