@@ -11,9 +11,11 @@ import (
 	"coupond/ent/stockbatch"
 )
 
-// SweepAfter is how long a claim batch's header may stay OPEN before the sweep settles it: twice
-// maxWrite, so no T2 of it can still commit.
-const SweepAfter = 2 * maxWrite
+// SweepAfter is how long a claim batch's header may stay OPEN before the sweep settles it: three
+// times maxWrite, so no T2 of it can still commit (two seconds of margin for the COMMIT itself),
+// and short enough that claims put off behind a dead batch (ErrBusy) are written a few seconds
+// after the crash.
+const SweepAfter = 3 * maxWrite
 
 // Sweep settles the OPEN claim headers older than after (a persister crashed or stalled between
 // T1 and T3): each from the coupons carrying it (its T2s that committed), giving back the other
