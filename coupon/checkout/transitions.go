@@ -198,61 +198,67 @@ type couponMove struct {
 	orderID  int64
 }
 
-// cas moves, in one statement of tx, the settlement from k.from() to k.to() and, unless c is nil,
-// its coupon as c says — both checked, so either both rows move or neither does (errLost: read
-// again) — a confirm only while the lock holds and is for amount (a release and a lock again in
-// between may have changed it), an expiry only once the lock has expired. A confirm sets the
-// payment's time on both rows; a release, expiry or refund clears the settlement's live keys and
-// the coupon's order, discount and use.
+// cas moves, in tx, the settlement from k.from() to k.to() and, unless c is nil, its coupon as c
+// says — each UPDATE checked, so either both rows move or neither does (errLost: the transaction
+// rolls back and the caller reads again) — a confirm only while the lock holds and is for amount
+// (a release and a lock again in between may have changed it), an expiry only once the lock has
+// expired. A confirm sets the payment's time on both rows; a release, expiry or refund clears the
+// settlement's live keys and the coupon's order, discount and use. The two rows share their
+// user_id, so both statements run on one user shard (a multi-table UPDATE … JOIN would save a
+// round trip, but Vitess refuses it).
 func cas(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, k kind, now time.Time, amount *decimal.Decimal, c *couponMove) error {
-	set := []string{"s.status = ?", "s.updated_at = ?"}
+	set := []string{"status = ?", "updated_at = ?"}
 	args := []any{string(k.to()), now}
 	switch k {
 	case confirm:
-		set = append(set, "s.paid_at = ?")
+		set = append(set, "paid_at = ?")
 		args = append(args, now)
 	case refund:
-		set = append(set, "s.refunded_at = ?", "s.live_coupon_id = NULL", "s.live_slot = NULL")
+		set = append(set, "refunded_at = ?", "live_coupon_id = NULL", "live_slot = NULL")
 		args = append(args, now)
 	default:
-		set = append(set, "s.live_coupon_id = NULL", "s.live_slot = NULL")
+		set = append(set, "live_coupon_id = NULL", "live_slot = NULL")
 	}
-	where := []string{"s.user_id = ?", "s.id = ?", "s.status = ?"}
-	whereArgs := []any{row.UserID, row.ID, string(k.from())}
+	where := []string{"user_id = ?", "id = ?", "status = ?"}
+	args = append(args, row.UserID, row.ID, string(k.from()))
 	switch k {
 	case confirm:
-		where = append(where, "s.lock_expires_at > ?", "s.order_amount = ?")
-		whereArgs = append(whereArgs, now, amount.String())
+		where = append(where, "lock_expires_at > ?", "order_amount = ?")
+		args = append(args, now, amount.String())
 	case expire:
-		where = append(where, "s.lock_expires_at <= ?")
-		whereArgs = append(whereArgs, now)
+		where = append(where, "lock_expires_at <= ?")
+		args = append(args, now)
 	}
-	tables, want := "coupon_settlement s", int64(1)
-	if c != nil {
-		tables, want = "coupon_settlement s JOIN user_coupon c ON c.user_id = s.user_id AND c.id = s.coupon_id", 2
-		set = append(set, "c.status = ?", "c.updated_at = ?")
-		args = append(args, string(c.to), now)
-		if k == confirm {
-			set = append(set, "c.used_at = ?")
-			args = append(args, now)
-		} else {
-			set = append(set, "c.order_id = NULL", "c.discount_amount = NULL", "c.used_at = NULL")
-		}
-		where = append(where, "c.user_id = ?", "c.id = ?", "c.status = ?", "c.order_id = ?")
-		whereArgs = append(whereArgs, row.UserID, row.CouponID, string(c.from), c.orderID)
+	if err := updateOne(ctx, tx, k, row.ID, "coupon_settlement", set, where, args); err != nil || c == nil {
+		return err
 	}
-	res, err := tx.ExecContext(ctx, "UPDATE "+tables+" SET "+strings.Join(set, ", ")+" WHERE "+strings.Join(where, " AND "),
-		append(args, whereArgs...)...)
+	set = []string{"status = ?", "updated_at = ?"}
+	args = []any{string(c.to), now}
+	if k == confirm {
+		set = append(set, "used_at = ?")
+		args = append(args, now)
+	} else {
+		set = append(set, "order_id = NULL", "discount_amount = NULL", "used_at = NULL")
+	}
+	where = []string{"user_id = ?", "id = ?", "status = ?", "order_id = ?"}
+	args = append(args, row.UserID, row.CouponID, string(c.from), c.orderID)
+	return updateOne(ctx, tx, k, row.ID, "user_coupon", set, where, args)
+}
+
+// updateOne runs UPDATE table SET set WHERE where in tx and promises it changed exactly one row:
+// none is errLost (a concurrent call moved it), more is an error.
+func updateOne(ctx context.Context, tx *ent.Tx, k kind, settlementID int64, table string, set, where []string, args []any) error {
+	res, err := tx.ExecContext(ctx, "UPDATE "+table+" SET "+strings.Join(set, ", ")+" WHERE "+strings.Join(where, " AND "), args...)
 	if err != nil {
-		return fmt.Errorf("%s: settlement %d: %w", k, row.ID, err)
+		return fmt.Errorf("%s: settlement %d: %s: %w", k, settlementID, table, err)
 	}
 	switch n, err := res.RowsAffected(); {
 	case err != nil:
-		return fmt.Errorf("%s: settlement %d: %w", k, row.ID, err)
-	case n == 0: // a concurrent call moved one of the rows: read again
+		return fmt.Errorf("%s: settlement %d: %s: %w", k, settlementID, table, err)
+	case n == 0:
 		return errLost
-	case n != want:
-		return fmt.Errorf("%s: settlement %d: %d rows changed, want %d", k, row.ID, n, want)
+	case n != 1:
+		return fmt.Errorf("%s: settlement %d: %s: %d rows changed, want 1", k, settlementID, table, n)
 	}
 	return nil
 }

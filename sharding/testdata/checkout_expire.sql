@@ -11,5 +11,6 @@ SELECT `user_coupon`.`id`, `user_coupon`.`created_at`, `user_coupon`.`updated_at
 
 -- tx
 BEGIN;
-UPDATE coupon_settlement s JOIN user_coupon c ON c.user_id = s.user_id AND c.id = s.coupon_id SET s.status = 'CANCELED', s.updated_at = '2026-01-01 00:00:00', s.live_coupon_id = NULL, s.live_slot = NULL, c.status = 'UNUSED', c.updated_at = '2026-01-01 00:00:00', c.order_id = NULL, c.discount_amount = NULL, c.used_at = NULL WHERE s.user_id = 14 AND s.id = 4242424242424 AND s.status = 'LOCKED' AND s.lock_expires_at <= '2026-01-01 00:00:00' AND c.user_id = 14 AND c.id = 4242424242424 AND c.status = 'LOCKED' AND c.order_id = 103;
+UPDATE coupon_settlement SET status = 'CANCELED', updated_at = '2026-01-01 00:00:00', live_coupon_id = NULL, live_slot = NULL WHERE user_id = 14 AND id = 4242424242424 AND status = 'LOCKED' AND lock_expires_at <= '2026-01-01 00:00:00';
+UPDATE user_coupon SET status = 'UNUSED', updated_at = '2026-01-01 00:00:00', order_id = NULL, discount_amount = NULL, used_at = NULL WHERE user_id = 14 AND id = 4242424242424 AND status = 'LOCKED' AND order_id = 103;
 COMMIT;

@@ -8,5 +8,6 @@ SELECT `user_coupon`.`id`, `user_coupon`.`created_at`, `user_coupon`.`updated_at
 
 -- tx
 BEGIN;
-UPDATE coupon_settlement s JOIN user_coupon c ON c.user_id = s.user_id AND c.id = s.coupon_id SET s.status = 'REFUNDED', s.updated_at = '2026-01-01 00:00:00', s.refunded_at = '2026-01-01 00:00:00', s.live_coupon_id = NULL, s.live_slot = NULL, c.status = 'UNUSED', c.updated_at = '2026-01-01 00:00:00', c.order_id = NULL, c.discount_amount = NULL, c.used_at = NULL WHERE s.user_id = 12 AND s.id = 4242424242424 AND s.status = 'PAID' AND c.user_id = 12 AND c.id = 4242424242424 AND c.status = 'USED' AND c.order_id = 101;
+UPDATE coupon_settlement SET status = 'REFUNDED', updated_at = '2026-01-01 00:00:00', refunded_at = '2026-01-01 00:00:00', live_coupon_id = NULL, live_slot = NULL WHERE user_id = 12 AND id = 4242424242424 AND status = 'PAID';
+UPDATE user_coupon SET status = 'UNUSED', updated_at = '2026-01-01 00:00:00', order_id = NULL, discount_amount = NULL, used_at = NULL WHERE user_id = 12 AND id = 4242424242424 AND status = 'USED' AND order_id = 101;
 COMMIT;
