@@ -87,7 +87,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		Files:          a.files,
 		Checkout:       checkout.Config{LockTTL: cfg.LockTTL},
 		Archive:        archive.Config{After: cfg.ArchiveAfter, BatchSize: cfg.ArchiveBatch},
-		Reminder:       reminder.Config{Retries: cfg.ReminderRetries},
+		Reminder:       reminder.Config{Retries: cfg.ReminderRetries, UserShards: cfg.MySQLUserShards},
 		ReminderSender: reminderSender(cfg),
 		Stats:          stats.Config{MaxDays: cfg.StatsMaxDays},
 		Reconcile:      cfg.Reconcile,

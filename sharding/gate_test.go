@@ -145,7 +145,6 @@ var openWork = map[string]string{
 	"checkout_applicable": "rebuilds the template cache (cache_rebuild)",
 	"expiry":              "a bucket's expiring transaction over many users: per user shard",
 	"reconcile":           "step 3 reads the stock batches' seqs and the users' coupons in one read view: per-shard read views",
-	"reminder_delivery":   "an autocommit page UPDATE over many users: per user shard",
 }
 
 func shardList(tc Touch) string {

@@ -15,6 +15,7 @@ import (
 	"coupond/ent"
 	"coupond/ent/couponreminder"
 	"coupond/ent/predicate"
+	"coupond/store"
 )
 
 const (
@@ -210,13 +211,13 @@ func (s *Service) sendBucket(ctx context.Context, templateID int64, minute time.
 // skip marks the page's reminders SKIPPED with reason.
 func (s *Service) skip(ctx context.Context, rows []*ent.CouponReminder, reason string) (Outcome, error) {
 	n := 0
-	for v, ids := range byVersion(rows) {
-		k, err := s.db.CouponReminder.Update().Where(pendingVersion(ids, v)...).
+	for k, g := range s.byVersion(rows) {
+		c, err := s.db.CouponReminder.Update().Where(g.pending(k.version)...).
 			SetStatus(couponreminder.StatusSKIPPED).SetFailureReason(reason).Save(ctx)
 		if err != nil {
 			return Outcome{Skipped: n}, fmt.Errorf("reminder bucket: skip: %w", err)
 		}
-		n += k
+		n += c
 	}
 	remindersTotal.WithLabelValues("skipped").Add(float64(n))
 	return Outcome{Skipped: n}, nil
@@ -252,18 +253,22 @@ func (s *Service) deliverPage(ctx context.Context, t *coupon.Template, rows []*e
 	wg.Wait()
 	var sent []*ent.CouponReminder
 	type failKey struct {
-		version, attempts int
-		reason            string
+		group
+		attempts int
+		reason   string
 	}
-	failed := map[failKey][]int64{}
+	failed := map[failKey]*rowSet{}
 	details := map[string]int{} // what the log sees: each failure's detail, once per page with its count
 	for _, a := range results {
 		switch {
 		case a.err == nil:
 			sent = append(sent, a.row)
 		case ctx.Err() == nil:
-			k := failKey{a.row.Version, a.row.Attempts, publicReason(a.err)}
-			failed[k] = append(failed[k], a.row.ID)
+			k := failKey{s.groupOf(a.row), a.row.Attempts, publicReason(a.err)}
+			if failed[k] == nil {
+				failed[k] = &rowSet{}
+			}
+			failed[k].add(a.row)
 			details[a.err.Error()]++
 		}
 	}
@@ -274,8 +279,8 @@ func (s *Service) deliverPage(ctx context.Context, t *coupon.Template, rows []*e
 	ctx = context.WithoutCancel(ctx)
 	var out Outcome
 	now := s.now()
-	for v, ids := range byVersion(sent) {
-		n, err := s.db.CouponReminder.Update().Where(pendingVersion(ids, v)...).
+	for k, g := range s.byVersion(sent) {
+		n, err := s.db.CouponReminder.Update().Where(g.pending(k.version)...).
 			SetStatus(couponreminder.StatusSENT).SetSentAt(now).ClearFailureReason().Save(ctx)
 		if err != nil {
 			return out, fmt.Errorf("reminder bucket: mark sent: %w", err)
@@ -283,11 +288,11 @@ func (s *Service) deliverPage(ctx context.Context, t *coupon.Template, rows []*e
 		out.Sent += n
 	}
 	remindersTotal.WithLabelValues("sent").Add(float64(out.Sent))
-	for k, ids := range failed {
-		deliveryFailures.Add(float64(len(ids)))
+	for k, g := range failed {
+		deliveryFailures.Add(float64(len(g.ids)))
 		tries := k.attempts + 1
 		u := s.db.CouponReminder.Update().
-			Where(append(pendingVersion(ids, k.version), couponreminder.Attempts(k.attempts))...).
+			Where(append(g.pending(k.version), couponreminder.Attempts(k.attempts))...).
 			SetAttempts(tries).SetFailureReason(k.reason)
 		last := tries > s.cfg.Retries
 		if last {
@@ -319,18 +324,39 @@ func (s *Service) backoff(n int) time.Duration {
 	return min(d, s.cfg.RetryMax)
 }
 
-// byVersion groups rows' ids by version.
-func byVersion(rows []*ent.CouponReminder) map[int][]int64 {
-	out := map[int][]int64{}
-	for _, r := range rows {
-		out[r.Version] = append(out[r.Version], r.ID)
-	}
-	return out
+// group is what one outcome UPDATE of a page covers: rows of one version on one user shard.
+type group struct{ version, shard int }
+
+// groupOf is r's group under Config.UserShards.
+func (s *Service) groupOf(r *ent.CouponReminder) group {
+	return group{r.Version, store.UserShard(r.UserID, s.cfg.UserShards)}
 }
 
-// pendingVersion selects the rows still PENDING at this version.
-func pendingVersion(ids []int64, version int) []predicate.CouponReminder {
-	return []predicate.CouponReminder{couponreminder.IDIn(ids...), couponreminder.Version(version), couponreminder.StatusEQ(couponreminder.StatusPENDING)}
+// rowSet is the ids and users of a group's rows.
+type rowSet struct{ ids, users []int64 }
+
+func (g *rowSet) add(r *ent.CouponReminder) {
+	g.ids, g.users = append(g.ids, r.ID), append(g.users, r.UserID)
+}
+
+// pending selects the set's rows still PENDING at this version; naming the users routes the
+// UPDATE to their one shard.
+func (g *rowSet) pending(version int) []predicate.CouponReminder {
+	return []predicate.CouponReminder{couponreminder.UserIDIn(g.users...), couponreminder.IDIn(g.ids...),
+		couponreminder.Version(version), couponreminder.StatusEQ(couponreminder.StatusPENDING)}
+}
+
+// byVersion groups rows by version and user shard.
+func (s *Service) byVersion(rows []*ent.CouponReminder) map[group]*rowSet {
+	out := map[group]*rowSet{}
+	for _, r := range rows {
+		k := s.groupOf(r)
+		if out[k] == nil {
+			out[k] = &rowSet{}
+		}
+		out[k].add(r)
+	}
+	return out
 }
 
 func truncate(s string, n int) string {

@@ -46,7 +46,7 @@ func remindersTotal(t *testing.T, result string) float64 {
 // worker, in pages; a cancelled reminder and a terminated template's reminders are not sent.
 func TestWebhookReceivesEachReminderOnce(t *testing.T) {
 	rc := newReceiver(nil)
-	s := newStack(t, "healthy", reminder.Config{Page: 7}, rc, true)
+	s := newStack(t, "healthy", reminder.Config{Page: 7, UserShards: 4}, rc, true) // 4 user shards: a page's outcomes in several UPDATEs
 	tpl := upcoming(t, s, time.Minute+8*time.Second) // reminders 1 minute before: due in 8 s
 	gone := upcoming(t, s, time.Minute+8*time.Second)
 	sentBefore, skippedBefore := remindersTotal(t, "sent"), remindersTotal(t, "skipped")
@@ -182,7 +182,7 @@ func TestFailingReceiverThatRecoversGetsEveryReminder(t *testing.T) {
 // the reason; the bucket's task is done then. A receiver slower than the timeout is a failure too.
 func TestDeliveryFailsAfterTheRetries(t *testing.T) {
 	rc := newReceiver(func(int) int { return 500 })
-	s := newStack(t, "fails", reminder.Config{RetryBase: 50 * time.Millisecond, RetryMax: 100 * time.Millisecond, Retries: 2}, rc, false)
+	s := newStack(t, "fails", reminder.Config{RetryBase: 50 * time.Millisecond, RetryMax: 100 * time.Millisecond, Retries: 2, UserShards: 4}, rc, false)
 	tpl := upcoming(t, s, time.Minute+3*time.Second)
 	for u := int64(1); u <= 3; u++ {
 		if _, err := s.Reminders.Create(s.Ctx, u, tpl.ID, couponreminder.ChannelEMAIL, 1); err != nil {

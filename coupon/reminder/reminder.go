@@ -72,6 +72,9 @@ type Config struct {
 	Page int
 	// Parallel is how many deliveries of a page run at once; default 16.
 	Parallel int
+	// UserShards is how many shards the user tables are split into (COUPON_MYSQL_USER_SHARDS):
+	// a page's outcomes are written with one UPDATE per user shard; default 1.
+	UserShards int
 }
 
 // Service creates, cancels, lists and delivers reminders.

@@ -10,4 +10,7 @@ SELECT `coupon_reminder`.`id`, `coupon_reminder`.`due_at` FROM `coupon_reminder`
 SELECT `coupon_reminder`.`id`, `coupon_reminder`.`template_id`, `coupon_reminder`.`remind_at` FROM `coupon_reminder` WHERE `coupon_reminder`.`status` = 'PENDING' AND `coupon_reminder`.`due_at` <= '2026-01-01 00:00:00' ORDER BY `coupon_reminder`.`due_at` ASC LIMIT 10000;
 
 -- autocommit
-UPDATE `coupon_reminder` SET `failure_reason` = NULL, `updated_at` = '2026-01-01 00:00:00', `status` = 'SENT', `sent_at` = '2026-01-01 00:00:00' WHERE (`coupon_reminder`.`id` IN (4242424242424, 4242424242424) AND `coupon_reminder`.`version` = 1) AND `coupon_reminder`.`status` = 'PENDING';
+UPDATE `coupon_reminder` SET `failure_reason` = NULL, `updated_at` = '2026-01-01 00:00:00', `status` = 'SENT', `sent_at` = '2026-01-01 00:00:00' WHERE ((`coupon_reminder`.`user_id` IN (11) AND `coupon_reminder`.`id` IN (4242424242424)) AND `coupon_reminder`.`version` = 1) AND `coupon_reminder`.`status` = 'PENDING';
+
+-- autocommit
+UPDATE `coupon_reminder` SET `failure_reason` = NULL, `updated_at` = '2026-01-01 00:00:00', `status` = 'SENT', `sent_at` = '2026-01-01 00:00:00' WHERE ((`coupon_reminder`.`user_id` IN (12) AND `coupon_reminder`.`id` IN (4242424242424)) AND `coupon_reminder`.`version` = 1) AND `coupon_reminder`.`status` = 'PENDING';
