@@ -83,14 +83,15 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 	}
 	a.svc = services.New(db, a.rdb, jobs.NewQueue(a.enqueuer), services.Config{
 		Redeem: cfg.Redeem, Persist: claim.PersistConfig{BatchSize: cfg.PersistBatch, UserShards: cfg.MySQLUserShards},
-		Distribution:   distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes, MaxRows: cfg.DistributionMaxRows, UserShards: cfg.MySQLUserShards},
-		Files:          a.files,
-		Checkout:       checkout.Config{LockTTL: cfg.LockTTL},
-		Archive:        archive.Config{After: cfg.ArchiveAfter, BatchSize: cfg.ArchiveBatch},
-		Reminder:       reminder.Config{Retries: cfg.ReminderRetries, UserShards: cfg.MySQLUserShards},
-		ReminderSender: reminderSender(cfg),
-		Stats:          stats.Config{MaxDays: cfg.StatsMaxDays},
-		Reconcile:      cfg.Reconcile,
+		Distribution:     distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes, MaxRows: cfg.DistributionMaxRows, UserShards: cfg.MySQLUserShards},
+		Files:            a.files,
+		Checkout:         checkout.Config{LockTTL: cfg.LockTTL},
+		Archive:          archive.Config{After: cfg.ArchiveAfter, BatchSize: cfg.ArchiveBatch},
+		Reminder:         reminder.Config{Retries: cfg.ReminderRetries, UserShards: cfg.MySQLUserShards},
+		ReminderSender:   reminderSender(cfg),
+		Stats:            stats.Config{MaxDays: cfg.StatsMaxDays},
+		Reconcile:        cfg.Reconcile,
+		ExpiryUserShards: cfg.MySQLUserShards,
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()

@@ -78,10 +78,11 @@ func TestShardingCapture(t *testing.T) {
 	}
 	s := captureStack(t, rec, dsn, services.Config{
 		// 8 user shards: their groups nest in those of 4 and 2, so one capture serves the three.
-		Persist:      claim.PersistConfig{BatchSize: 50, ClaimIdle: time.Millisecond, UserShards: 8},
-		Distribution: distribution.Config{UserShards: 8},
-		Reminder:     reminder.Config{UserShards: 8},
-		Archive:      archive.Config{After: time.Millisecond},
+		Persist:          claim.PersistConfig{BatchSize: 50, ClaimIdle: time.Millisecond, UserShards: 8},
+		Distribution:     distribution.Config{UserShards: 8},
+		Reminder:         reminder.Config{UserShards: 8},
+		ExpiryUserShards: 8,
+		Archive:          archive.Config{After: time.Millisecond},
 	})
 	sync := captureStack(t, rec, dsn, services.Config{Redeem: claim.Config{Mode: claim.ModeSync}, Persist: claim.PersistConfig{UserShards: 8}})
 	ctx := s.Ctx

@@ -36,6 +36,8 @@ type Config struct {
 	ReminderSender reminder.Sender
 	Stats          stats.Config
 	Reconcile      reconcile.Config
+	// ExpiryUserShards is the expirer's Expirer.UserShards (COUPON_MYSQL_USER_SHARDS).
+	ExpiryUserShards int
 }
 
 // Services are the domain services of one process.
@@ -64,6 +66,7 @@ func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Confi
 	s.Templates = template.NewAdmin(db, rdb, s.Cache)
 	s.Issuer = issue.NewIssuer(rdb, queue)
 	s.Expirer = expiry.NewExpirer(db, rdb)
+	s.Expirer.UserShards = cfg.ExpiryUserShards
 	s.Persister = claim.NewPersister(db, rdb, s.Issuer, s.Cache, cfg.Persist)
 	s.Redeemer = claim.NewRedeemer(db, rdb, s.Cache, s.Persister, queue, cfg.Redeem)
 	s.Wallet = wallet.New(db)

@@ -143,7 +143,6 @@ var openWork = map[string]string{
 	"archive":             "one locking batch over many users' coupons: batch per user shard",
 	"cache_rebuild":       "the template row (share lock) and the outbox users' coupons in one transaction: per-shard reads",
 	"checkout_applicable": "rebuilds the template cache (cache_rebuild)",
-	"expiry":              "a bucket's expiring transaction over many users: per user shard",
 	"reconcile":           "step 3 reads the stock batches' seqs and the users' coupons in one read view: per-shard read views",
 }
 

@@ -13,6 +13,7 @@ import (
 	"coupond/ent"
 	"coupond/ent/predicate"
 	"coupond/ent/usercoupon"
+	"coupond/store"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/redis/go-redis/v9"
@@ -55,6 +56,9 @@ type Expirer struct {
 	// SweepLimit bounds the coupons one Sweep run expires; the rest wait for the next run.
 	// Default 100,000.
 	SweepLimit int
+	// UserShards is how many shards the user tables are split into (COUPON_MYSQL_USER_SHARDS):
+	// coupons are expired in transactions of one user shard each. Default 1.
+	UserShards int
 	// sweepPage is how many coupons one Sweep scan query returns (1000; smaller in tests).
 	sweepPage int
 }
@@ -167,8 +171,8 @@ func countExpired(ctx context.Context, pipe redis.Pipeliner, templateID int64, a
 }
 
 // expire moves the named coupons of the template that are UNUSED and ended at or before cutoff to
-// EXPIRED (updated_at = now), in transactions of at most expiryChunk coupons keyed by (user_id,
-// id), each also adding the coupons it expired to the archive's queue (archivedue), and returns
+// EXPIRED (updated_at = now), in transactions of at most expiryChunk coupons of one user shard
+// (UserShards) keyed by (user_id, id), each also adding the coupons it expired to the archive's queue (archivedue), and returns
 // how many rows those UPDATEs changed, the status of every named coupon found afterwards (by
 // (user_id, id) too), and the updated_at it gave them (the day they are counted on).
 func (e *Expirer) expire(ctx context.Context, templateID int64, refs []couponRef, cutoff time.Time) (int, map[couponRef]usercoupon.Status, time.Time, error) {
@@ -178,14 +182,29 @@ func (e *Expirer) expire(ctx context.Context, templateID int64, refs []couponRef
 	refs = slices.Clone(refs)
 	slices.SortFunc(refs, func(a, b couponRef) int { return cmp.Compare(a.id, b.id) })
 	total := 0
-	for chunk := range slices.Chunk(refs, expiryChunk) {
-		n, err := e.expireChunk(ctx, templateID, chunk, cutoff, now, statuses)
-		if err != nil {
-			return total, nil, now, err
+	for _, group := range e.byShard(refs) {
+		for chunk := range slices.Chunk(group, expiryChunk) {
+			n, err := e.expireChunk(ctx, templateID, chunk, cutoff, now, statuses)
+			if err != nil {
+				return total, nil, now, err
+			}
+			total += n
 		}
-		total += n
 	}
 	return total, statuses, now, nil
+}
+
+// byShard splits refs by their user's shard under UserShards, keeping their order in each part.
+func (e *Expirer) byShard(refs []couponRef) [][]couponRef {
+	if e.UserShards <= 1 {
+		return [][]couponRef{refs}
+	}
+	parts := make([][]couponRef, e.UserShards)
+	for _, r := range refs {
+		s := store.UserShard(r.userID, e.UserShards)
+		parts[s] = append(parts[s], r)
+	}
+	return slices.DeleteFunc(parts, func(p []couponRef) bool { return len(p) == 0 })
 }
 
 // expireChunk is one transaction of expire: the UPDATE, the chunk's statuses read back (into
@@ -228,13 +247,15 @@ func (e *Expirer) expireChunk(ctx context.Context, templateID int64, chunk []cou
 
 // userCouponRefs matches exactly the named coupons: (user_id, id) IN ((u1, c1), …), plus
 // id IN (c1, …) so the primary-key range is used even by an optimizer that does not turn a row
-// constructor into a range (MariaDB 10.11 does; a full scan here would lock the whole table).
+// constructor into a range (MariaDB 10.11 does; a full scan here would lock the whole table), and
+// user_id IN (u1, …), which routes the statement to the users' shards on a sharded engine.
 func userCouponRefs(refs []couponRef) predicate.UserCoupon {
 	ids := make([]int64, len(refs))
+	users := make([]int64, len(refs))
 	for i, r := range refs {
-		ids[i] = r.id
+		ids[i], users[i] = r.id, r.userID
 	}
-	return usercoupon.And(usercoupon.IDIn(ids...), func(s *sql.Selector) {
+	return usercoupon.And(usercoupon.UserIDIn(users...), usercoupon.IDIn(ids...), func(s *sql.Selector) {
 		s.Where(sql.P(func(b *sql.Builder) {
 			b.WriteByte('(').Ident(s.C(usercoupon.FieldUserID)).Comma().Ident(s.C(usercoupon.FieldID)).WriteString(") IN (")
 			for i, r := range refs {
