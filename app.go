@@ -86,7 +86,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		Distribution:     distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes, MaxRows: cfg.DistributionMaxRows, UserShards: cfg.MySQLUserShards},
 		Files:            a.files,
 		Checkout:         checkout.Config{LockTTL: cfg.LockTTL},
-		Archive:          archive.Config{After: cfg.ArchiveAfter, BatchSize: cfg.ArchiveBatch},
+		Archive:          archive.Config{After: cfg.ArchiveAfter, BatchSize: cfg.ArchiveBatch, UserShards: cfg.MySQLUserShards},
 		Reminder:         reminder.Config{Retries: cfg.ReminderRetries, UserShards: cfg.MySQLUserShards},
 		ReminderSender:   reminderSender(cfg),
 		Stats:            stats.Config{MaxDays: cfg.StatsMaxDays},

@@ -82,7 +82,7 @@ func TestShardingCapture(t *testing.T) {
 		Distribution:     distribution.Config{UserShards: 8},
 		Reminder:         reminder.Config{UserShards: 8},
 		ExpiryUserShards: 8,
-		Archive:          archive.Config{After: time.Millisecond},
+		Archive:          archive.Config{After: time.Millisecond, UserShards: 8},
 	})
 	sync := captureStack(t, rec, dsn, services.Config{Redeem: claim.Config{Mode: claim.ModeSync}, Persist: claim.PersistConfig{UserShards: 8}})
 	ctx := s.Ctx

@@ -16,8 +16,8 @@
 // queues it again.
 //
 // How: batches of Config.BatchSize queue entries, oldest first over the index (ended_at, id). Each
-// batch is one short READ COMMITTED transaction: a plain read of the next due entries; then,
-// in the transitions' own order (coupon row first, queue entry second), a locking read of their
+// batch is a plain read of the next due entries, then one short READ COMMITTED transaction per user
+// shard of their users (Config.UserShards; one on one database): in the transitions' own order (coupon row first, queue entry second), a locking read of their
 // coupons and of the entries again (a transition that committed since shows its newer time and is
 // left for later), the live settlements of the coupons; then INSERT … SELECT into the archive,
 // DELETE from user_coupon and DELETE of the entries handled, keyed by (user_id, id). A coupon no
@@ -64,6 +64,9 @@ type Config struct {
 	BatchSize int
 	// LeaseTTL is the archiver's lease: a killed archiver keeps others out at most this long. Default 30s.
 	LeaseTTL time.Duration
+	// UserShards is how many shards the user tables are split into (COUPON_MYSQL_USER_SHARDS): a
+	// batch is one transaction per user shard of its entries. Default 1.
+	UserShards int
 }
 
 func (c Config) withDefaults() Config {
@@ -128,7 +131,14 @@ func (a *Archiver) run(ctx context.Context) (Result, error) {
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("archive: stopped: %w", context.Cause(ctx))
 		}
-		b, err := a.batchRetrying(ctx, cutoff)
+		b, err := a.batch(ctx, cutoff)
+		res.Moved += len(b.moved) // what its committed groups did, even when a later one failed
+		res.Kept += b.kept
+		for _, r := range b.moved {
+			movedTotal.WithLabelValues(string(r.status)).Inc()
+		}
+		keptTotal.Add(float64(b.kept))
+		a.cleanUp(ctx, b.moved)
 		if err != nil {
 			return res, err
 		}
@@ -136,14 +146,7 @@ func (a *Archiver) run(ctx context.Context) (Result, error) {
 			break
 		}
 		res.Batches++
-		res.Moved += len(b.moved)
-		res.Kept += b.kept
 		batchesTotal.Inc()
-		for _, r := range b.moved {
-			movedTotal.WithLabelValues(string(r.status)).Inc()
-		}
-		keptTotal.Add(float64(b.kept))
-		a.cleanUp(ctx, b.moved)
 		if a.afterBatch != nil {
 			a.afterBatch()
 		}
@@ -159,23 +162,25 @@ func (a *Archiver) run(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-// batchAttempts bounds the retries of a batch that met a deadlock or a lock wait timeout (checkout
-// transitions lock the same rows now and then, and so do archivers racing without the lease).
+// batchAttempts bounds the retries of a group transaction that met a deadlock or a lock wait
+// timeout (checkout transitions lock the same rows now and then, and so do archivers racing
+// without the lease).
 const batchAttempts = 10
 
-// batchRetrying runs one batch, again after a deadlock or lock wait timeout (rolled back whole),
-// after a random pause growing with the attempts, so racing transactions stop meeting in step.
-func (a *Archiver) batchRetrying(ctx context.Context, cutoff time.Time) (batch, error) {
+// groupRetrying runs one group transaction, again after a deadlock or lock wait timeout (rolled
+// back whole), after a random pause growing with the attempts, so racing transactions stop meeting
+// in step.
+func (a *Archiver) groupRetrying(ctx context.Context, refs []ref, cutoff time.Time) (int, []row, error) {
 	for attempt := 1; ; attempt++ {
-		b, err := a.batch(ctx, cutoff)
+		kept, moved, err := a.group(ctx, refs, cutoff)
 		var me *mysql.MySQLError
 		if err == nil || attempt == batchAttempts || !errors.As(err, &me) || (me.Number != 1213 && me.Number != 1205) {
-			return b, err
+			return kept, moved, err
 		}
 		slog.InfoContext(ctx, "archive: batch retried", "attempt", attempt, "err", err)
 		select {
 		case <-ctx.Done():
-			return b, ctx.Err()
+			return 0, nil, ctx.Err()
 		case <-time.After(time.Duration(attempt) * time.Duration(5+rand.IntN(20)) * time.Millisecond):
 		}
 	}

@@ -239,7 +239,9 @@ func TestArchiveConcurrentRunsMoveEachRowOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := x.archiver(50).run(context.Background())
+			a := x.archiver(50)
+			a.cfg.UserShards = 4 // each batch in transactions of one user shard
+			res, err := a.run(context.Background())
 			moved.Add(int64(res.Moved))
 			kept.Add(int64(res.Kept))
 			errs <- err

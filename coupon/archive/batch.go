@@ -10,6 +10,7 @@ import (
 	"coupond/ent/archivedue"
 	"coupond/ent/predicate"
 	"coupond/ent/usercoupon"
+	"coupond/store"
 
 	stdsql "database/sql"
 )
@@ -28,38 +29,57 @@ type batch struct {
 	moved  []row // rows now in the archive
 }
 
-// batch runs one transaction over the next BatchSize queue entries due before cutoff (see the
-// package comment); nothing is written when none is left (looked 0).
+// batch handles the next BatchSize queue entries due before cutoff (see the package comment):
+// a plain read of the entries, then one transaction per user shard of their users
+// (Config.UserShards), each retried on a deadlock or lock wait timeout (groupRetrying). Nothing is
+// written when none is left (looked 0). On an error, b holds what the groups committed before it.
 func (a *Archiver) batch(ctx context.Context, cutoff time.Time) (b batch, err error) {
+	next, err := a.db.ArchiveDue.Query().Where(archivedue.EndedAtLT(cutoff)).
+		Order(archivedue.ByEndedAt(), archivedue.ByID()).Limit(a.cfg.BatchSize).
+		Select(archivedue.FieldID, archivedue.FieldUserID).All(ctx)
+	if err != nil {
+		return batch{}, fmt.Errorf("archive: read the queue: %w", err)
+	}
+	b.looked = len(next)
+	groups := map[int][]ref{}
+	var order []int
+	for _, e := range next {
+		s := store.UserShard(e.UserID, a.cfg.UserShards)
+		if _, ok := groups[s]; !ok {
+			order = append(order, s)
+		}
+		groups[s] = append(groups[s], ref{id: e.ID, userID: e.UserID})
+	}
+	for _, s := range order {
+		kept, moved, err := a.groupRetrying(ctx, groups[s], cutoff)
+		b.kept, b.moved = b.kept+kept, append(b.moved, moved...)
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// group is the transaction of one user shard's entries refs: it locks their coupons and the
+// entries again, moves the coupons due and not named by a live settlement, and deletes or retimes
+// the entries, returning how many coupons it kept and the rows it moved.
+func (a *Archiver) group(ctx context.Context, refs []ref, cutoff time.Time) (kept int, moved []row, err error) {
 	tx, err := a.db.BeginTx(ctx, &stdsql.TxOptions{Isolation: stdsql.LevelReadCommitted})
 	if err != nil {
-		return batch{}, fmt.Errorf("archive: begin: %w", err)
+		return 0, nil, fmt.Errorf("archive: begin: %w", err)
 	}
 	defer func() {
 		if err != nil {
 			_ = tx.Rollback()
 		}
 	}()
-	next, err := tx.ArchiveDue.Query().Where(archivedue.EndedAtLT(cutoff)).
-		Order(archivedue.ByEndedAt(), archivedue.ByID()).Limit(a.cfg.BatchSize).
-		Select(archivedue.FieldID, archivedue.FieldUserID).All(ctx)
-	if err != nil {
-		return batch{}, fmt.Errorf("archive: read the queue: %w", err)
-	}
-	if len(next) == 0 {
-		return batch{}, tx.Rollback()
-	}
-	refs := make([]ref, len(next))
-	for i, e := range next {
-		refs[i] = ref{id: e.ID, userID: e.UserID}
-	}
 	coupons, err := lockCoupons(ctx, tx, refs)
 	if err != nil {
-		return batch{}, err
+		return 0, nil, err
 	}
 	entries, err := tx.ArchiveDue.Query().Where(entriesOf(refs)).ForUpdate().All(ctx)
 	if err != nil {
-		return batch{}, fmt.Errorf("archive: lock the queue entries: %w", err)
+		return 0, nil, fmt.Errorf("archive: lock the queue entries: %w", err)
 	}
 	var candidates []row
 	var done []ref
@@ -79,7 +99,7 @@ func (a *Archiver) batch(ctx context.Context, cutoff time.Time) (b batch, err er
 	}
 	live, err := liveSettlements(ctx, tx, candidates)
 	if err != nil {
-		return batch{}, err
+		return 0, nil, err
 	}
 	move := make([]row, 0, len(candidates))
 	for _, r := range candidates {
@@ -88,20 +108,20 @@ func (a *Archiver) batch(ctx context.Context, cutoff time.Time) (b batch, err er
 		}
 	}
 	if err := moveRows(ctx, tx, move, a.now().UTC()); err != nil {
-		return batch{}, err
+		return 0, nil, err
 	}
 	if err := dequeue(ctx, tx, done, retime); err != nil {
-		return batch{}, err
+		return 0, nil, err
 	}
 	if a.beforeCommit != nil {
 		if err := a.beforeCommit(tx); err != nil {
-			return batch{}, err
+			return 0, nil, err
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return batch{}, fmt.Errorf("archive: commit: %w", err)
+		return 0, nil, fmt.Errorf("archive: commit: %w", err)
 	}
-	return batch{looked: len(next), kept: len(candidates) - len(move), moved: move}, nil
+	return len(candidates) - len(move), move, nil
 }
 
 // ref names a coupon (and its queue entry) by user and id.

@@ -244,7 +244,7 @@ func TestExpireBucketConcurrentRunsExpireEachCouponOnce(t *testing.T) {
 	minute := time.Now().UTC().Truncate(time.Minute).Add(-3 * time.Minute)
 	now := minute.Add(time.Minute)
 	x := newExpEnv(t, "concurrent", now)
-	x.e.UserShards = 4 // the runs' transactions split by user shard (the other tests: one shard)
+	x.e.UserShards = 4                       // the runs' transactions split by user shard (the other tests: one shard)
 	const tpl, users, perUser = 1003, 300, 4 // 1200 coupons: several SSCAN pages and UPDATE chunks
 
 	var all []*ent.UserCoupon

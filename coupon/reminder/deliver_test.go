@@ -47,7 +47,7 @@ func remindersTotal(t *testing.T, result string) float64 {
 func TestWebhookReceivesEachReminderOnce(t *testing.T) {
 	rc := newReceiver(nil)
 	s := newStack(t, "healthy", reminder.Config{Page: 7, UserShards: 4}, rc, true) // 4 user shards: a page's outcomes in several UPDATEs
-	tpl := upcoming(t, s, time.Minute+8*time.Second) // reminders 1 minute before: due in 8 s
+	tpl := upcoming(t, s, time.Minute+8*time.Second)                               // reminders 1 minute before: due in 8 s
 	gone := upcoming(t, s, time.Minute+8*time.Second)
 	sentBefore, skippedBefore := remindersTotal(t, "sent"), remindersTotal(t, "skipped")
 	const users = 40

@@ -3,13 +3,63 @@
 -- autocommit
 SELECT `archive_due`.`id`, `archive_due`.`ended_at` FROM `archive_due` WHERE `archive_due`.`ended_at` < '2026-01-01 00:00:00' ORDER BY `archive_due`.`ended_at` LIMIT 1;
 
+-- autocommit
+SELECT `archive_due`.`id`, `archive_due`.`user_id` FROM `archive_due` WHERE `archive_due`.`ended_at` < '2026-01-01 00:00:00' ORDER BY `archive_due`.`ended_at`, `archive_due`.`id` LIMIT 500;
+
 -- tx
 BEGIN;
-SELECT `archive_due`.`id`, `archive_due`.`user_id` FROM `archive_due` WHERE `archive_due`.`ended_at` < '2026-01-01 00:00:00' ORDER BY `archive_due`.`ended_at`, `archive_due`.`id` LIMIT 500;
-SELECT id, user_id, template_id, status, valid_end_time, updated_at FROM user_coupon WHERE id IN (4242424242424,4242424242424,4242424242424,4242424242424,4242424242424,4242424242424,4242424242424) AND user_id IN (11,12,13,14,16,17,18) ORDER BY id FOR UPDATE;
-SELECT `archive_due`.`id`, `archive_due`.`user_id`, `archive_due`.`ended_at` FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424) AND `archive_due`.`user_id` IN (11, 12, 13, 14, 16, 17, 18) FOR UPDATE;
-SELECT live_coupon_id FROM coupon_settlement WHERE (user_id, live_coupon_id) IN ((11,4242424242424),(12,4242424242424),(13,4242424242424),(14,4242424242424),(16,4242424242424),(17,4242424242424),(18,4242424242424));
-INSERT INTO user_coupon_archive (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `order_id`, `used_at`, `discount_amount`, `request_id`, `stock_batch_id`, `archived_at`) SELECT `id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `order_id`, `used_at`, `discount_amount`, `request_id`, `stock_batch_id`, '2026-01-01 00:00:00' FROM user_coupon WHERE id IN (4242424242424,4242424242424,4242424242424,4242424242424,4242424242424,4242424242424) AND user_id IN (12,13,14,16,17,18);
-DELETE FROM user_coupon WHERE id IN (4242424242424,4242424242424,4242424242424,4242424242424,4242424242424,4242424242424) AND user_id IN (12,13,14,16,17,18);
-DELETE FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424) AND `archive_due`.`user_id` IN (11, 12, 13, 14, 16, 17, 18);
+SELECT id, user_id, template_id, status, valid_end_time, updated_at FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (11) ORDER BY id FOR UPDATE;
+SELECT `archive_due`.`id`, `archive_due`.`user_id`, `archive_due`.`ended_at` FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424) AND `archive_due`.`user_id` IN (11) FOR UPDATE;
+SELECT live_coupon_id FROM coupon_settlement WHERE (user_id, live_coupon_id) IN ((11,4242424242424));
+DELETE FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424) AND `archive_due`.`user_id` IN (11);
+COMMIT;
+
+-- tx
+BEGIN;
+SELECT id, user_id, template_id, status, valid_end_time, updated_at FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (14) ORDER BY id FOR UPDATE;
+SELECT `archive_due`.`id`, `archive_due`.`user_id`, `archive_due`.`ended_at` FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424) AND `archive_due`.`user_id` IN (14) FOR UPDATE;
+SELECT live_coupon_id FROM coupon_settlement WHERE (user_id, live_coupon_id) IN ((14,4242424242424));
+INSERT INTO user_coupon_archive (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `order_id`, `used_at`, `discount_amount`, `request_id`, `stock_batch_id`, `archived_at`) SELECT `id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `order_id`, `used_at`, `discount_amount`, `request_id`, `stock_batch_id`, '2026-01-01 00:00:00' FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (14);
+DELETE FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (14);
+DELETE FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424) AND `archive_due`.`user_id` IN (14);
+COMMIT;
+
+-- tx
+BEGIN;
+SELECT id, user_id, template_id, status, valid_end_time, updated_at FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (16) ORDER BY id FOR UPDATE;
+SELECT `archive_due`.`id`, `archive_due`.`user_id`, `archive_due`.`ended_at` FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424) AND `archive_due`.`user_id` IN (16) FOR UPDATE;
+SELECT live_coupon_id FROM coupon_settlement WHERE (user_id, live_coupon_id) IN ((16,4242424242424));
+INSERT INTO user_coupon_archive (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `order_id`, `used_at`, `discount_amount`, `request_id`, `stock_batch_id`, `archived_at`) SELECT `id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `order_id`, `used_at`, `discount_amount`, `request_id`, `stock_batch_id`, '2026-01-01 00:00:00' FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (16);
+DELETE FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (16);
+DELETE FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424) AND `archive_due`.`user_id` IN (16);
+COMMIT;
+
+-- tx
+BEGIN;
+SELECT id, user_id, template_id, status, valid_end_time, updated_at FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (17) ORDER BY id FOR UPDATE;
+SELECT `archive_due`.`id`, `archive_due`.`user_id`, `archive_due`.`ended_at` FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424) AND `archive_due`.`user_id` IN (17) FOR UPDATE;
+SELECT live_coupon_id FROM coupon_settlement WHERE (user_id, live_coupon_id) IN ((17,4242424242424));
+INSERT INTO user_coupon_archive (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `order_id`, `used_at`, `discount_amount`, `request_id`, `stock_batch_id`, `archived_at`) SELECT `id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `order_id`, `used_at`, `discount_amount`, `request_id`, `stock_batch_id`, '2026-01-01 00:00:00' FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (17);
+DELETE FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (17);
+DELETE FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424) AND `archive_due`.`user_id` IN (17);
+COMMIT;
+
+-- tx
+BEGIN;
+SELECT id, user_id, template_id, status, valid_end_time, updated_at FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (18) ORDER BY id FOR UPDATE;
+SELECT `archive_due`.`id`, `archive_due`.`user_id`, `archive_due`.`ended_at` FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424) AND `archive_due`.`user_id` IN (18) FOR UPDATE;
+SELECT live_coupon_id FROM coupon_settlement WHERE (user_id, live_coupon_id) IN ((18,4242424242424));
+INSERT INTO user_coupon_archive (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `order_id`, `used_at`, `discount_amount`, `request_id`, `stock_batch_id`, `archived_at`) SELECT `id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `order_id`, `used_at`, `discount_amount`, `request_id`, `stock_batch_id`, '2026-01-01 00:00:00' FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (18);
+DELETE FROM user_coupon WHERE id IN (4242424242424) AND user_id IN (18);
+DELETE FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424) AND `archive_due`.`user_id` IN (18);
+COMMIT;
+
+-- tx
+BEGIN;
+SELECT id, user_id, template_id, status, valid_end_time, updated_at FROM user_coupon WHERE id IN (4242424242424,4242424242424) AND user_id IN (12,13) ORDER BY id FOR UPDATE;
+SELECT `archive_due`.`id`, `archive_due`.`user_id`, `archive_due`.`ended_at` FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424, 4242424242424) AND `archive_due`.`user_id` IN (12, 13) FOR UPDATE;
+SELECT live_coupon_id FROM coupon_settlement WHERE (user_id, live_coupon_id) IN ((12,4242424242424),(13,4242424242424));
+INSERT INTO user_coupon_archive (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `order_id`, `used_at`, `discount_amount`, `request_id`, `stock_batch_id`, `archived_at`) SELECT `id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `order_id`, `used_at`, `discount_amount`, `request_id`, `stock_batch_id`, '2026-01-01 00:00:00' FROM user_coupon WHERE id IN (4242424242424,4242424242424) AND user_id IN (12,13);
+DELETE FROM user_coupon WHERE id IN (4242424242424,4242424242424) AND user_id IN (12,13);
+DELETE FROM `archive_due` WHERE `archive_due`.`id` IN (4242424242424, 4242424242424) AND `archive_due`.`user_id` IN (12, 13);
 COMMIT;
