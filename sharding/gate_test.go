@@ -140,7 +140,6 @@ func TestTransactionsTouchOneShard(t *testing.T) {
 // (issue 20): the gate logs their violations instead of failing, fails on any other path's, and
 // fails when one of these no longer has any, so the list only shrinks.
 var openWork = map[string]string{
-	"archive":             "batched per user shard now, but its INSERT … SELECT is routed by vtexplain's fake tablet rows (another shard): copy the locked rows by value (INSERT … VALUES)",
 	"cache_rebuild":       "the template row (share lock) and the outbox users' coupons in one transaction: per-shard reads",
 	"checkout_applicable": "rebuilds the template cache (cache_rebuild)",
 	"reconcile":           "step 3 reads the stock batches' seqs and the users' coupons in one read view: per-shard read views",

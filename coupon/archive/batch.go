@@ -213,7 +213,9 @@ func liveSettlements(ctx context.Context, tx *ent.Tx, rows []row) (map[int64]boo
 
 // moveRows copies the rows into the archive (archived_at = at) and deletes them from user_coupon,
 // both keyed by (user_id, id); either statement touching another number of rows than asked fails
-// the batch (the caller rolls back).
+// the batch (the caller rolls back). The copy reads every column of the rows (locked by the
+// batch) and inserts them by value: an INSERT … SELECT would leave a sharded engine to route the
+// insert by rows it has not read yet.
 func moveRows(ctx context.Context, tx *ent.Tx, rows []row, at time.Time) error {
 	if len(rows) == 0 {
 		return nil
@@ -224,13 +226,48 @@ func moveRows(ctx context.Context, tx *ent.Tx, rows []row, at time.Time) error {
 	}
 	where, args := refs(rs)
 	cols := "`" + strings.Join(usercoupon.Columns, "`, `") + "`"
-	res, err := tx.ExecContext(ctx, "INSERT INTO user_coupon_archive ("+cols+", `archived_at`) SELECT "+cols+
-		", ? FROM user_coupon WHERE "+where, append([]any{at}, args...)...)
+	values, err := readRows(ctx, tx, "SELECT "+cols+" FROM user_coupon WHERE "+where, args, len(usercoupon.Columns))
+	if err != nil {
+		return fmt.Errorf("archive: read the rows to copy: %w", err)
+	}
+	if len(values) != len(rows) {
+		return fmt.Errorf("archive: read the rows to copy: %d rows, want %d", len(values), len(rows))
+	}
+	tuple := "(" + strings.Repeat("?, ", len(usercoupon.Columns)) + "?)"
+	var insertArgs []any
+	for _, v := range values {
+		insertArgs = append(append(insertArgs, v...), at)
+	}
+	res, err := tx.ExecContext(ctx, "INSERT INTO user_coupon_archive ("+cols+", `archived_at`) VALUES "+
+		strings.TrimSuffix(strings.Repeat(tuple+", ", len(values)), ", "), insertArgs...)
 	if err := affected(res, err, len(rows), "copy to the archive"); err != nil {
 		return err
 	}
 	res, err = tx.ExecContext(ctx, "DELETE FROM user_coupon WHERE "+where, args...)
 	return affected(res, err, len(rows), "delete archived rows")
+}
+
+// readRows returns the rows of query in tx, each as its n column values as the driver gives them
+// (NULL as nil), ready to be passed back as arguments.
+func readRows(ctx context.Context, tx *ent.Tx, query string, args []any, n int) ([][]any, error) {
+	q, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer q.Close()
+	var out [][]any
+	for q.Next() {
+		v := make([]any, n)
+		ptrs := make([]any, n)
+		for i := range v {
+			ptrs[i] = &v[i]
+		}
+		if err := q.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, q.Err()
 }
 
 // refs is the condition naming exactly the rows, keyed by user_id and id: id IN (…) AND user_id
