@@ -16,11 +16,11 @@
 // queues it again.
 //
 // How: batches of Config.BatchSize queue entries, oldest first over the index (ended_at, id). Each
-// batch is a plain read of the next due entries, then one short READ COMMITTED transaction per user
-// shard of their users (Config.UserShards; one on one database): in the transitions' own order (coupon row first, queue entry second), a locking read of their
-// coupons and of the entries again (a transition that committed since shows its newer time and is
-// left for later), the live settlements of the coupons; then INSERT … SELECT into the archive,
-// DELETE from user_coupon and DELETE of the entries handled, keyed by (user_id, id). A coupon no
+// batch is a plain read of the next due entries, then one short READ COMMITTED transaction per
+// user shard of their users (Config.UserShards; one on one database): in the transitions' own
+// order (coupon row first, queue entry second), a locking read of their coupons and of the entries
+// again (a transition that committed since shows its newer time and is left for later), the live
+// settlements of the coupons; then a copy by value into the archive, DELETE from user_coupon and DELETE of the entries handled, keyed by (user_id, id). A coupon no
 // longer EXPIRED or USED, or already gone, only loses its entry; one changed after its entry is
 // due again from its updated_at. Every entry a batch looks at is deleted or made younger than the
 // cutoff, so a run ends, and a batch never reads past its BatchSize entries, whatever the tables
