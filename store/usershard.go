@@ -22,3 +22,25 @@ func UserShard(user int64, shards int) int {
 	hi, _ := bits.Mul64(binary.BigEndian.Uint64(kid[:]), uint64(shards))
 	return int(hi)
 }
+
+// GroupByUserShard splits items into their users' shards (UserShard over shards, user naming
+// each item's user), keeping the items' order within each group and ordering the groups by their
+// first item. shards ≤ 1 gives items as the one group.
+func GroupByUserShard[T any](items []T, shards int, user func(T) int64) [][]T {
+	if shards <= 1 {
+		return [][]T{items}
+	}
+	at := map[int]int{} // shard → index in out
+	var out [][]T
+	for _, it := range items {
+		s := UserShard(user(it), shards)
+		i, ok := at[s]
+		if !ok {
+			i = len(out)
+			at[s] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], it)
+	}
+	return out
+}

@@ -20,9 +20,10 @@
 // user shard of their users (Config.UserShards; one on one database): in the transitions' own
 // order (coupon row first, queue entry second), a locking read of their coupons and of the entries
 // again (a transition that committed since shows its newer time and is left for later), the live
-// settlements of the coupons; then a copy by value into the archive, DELETE from user_coupon and DELETE of the entries handled, keyed by (user_id, id). A coupon no
-// longer EXPIRED or USED, or already gone, only loses its entry; one changed after its entry is
-// due again from its updated_at. Every entry a batch looks at is deleted or made younger than the
+// settlements of the coupons; then a copy by value into the archive, DELETE from user_coupon and
+// DELETE of the entries handled, keyed by (user_id, id). A coupon no longer EXPIRED or USED, or
+// already gone, only loses its entry; one changed after its entry is due again from its
+// updated_at. Every entry a batch looks at is deleted or made younger than the
 // cutoff, so a run ends, and a batch never reads past its BatchSize entries, whatever the tables
 // hold.
 //

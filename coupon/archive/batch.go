@@ -41,17 +41,15 @@ func (a *Archiver) batch(ctx context.Context, cutoff time.Time) (b batch, err er
 		return batch{}, fmt.Errorf("archive: read the queue: %w", err)
 	}
 	b.looked = len(next)
-	groups := map[int][]ref{}
-	var order []int
-	for _, e := range next {
-		s := store.UserShard(e.UserID, a.cfg.UserShards)
-		if _, ok := groups[s]; !ok {
-			order = append(order, s)
-		}
-		groups[s] = append(groups[s], ref{id: e.ID, userID: e.UserID})
+	if b.looked == 0 {
+		return b, nil
 	}
-	for _, s := range order {
-		kept, moved, err := a.groupRetrying(ctx, groups[s], cutoff)
+	refs := make([]ref, len(next))
+	for i, e := range next {
+		refs[i] = ref{id: e.ID, userID: e.UserID}
+	}
+	for _, g := range store.GroupByUserShard(refs, a.cfg.UserShards, func(r ref) int64 { return r.userID }) {
+		kept, moved, err := a.groupRetrying(ctx, g, cutoff)
 		b.kept, b.moved = b.kept+kept, append(b.moved, moved...)
 		if err != nil {
 			return b, err

@@ -172,8 +172,8 @@ func countExpired(ctx context.Context, pipe redis.Pipeliner, templateID int64, a
 
 // expire moves the named coupons of the template that are UNUSED and ended at or before cutoff to
 // EXPIRED (updated_at = now), in transactions of at most expiryChunk coupons of one user shard
-// (UserShards) keyed by (user_id, id), each also adding the coupons it expired to the archive's queue (archivedue), and returns
-// how many rows those UPDATEs changed, the status of every named coupon found afterwards (by
+// (UserShards) keyed by (user_id, id), each also adding the coupons it expired to the archive's
+// queue (archivedue), and returns how many rows those UPDATEs changed, the status of every named coupon found afterwards (by
 // (user_id, id) too), and the updated_at it gave them (the day they are counted on).
 func (e *Expirer) expire(ctx context.Context, templateID int64, refs []couponRef, cutoff time.Time) (int, map[couponRef]usercoupon.Status, time.Time, error) {
 	now := e.now().UTC().Truncate(time.Millisecond)
@@ -182,7 +182,7 @@ func (e *Expirer) expire(ctx context.Context, templateID int64, refs []couponRef
 	refs = slices.Clone(refs)
 	slices.SortFunc(refs, func(a, b couponRef) int { return cmp.Compare(a.id, b.id) })
 	total := 0
-	for _, group := range e.byShard(refs) {
+	for _, group := range store.GroupByUserShard(refs, e.UserShards, func(r couponRef) int64 { return r.userID }) {
 		for chunk := range slices.Chunk(group, expiryChunk) {
 			n, err := e.expireChunk(ctx, templateID, chunk, cutoff, now, statuses)
 			if err != nil {
@@ -192,19 +192,6 @@ func (e *Expirer) expire(ctx context.Context, templateID int64, refs []couponRef
 		}
 	}
 	return total, statuses, now, nil
-}
-
-// byShard splits refs by their user's shard under UserShards, keeping their order in each part.
-func (e *Expirer) byShard(refs []couponRef) [][]couponRef {
-	if e.UserShards <= 1 {
-		return [][]couponRef{refs}
-	}
-	parts := make([][]couponRef, e.UserShards)
-	for _, r := range refs {
-		s := store.UserShard(r.userID, e.UserShards)
-		parts[s] = append(parts[s], r)
-	}
-	return slices.DeleteFunc(parts, func(p []couponRef) bool { return len(p) == 0 })
 }
 
 // expireChunk is one transaction of expire: the UPDATE, the chunk's statuses read back (into
