@@ -16,8 +16,10 @@ import (
 	"coupond/coupon/code"
 	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
+	"coupond/coupon/reconcile"
 	"coupond/coupon/reminder"
 	"coupond/coupon/stats"
+	"coupond/coupon/template"
 	"coupond/ent"
 	"coupond/idgen"
 	"coupond/jobs"
@@ -90,7 +92,8 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		Reminder:         reminder.Config{Retries: cfg.ReminderRetries, UserShards: cfg.MySQLUserShards},
 		ReminderSender:   reminderSender(cfg),
 		Stats:            stats.Config{MaxDays: cfg.StatsMaxDays},
-		Reconcile:        cfg.Reconcile,
+		Cache:            template.CacheOptions{UserShards: cfg.MySQLUserShards},
+		Reconcile:        reconcileConfig(cfg),
 		ExpiryUserShards: cfg.MySQLUserShards,
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
@@ -108,6 +111,13 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		slog.Warn("Redis held more stock than MySQL allows (restored from an older AOF?); hashes dropped for an exact rebuild", "templates", fixed)
 	}
 	return a, nil
+}
+
+// reconcileConfig is cfg.Reconcile reading the user tables split as COUPON_MYSQL_USER_SHARDS says.
+func reconcileConfig(cfg config) reconcile.Config {
+	rc := cfg.Reconcile
+	rc.UserShards = cfg.MySQLUserShards
+	return rc
 }
 
 // reminderSender is the webhook followed by the log line when COUPON_REMINDER_WEBHOOK_URL is set,

@@ -19,6 +19,7 @@ import (
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
+	"coupond/coupon/reconcile"
 	"coupond/coupon/reminder"
 	"coupond/coupon/template"
 	"coupond/ent"
@@ -83,8 +84,11 @@ func TestShardingCapture(t *testing.T) {
 		Reminder:         reminder.Config{UserShards: 8},
 		ExpiryUserShards: 8,
 		Archive:          archive.Config{After: time.Millisecond, UserShards: 8},
+		Cache:            template.CacheOptions{UserShards: 8},
+		Reconcile:        reconcile.Config{UserShards: 8},
 	})
-	sync := captureStack(t, rec, dsn, services.Config{Redeem: claim.Config{Mode: claim.ModeSync}, Persist: claim.PersistConfig{UserShards: 8}})
+	sync := captureStack(t, rec, dsn, services.Config{Redeem: claim.Config{Mode: claim.ModeSync}, Persist: claim.PersistConfig{UserShards: 8},
+		Cache: template.CacheOptions{UserShards: 8}, Reconcile: reconcile.Config{UserShards: 8}})
 	ctx := s.Ctx
 	users := []int64{11, 12, 13, 14, 15, 16, 17, 18}
 	must := func(err error) {

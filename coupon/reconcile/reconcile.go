@@ -39,6 +39,9 @@ type Config struct {
 	ScanCount int
 	// Recheck is how long a drift must persist, read again after this, to be reported; default 300ms.
 	Recheck time.Duration
+	// UserShards is how many shards the user tables are split into (COUPON_MYSQL_USER_SHARDS): a
+	// check reads the users' coupons in one read-only transaction per shard.
+	UserShards int
 }
 
 func (c Config) withDefaults() Config {

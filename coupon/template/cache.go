@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -13,12 +12,8 @@ import (
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/coupontemplate"
-	"coupond/ent/redemptionfailure"
-	"coupond/ent/usercoupon"
 	"coupond/lua"
-	"coupond/store"
 
-	"entgo.io/ent/dialect/sql"
 	"github.com/bits-and-blooms/bloom/v3"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/singleflight"
@@ -32,6 +27,9 @@ type CacheOptions struct {
 	BloomExpected uint          // ids the Bloom filter is sized for; default 1_000_000 (≤ ~290M at 0.001: 2^32-bit bitmap)
 	BloomFPRate   float64       // false-positive rate at BloomExpected; default 0.001
 	EndedTTL      time.Duration // cache lifetime of a template already past its end; default 10m
+	// UserShards is how many shards the user tables are split into (COUPON_MYSQL_USER_SHARDS): a
+	// rebuild reads the coupons of the outbox's claims in one read-only transaction per shard.
+	UserShards int
 }
 
 func (o CacheOptions) withDefaults() CacheOptions {
@@ -89,18 +87,20 @@ func NewCache(rdb redis.UniversalClient, db *ent.Client, opts CacheOptions) *Cac
 // yet, less the claims in the template's outbox and the rows of distribution batches in flight
 // that MySQL does not hold yet, never the row's stock alone. It is below 0 when the outbox
 // holds more claims than MySQL can fill (Redis accepted them on a hash a restart had rewound): each
-// of them fails, and its give-back brings the stock back up, to 0 once all are given back. It reads
-// the outbox and the distribution journals first, then, in one transaction, the row with a shared
-// lock (LOCK IN SHARE MODE, which MySQL 8 and MariaDB both accept), the OPEN headers, and the
-// coupons and failures of those claims and rows, in one read view. The shared lock keeps every
-// reservation and settlement (T1 and T3 lock the row FOR UPDATE) from committing between the reads, and makes a rebuild wait for an
+// of them fails, and its give-back brings the stock back up, to 0 once all are given back.
+//
+// It reads the outbox and the distribution journals first, then the template's view on its shard
+// (issue.ReadView: the row with a shared lock, and the OPEN headers), then, per user shard, the
+// coupons and failures of those claims and rows and the coupons the OPEN headers wrote
+// (issue.ReadShards). No transaction spans shards. The shared lock makes a rebuild wait for an
 // administrative transaction holding the row, so it never caches the row as it was before a change
-// whose cache update already ran. A batch committed after the outbox was read is found by the
-// second read: its claims count once, whether or not their entries are acknowledged yet. A
-// distribution batch whose after-commit ran meanwhile (its give-back went to the hash this rebuild replaces) is
+// whose cache update already ran (a change committed after the view cancels the rebuild through
+// its lock). A batch committed after the outbox was read is found by the later reads: its claims
+// count once, whether or not their entries are acknowledged yet, and a coupon whose header is
+// newer than the view counts as not written (its unit is in the view's stock). A distribution
+// batch whose after-commit ran meanwhile (its give-back went to the hash this rebuild replaces) is
 // seen by reading the journals again, and the template is read again.
 func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, error) {
-	var t *coupon.Template
 	for attempt := 0; ; attempt++ {
 		inOutbox, err := c.outbox(ctx, id)
 		if err != nil {
@@ -110,34 +110,7 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 		if err != nil {
 			return nil, err
 		}
-		err = store.WithTx(ctx, c.db, func(tx *ent.Tx) error {
-			row, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(id)).
-				ForShare(sql.WithLockClause("LOCK IN SHARE MODE")).Only(ctx)
-			if ent.IsNotFound(err) {
-				return coupon.ErrNotFound
-			}
-			if err != nil {
-				return err
-			}
-			decided, err := c.decidedClaims(ctx, tx, id, inOutbox)
-			if err != nil {
-				return err
-			}
-			held, err := undistributed(ctx, tx, id, batches)
-			if err != nil {
-				return err
-			}
-			open, err := issue.OpenBatches(ctx, tx, id)
-			if err != nil {
-				return err
-			}
-			t = coupon.TemplateFromRow(row)
-			for _, b := range open { // units reserved by batches in flight that no coupon holds yet
-				t.Stock += b.Unwritten()
-			}
-			t.Stock -= len(inOutbox) - decided + held // below 0 while Redis holds more claims than MySQL can fill
-			return nil
-		}, nil)
+		t, err := c.read(ctx, id, inOutbox, batches)
 		if err != nil || len(batches) == 0 || attempt == maxLoadAttempts-1 {
 			return t, err
 		}
@@ -149,6 +122,54 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 			return t, nil
 		}
 	}
+}
+
+// read is one read of loadTemplate's MySQL side, for the claims inOutbox and the distribution
+// batches in flight.
+func (c *Cache) read(ctx context.Context, id int64, inOutbox []lua.OutboxEntry, batches []inFlight) (*coupon.Template, error) {
+	v, err := issue.ReadView(ctx, c.db, id, true)
+	if ent.IsNotFound(err) {
+		return nil, coupon.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	look := issue.Lookup{Headers: v.Open}
+	for _, e := range inOutbox {
+		look.Refs = append(look.Refs, issue.Ref{User: e.UserID, RedemptionID: e.RedemptionID})
+	}
+	rows := acceptedRows(batches)
+	look.Refs = append(look.Refs, rows...)
+	f, err := issue.ReadShards(ctx, c.db, id, c.opts.UserShards, look)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.Resolve(ctx, c.db, f); err != nil {
+		return nil, err
+	}
+	owed, err := c.owedBack(ctx, id, inOutbox, f)
+	if err != nil {
+		return nil, err
+	}
+	t := coupon.TemplateFromRow(v.Row)
+	for _, h := range v.Open { // units reserved by batches in flight that no coupon holds yet
+		t.Stock += h.Reserved - f.Written[h.ID]
+	}
+	written := func(rid string) bool {
+		h, ok := f.Coupon[rid]
+		return ok && v.Counts(h)
+	}
+	for _, e := range inOutbox { // claims MySQL holds neither a coupon nor a given-back failure for
+		if !written(e.RedemptionID) && (!f.Failed[e.RedemptionID] || owed[e.RedemptionID]) {
+			t.Stock--
+		}
+	}
+	for _, r := range rows { // distribution rows holding a unit of the cached stock (journals.go)
+		if !written(r.RedemptionID) {
+			t.Stock--
+		}
+	}
+	return t, nil // below 0 while Redis holds more claims than MySQL can fill
 }
 
 // maxLoadAttempts bounds loadTemplate's reads while distribution batches finish under it (a new
@@ -171,54 +192,26 @@ func (c *Cache) outbox(ctx context.Context, id int64) ([]lua.OutboxEntry, error)
 	return out, nil
 }
 
-// decidedClaims counts the claims MySQL already holds a coupon or a failure for, in chunks of 500
-// (every query carries user_id, the sharding key). A failed claim whose unit the persister has
-// still to give back to Redis (its redemption key is still there) counts as undecided: the
+// owedBack returns the outbox claims MySQL refused whose unit the persister has still to give back
+// to Redis (their redemption key is still there): such a claim counts as undecided, since the
 // give-back will add that unit to the hash this rebuild writes.
-func (c *Cache) decidedClaims(ctx context.Context, tx *ent.Tx, templateID int64, claims []lua.OutboxEntry) (int, error) {
-	decided := 0
-	for chunk := range slices.Chunk(claims, 500) {
-		users := make([]int64, len(chunk))
-		rids := make([]string, len(chunk))
-		for i, e := range chunk {
-			users[i], rids[i] = e.UserID, e.RedemptionID
-		}
-		issued, err := tx.UserCoupon.Query().Where(usercoupon.UserIDIn(users...),
-			usercoupon.TemplateID(templateID), usercoupon.RedemptionIDIn(rids...)).Count(ctx)
-		if err != nil {
-			return 0, fmt.Errorf("count persisted claims: %w", err)
-		}
-		failed, err := tx.RedemptionFailure.Query().Where(redemptionfailure.UserIDIn(users...),
-			redemptionfailure.RedemptionIDIn(rids...)).
-			Select(redemptionfailure.FieldRedemptionID, redemptionfailure.FieldReason).All(ctx)
-		if err != nil {
-			return 0, fmt.Errorf("count failed claims: %w", err)
-		}
-		owed, err := c.owedBack(ctx, templateID, failed)
-		if err != nil {
-			return 0, err
-		}
-		decided += issued + len(failed) - owed
-	}
-	return decided, nil
-}
-
-// owedBack counts the failures whose unit the persister has not given back to Redis yet.
-func (c *Cache) owedBack(ctx context.Context, templateID int64, failed []*ent.RedemptionFailure) (int, error) {
+func (c *Cache) owedBack(ctx context.Context, templateID int64, inOutbox []lua.OutboxEntry, f issue.Found) (map[string]bool, error) {
 	pipe := c.rdb.Pipeline()
-	var pending []*redis.IntCmd
-	for _, f := range failed {
-		pending = append(pending, pipe.Exists(ctx, keys.Redemption(templateID, f.RedemptionID)))
+	pending := map[string]*redis.IntCmd{}
+	for _, e := range inOutbox {
+		if f.Failed[e.RedemptionID] {
+			pending[e.RedemptionID] = pipe.Exists(ctx, keys.Redemption(templateID, e.RedemptionID))
+		}
 	}
 	if len(pending) == 0 {
-		return 0, nil
+		return nil, nil
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return 0, fmt.Errorf("read redemption keys: %w", err)
+		return nil, fmt.Errorf("read redemption keys: %w", err)
 	}
-	owed := 0
-	for _, e := range pending {
-		owed += int(e.Val())
+	owed := map[string]bool{}
+	for rid, e := range pending {
+		owed[rid] = e.Val() > 0
 	}
 	return owed, nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
-	"coupond/ent"
 	"coupond/lua"
 )
 
@@ -57,18 +56,16 @@ func sameBatches(a, b []inFlight) bool {
 	return slices.EqualFunc(a, b, func(x, y inFlight) bool { return x.key == y.key && x.start == y.start })
 }
 
-// undistributed counts the rows of the batches in flight that hold a unit of the cached stock
-// while MySQL holds no coupon for them (issue.Undistributed): rows of a batch not committed yet, and
-// rows MySQL refused whose unit the batch's settlement gives back (a refusal for want of stock
-// drops the hash instead, for another rebuild). Read in tx, under the template row's lock.
-func undistributed(ctx context.Context, tx *ent.Tx, templateID int64, batches []inFlight) (int, error) {
-	n := 0
+// acceptedRows returns the rows distribute.lua accepted in the batches in flight, as references
+// to their coupons. Each holds a unit of the cached stock until MySQL holds its coupon: rows of a
+// batch not committed yet, and rows MySQL refused whose unit the batch's settlement gives back (a
+// refusal for want of stock drops the hash instead, for another rebuild).
+func acceptedRows(batches []inFlight) []issue.Ref {
+	var out []issue.Ref
 	for _, b := range batches {
-		rows, err := issue.Undistributed(ctx, tx, templateID, b.task, b.accepted)
-		if err != nil {
-			return 0, err
+		for _, r := range b.accepted {
+			out = append(out, issue.Ref{User: r.UserID, RedemptionID: issue.DistributionRedemptionID(b.task, r.Row)})
 		}
-		n += len(rows)
 	}
-	return n, nil
+	return out
 }
