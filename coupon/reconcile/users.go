@@ -19,31 +19,38 @@ type page struct {
 
 // holders returns the page of template id's stock batch headers with seq above after: up to limit
 // of the users they list (template-keyed: the headers name the users their units went to, so
-// nothing reads the coupons by template) and the settled headers among them, and the cursor of
-// the next page (0 when this page reached the end).
+// nothing reads the coupons by template; a header's users are taken whole) and the settled headers
+// among them, and the cursor of the next page (0 when this page reached the end). Headers are read
+// 1, 2, 4, … (at most 64) at a time, so a page of a template of big distribution batches decodes
+// the items of the few headers it needs, not of limit headers.
 func (r *Reconciler) holders(ctx context.Context, id, after int64, limit int) (page, int64, error) {
 	var pg page
-	hs, err := r.db.StockBatch.Query().Where(stockbatch.TemplateID(id), stockbatch.SeqGT(after)).
-		Order(stockbatch.BySeq()).Limit(limit).All(ctx)
-	if err != nil {
-		return pg, 0, fmt.Errorf("holders of %d: %w", id, err)
-	}
 	seen := map[int64]bool{}
-	for _, h := range hs {
-		if h.State == stockbatch.StateSETTLED {
-			pg.batches = append(pg.batches, h)
+	for n := 1; ; n = min(2*n, 64) {
+		hs, err := r.db.StockBatch.Query().Where(stockbatch.TemplateID(id), stockbatch.SeqGT(after)).
+			Order(stockbatch.BySeq()).Limit(n).All(ctx)
+		if err != nil {
+			return pg, 0, fmt.Errorf("holders of %d: %w", id, err)
 		}
-		for _, it := range h.Items {
-			if !seen[it.User] {
-				seen[it.User] = true
-				pg.users = append(pg.users, it.User)
+		for _, h := range hs {
+			if h.State == stockbatch.StateSETTLED {
+				pg.batches = append(pg.batches, h)
 			}
+			for _, it := range h.Items {
+				if !seen[it.User] {
+					seen[it.User] = true
+					pg.users = append(pg.users, it.User)
+				}
+			}
+			if len(pg.users) >= limit {
+				return pg, h.Seq, nil
+			}
+			after = h.Seq
 		}
-		if len(pg.users) >= limit {
-			return pg, h.Seq, nil
+		if len(hs) < n {
+			return pg, 0, nil
 		}
 	}
-	return pg, 0, nil
 }
 
 // scanCounters runs one SCAN call (COUNT ScanCount) over the claim hashes from cursor, and returns
