@@ -18,6 +18,7 @@ import (
 	"coupond/coupon/checkout"
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
+	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/coupon/reconcile"
 	"coupond/coupon/reminder"
@@ -26,6 +27,7 @@ import (
 	"coupond/ent/couponreminder"
 	"coupond/ent/couponsettlement"
 	"coupond/ent/coupontask"
+	"coupond/ent/stockbatch"
 	"coupond/ent/usercoupon"
 	"coupond/jobs"
 	"coupond/migrations"
@@ -175,6 +177,22 @@ func TestShardingCapture(t *testing.T) {
 	must(s.DB.CouponTemplate.UpdateOneID(driftTpl.ID).SetStock(5).Exec(ctx))
 	path("persist_drift", func() {
 		_, err := s.Persister.Drain(ctx, driftTpl.ID)
+		must(err)
+	})
+
+	// A claim batch whose persister died after T1: the sweep fences the header's share of each
+	// user shard and settles it.
+	sweepTpl := s.Template(t, 100, 1, nil)
+	var sweepItems []issue.Item
+	for _, u := range users {
+		sweepItems = append(sweepItems, issue.Item{Coupon: issue.Coupon{UserID: u, TemplateID: sweepTpl.ID, RedemptionID: fmt.Sprintf("dead-%d", u),
+			ReceiveCount: 1, Source: usercoupon.SourceCLAIM, At: time.Now()}})
+	}
+	_, err = issue.Reserve(ctx, s.DB, issue.ReserveSpec{TemplateID: sweepTpl.ID, ShopNumber: sweepTpl.ShopNumber,
+		Source: stockbatch.SourceCLAIM, Items: sweepItems})
+	must(err)
+	path("batch_sweep", func() {
+		_, err := issue.Sweep(ctx, s.DB, 0, 8)
 		must(err)
 	})
 

@@ -20,6 +20,7 @@ import (
 	"coupond/ent/coupontemplatelog"
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/stockbatch"
+	"coupond/ent/stockbatchfence"
 	"coupond/ent/templatedailystats"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
@@ -54,6 +55,8 @@ type Client struct {
 	RedemptionFailure *RedemptionFailureClient
 	// StockBatch is the client for interacting with the StockBatch builders.
 	StockBatch *StockBatchClient
+	// StockBatchFence is the client for interacting with the StockBatchFence builders.
+	StockBatchFence *StockBatchFenceClient
 	// TemplateDailyStats is the client for interacting with the TemplateDailyStats builders.
 	TemplateDailyStats *TemplateDailyStatsClient
 	// UserCoupon is the client for interacting with the UserCoupon builders.
@@ -80,6 +83,7 @@ func (c *Client) init() {
 	c.CouponTemplateLog = NewCouponTemplateLogClient(c.config)
 	c.RedemptionFailure = NewRedemptionFailureClient(c.config)
 	c.StockBatch = NewStockBatchClient(c.config)
+	c.StockBatchFence = NewStockBatchFenceClient(c.config)
 	c.TemplateDailyStats = NewTemplateDailyStatsClient(c.config)
 	c.UserCoupon = NewUserCouponClient(c.config)
 	c.UserCouponArchive = NewUserCouponArchiveClient(c.config)
@@ -184,6 +188,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		CouponTemplateLog:  NewCouponTemplateLogClient(cfg),
 		RedemptionFailure:  NewRedemptionFailureClient(cfg),
 		StockBatch:         NewStockBatchClient(cfg),
+		StockBatchFence:    NewStockBatchFenceClient(cfg),
 		TemplateDailyStats: NewTemplateDailyStatsClient(cfg),
 		UserCoupon:         NewUserCouponClient(cfg),
 		UserCouponArchive:  NewUserCouponArchiveClient(cfg),
@@ -215,6 +220,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		CouponTemplateLog:  NewCouponTemplateLogClient(cfg),
 		RedemptionFailure:  NewRedemptionFailureClient(cfg),
 		StockBatch:         NewStockBatchClient(cfg),
+		StockBatchFence:    NewStockBatchFenceClient(cfg),
 		TemplateDailyStats: NewTemplateDailyStatsClient(cfg),
 		UserCoupon:         NewUserCouponClient(cfg),
 		UserCouponArchive:  NewUserCouponArchiveClient(cfg),
@@ -249,8 +255,8 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.ArchiveDue, c.CouponReminder, c.CouponSettlement, c.CouponTask,
 		c.CouponTaskFailure, c.CouponTemplate, c.CouponTemplateLog,
-		c.RedemptionFailure, c.StockBatch, c.TemplateDailyStats, c.UserCoupon,
-		c.UserCouponArchive,
+		c.RedemptionFailure, c.StockBatch, c.StockBatchFence, c.TemplateDailyStats,
+		c.UserCoupon, c.UserCouponArchive,
 	} {
 		n.Use(hooks...)
 	}
@@ -262,8 +268,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.ArchiveDue, c.CouponReminder, c.CouponSettlement, c.CouponTask,
 		c.CouponTaskFailure, c.CouponTemplate, c.CouponTemplateLog,
-		c.RedemptionFailure, c.StockBatch, c.TemplateDailyStats, c.UserCoupon,
-		c.UserCouponArchive,
+		c.RedemptionFailure, c.StockBatch, c.StockBatchFence, c.TemplateDailyStats,
+		c.UserCoupon, c.UserCouponArchive,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -290,6 +296,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.RedemptionFailure.mutate(ctx, m)
 	case *StockBatchMutation:
 		return c.StockBatch.mutate(ctx, m)
+	case *StockBatchFenceMutation:
+		return c.StockBatchFence.mutate(ctx, m)
 	case *TemplateDailyStatsMutation:
 		return c.TemplateDailyStats.mutate(ctx, m)
 	case *UserCouponMutation:
@@ -1498,6 +1506,139 @@ func (c *StockBatchClient) mutate(ctx context.Context, m *StockBatchMutation) (V
 	}
 }
 
+// StockBatchFenceClient is a client for the StockBatchFence schema.
+type StockBatchFenceClient struct {
+	config
+}
+
+// NewStockBatchFenceClient returns a client for the StockBatchFence from the given config.
+func NewStockBatchFenceClient(c config) *StockBatchFenceClient {
+	return &StockBatchFenceClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `stockbatchfence.Hooks(f(g(h())))`.
+func (c *StockBatchFenceClient) Use(hooks ...Hook) {
+	c.hooks.StockBatchFence = append(c.hooks.StockBatchFence, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `stockbatchfence.Intercept(f(g(h())))`.
+func (c *StockBatchFenceClient) Intercept(interceptors ...Interceptor) {
+	c.inters.StockBatchFence = append(c.inters.StockBatchFence, interceptors...)
+}
+
+// Create returns a builder for creating a StockBatchFence entity.
+func (c *StockBatchFenceClient) Create() *StockBatchFenceCreate {
+	mutation := newStockBatchFenceMutation(c.config, OpCreate)
+	return &StockBatchFenceCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of StockBatchFence entities.
+func (c *StockBatchFenceClient) CreateBulk(builders ...*StockBatchFenceCreate) *StockBatchFenceCreateBulk {
+	return &StockBatchFenceCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *StockBatchFenceClient) MapCreateBulk(slice any, setFunc func(*StockBatchFenceCreate, int)) *StockBatchFenceCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &StockBatchFenceCreateBulk{err: fmt.Errorf("calling to StockBatchFenceClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*StockBatchFenceCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &StockBatchFenceCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for StockBatchFence.
+func (c *StockBatchFenceClient) Update() *StockBatchFenceUpdate {
+	mutation := newStockBatchFenceMutation(c.config, OpUpdate)
+	return &StockBatchFenceUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *StockBatchFenceClient) UpdateOne(_m *StockBatchFence) *StockBatchFenceUpdateOne {
+	mutation := newStockBatchFenceMutation(c.config, OpUpdateOne, withStockBatchFence(_m))
+	return &StockBatchFenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *StockBatchFenceClient) UpdateOneID(id int64) *StockBatchFenceUpdateOne {
+	mutation := newStockBatchFenceMutation(c.config, OpUpdateOne, withStockBatchFenceID(id))
+	return &StockBatchFenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for StockBatchFence.
+func (c *StockBatchFenceClient) Delete() *StockBatchFenceDelete {
+	mutation := newStockBatchFenceMutation(c.config, OpDelete)
+	return &StockBatchFenceDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *StockBatchFenceClient) DeleteOne(_m *StockBatchFence) *StockBatchFenceDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *StockBatchFenceClient) DeleteOneID(id int64) *StockBatchFenceDeleteOne {
+	builder := c.Delete().Where(stockbatchfence.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &StockBatchFenceDeleteOne{builder}
+}
+
+// Query returns a query builder for StockBatchFence.
+func (c *StockBatchFenceClient) Query() *StockBatchFenceQuery {
+	return &StockBatchFenceQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeStockBatchFence},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a StockBatchFence entity by its id.
+func (c *StockBatchFenceClient) Get(ctx context.Context, id int64) (*StockBatchFence, error) {
+	return c.Query().Where(stockbatchfence.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *StockBatchFenceClient) GetX(ctx context.Context, id int64) *StockBatchFence {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *StockBatchFenceClient) Hooks() []Hook {
+	return c.hooks.StockBatchFence
+}
+
+// Interceptors returns the client interceptors.
+func (c *StockBatchFenceClient) Interceptors() []Interceptor {
+	return c.inters.StockBatchFence
+}
+
+func (c *StockBatchFenceClient) mutate(ctx context.Context, m *StockBatchFenceMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&StockBatchFenceCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&StockBatchFenceUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&StockBatchFenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&StockBatchFenceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown StockBatchFence mutation op: %q", m.Op())
+	}
+}
+
 // TemplateDailyStatsClient is a client for the TemplateDailyStats schema.
 type TemplateDailyStatsClient struct {
 	config
@@ -1902,12 +2043,13 @@ type (
 	hooks struct {
 		ArchiveDue, CouponReminder, CouponSettlement, CouponTask, CouponTaskFailure,
 		CouponTemplate, CouponTemplateLog, RedemptionFailure, StockBatch,
-		TemplateDailyStats, UserCoupon, UserCouponArchive []ent.Hook
+		StockBatchFence, TemplateDailyStats, UserCoupon, UserCouponArchive []ent.Hook
 	}
 	inters struct {
 		ArchiveDue, CouponReminder, CouponSettlement, CouponTask, CouponTaskFailure,
 		CouponTemplate, CouponTemplateLog, RedemptionFailure, StockBatch,
-		TemplateDailyStats, UserCoupon, UserCouponArchive []ent.Interceptor
+		StockBatchFence, TemplateDailyStats, UserCoupon,
+		UserCouponArchive []ent.Interceptor
 	}
 )
 

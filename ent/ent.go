@@ -13,6 +13,7 @@ import (
 	"coupond/ent/coupontemplatelog"
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/stockbatch"
+	"coupond/ent/stockbatchfence"
 	"coupond/ent/templatedailystats"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
@@ -93,6 +94,7 @@ func checkColumn(t, c string) error {
 			coupontemplatelog.Table:  coupontemplatelog.ValidColumn,
 			redemptionfailure.Table:  redemptionfailure.ValidColumn,
 			stockbatch.Table:         stockbatch.ValidColumn,
+			stockbatchfence.Table:    stockbatchfence.ValidColumn,
 			templatedailystats.Table: templatedailystats.ValidColumn,
 			usercoupon.Table:         usercoupon.ValidColumn,
 			usercouponarchive.Table:  usercouponarchive.ValidColumn,

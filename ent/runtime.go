@@ -13,6 +13,7 @@ import (
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/schema"
 	"coupond/ent/stockbatch"
+	"coupond/ent/stockbatchfence"
 	"coupond/ent/templatedailystats"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
@@ -299,6 +300,18 @@ func init() {
 	stockbatch.DefaultID = stockbatchDescID.Default.(func() int64)
 	// stockbatch.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	stockbatch.IDValidator = stockbatchDescID.Validators[0].(func(int64) error)
+	stockbatchfenceFields := schema.StockBatchFence{}.Fields()
+	_ = stockbatchfenceFields
+	// stockbatchfenceDescCreatedAt is the schema descriptor for created_at field.
+	stockbatchfenceDescCreatedAt := stockbatchfenceFields[4].Descriptor()
+	// stockbatchfence.DefaultCreatedAt holds the default value on creation for the created_at field.
+	stockbatchfence.DefaultCreatedAt = stockbatchfenceDescCreatedAt.Default.(func() time.Time)
+	// stockbatchfenceDescID is the schema descriptor for id field.
+	stockbatchfenceDescID := stockbatchfenceFields[0].Descriptor()
+	// stockbatchfence.DefaultID holds the default value on creation for the id field.
+	stockbatchfence.DefaultID = stockbatchfenceDescID.Default.(func() int64)
+	// stockbatchfence.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	stockbatchfence.IDValidator = stockbatchfenceDescID.Validators[0].(func(int64) error)
 	templatedailystatsMixin := schema.TemplateDailyStats{}.Mixin()
 	templatedailystatsMixinFields0 := templatedailystatsMixin[0].Fields()
 	_ = templatedailystatsMixinFields0

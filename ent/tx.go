@@ -32,6 +32,8 @@ type Tx struct {
 	RedemptionFailure *RedemptionFailureClient
 	// StockBatch is the client for interacting with the StockBatch builders.
 	StockBatch *StockBatchClient
+	// StockBatchFence is the client for interacting with the StockBatchFence builders.
+	StockBatchFence *StockBatchFenceClient
 	// TemplateDailyStats is the client for interacting with the TemplateDailyStats builders.
 	TemplateDailyStats *TemplateDailyStatsClient
 	// UserCoupon is the client for interacting with the UserCoupon builders.
@@ -178,6 +180,7 @@ func (tx *Tx) init() {
 	tx.CouponTemplateLog = NewCouponTemplateLogClient(tx.config)
 	tx.RedemptionFailure = NewRedemptionFailureClient(tx.config)
 	tx.StockBatch = NewStockBatchClient(tx.config)
+	tx.StockBatchFence = NewStockBatchFenceClient(tx.config)
 	tx.TemplateDailyStats = NewTemplateDailyStatsClient(tx.config)
 	tx.UserCoupon = NewUserCouponClient(tx.config)
 	tx.UserCouponArchive = NewUserCouponArchiveClient(tx.config)

@@ -116,7 +116,7 @@ func (p *Persister) Drain(ctx context.Context, templateID int64) (int, error) {
 // SweepBatches settles the claim batches' headers left OPEN longer than SweepAfter (issue.Sweep)
 // and returns how many; their claims, still in the outbox, are persisted again by the next drain.
 func (p *Persister) SweepBatches(ctx context.Context) (int, error) {
-	return issue.Sweep(ctx, p.db, p.cfg.SweepAfter)
+	return issue.Sweep(ctx, p.db, p.cfg.SweepAfter, p.cfg.UserShards)
 }
 
 // persistBatch persists one batch of outbox entries (see persist); malformed entries are logged

@@ -128,3 +128,85 @@ func TestCrashBetweenShardTransactionsKeepsTheBooks(t *testing.T) {
 		})
 	}
 }
+
+// A persister that stalls between two of a batch's transactions longer than the sweep waits: the
+// sweep fences the header's share of every shard and settles it from the coupons it finds; the
+// stalled persister's next T2 then fails with issue.ErrFenced and writes nothing, the next drain
+// writes the claims, and the books are exact (no coupon whose unit the sweep gave back).
+func TestSweepFencesAStalledWrite(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		at   string // the step the persister stalls after
+		nth  int
+		used int // the units the swept header keeps: its groups written before the stall
+	}{
+		{"after T1", "reserved", 1, 0},
+		{"after the 2nd of 4 T2s", "written", 2, -1}, // -1: whatever the first two groups hold
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := stack.New(t, "claim", "fence", stack.Options{Config: services.Config{
+				Persist: claim.PersistConfig{BatchSize: 60, ClaimIdle: time.Millisecond, UserShards: 4, SweepAfter: 50 * time.Millisecond},
+			}})
+			tpl := s.Template(t, 100, 2, nil)
+			accepted := 0
+			for i := range 60 {
+				if _, err := s.Redeemer.Redeem(s.Ctx, int64(1+i%40), tpl.ID, ""); err == nil {
+					accepted++
+				}
+			}
+			stalled, release := make(chan struct{}), make(chan struct{})
+			seen := 0
+			s.Persister.OnStep(func(step string) {
+				if step == c.at {
+					if seen++; seen == c.nth {
+						close(stalled)
+						<-release
+					}
+				}
+			})
+			done := make(chan error, 1)
+			go func() {
+				_, err := s.Persister.Drain(s.Ctx, tpl.ID)
+				done <- err
+			}()
+			<-stalled
+			time.Sleep(60 * time.Millisecond)
+			if n, err := s.Persister.SweepBatches(s.Ctx); err != nil || n != 1 {
+				t.Fatalf("sweep settled %d headers (%v), want the stalled one", n, err)
+			}
+			swept, err := s.DB.StockBatch.Query().Where(stockbatch.TemplateID(tpl.ID)).Only(s.Ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			close(release)
+			if err := <-done; !errors.Is(err, issue.ErrFenced) {
+				t.Fatalf("the stalled persister's next T2: %v, want ErrFenced", err)
+			}
+			s.Persister.OnStep(nil)
+			if n, err := s.DB.UserCoupon.Query().Where(usercoupon.TemplateID(tpl.ID), usercoupon.StockBatchID(swept.ID)).Count(s.Ctx); err != nil || n != swept.Used {
+				t.Fatalf("coupons carrying the swept header: %d (%v), it settled %d", n, err, swept.Used)
+			}
+			if c.used >= 0 && swept.Used != c.used {
+				t.Fatalf("the swept header kept %d units, want %d", swept.Used, c.used)
+			}
+			if _, err := s.Persister.Drain(s.Ctx, tpl.ID); err != nil {
+				t.Fatal(err)
+			}
+			coupons, err := s.DB.UserCoupon.Query().Where(usercoupon.TemplateID(tpl.ID)).Count(s.Ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			row, err := s.DB.CouponTemplate.Get(s.Ctx, tpl.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if coupons != accepted || row.TotalStock-row.Stock != coupons || row.Issued != coupons {
+				t.Fatalf("coupons %d for %d accepted claims; stock consumed %d, issued %d", coupons, accepted, row.TotalStock-row.Stock, row.Issued)
+			}
+			rep, err := reconcile.New(s.DB, s.Redis, reconcile.Config{UserShards: 4}).Check(s.Ctx, stack.Merchant, tpl.ID)
+			if err != nil || !rep.Balanced {
+				t.Fatalf("reconciliation: %+v, %v", rep, err)
+			}
+		})
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"coupond/ent"
 	"coupond/ent/coupontemplate"
@@ -18,7 +17,6 @@ import (
 type Reservation struct {
 	Header   *ent.StockBatch
 	Template *ent.CouponTemplate
-	At       time.Time // when T1 committed, by this process's clock (Write's maxWrite counts from it)
 }
 
 // ReserveSpec is what T1 reserves for.
@@ -89,7 +87,6 @@ func Reserve(ctx context.Context, db *ent.Client, spec ReserveSpec) (*Reservatio
 	if err != nil {
 		return nil, err
 	}
-	r.At = time.Now()
 	return r, nil
 }
 
@@ -100,5 +97,5 @@ func Resume(ctx context.Context, db *ent.Client, h *ent.StockBatch) (*Reservatio
 	if err != nil {
 		return nil, fmt.Errorf("template %d: %w", h.TemplateID, err)
 	}
-	return &Reservation{Header: h, Template: tpl, At: time.Now()}, nil
+	return &Reservation{Header: h, Template: tpl}, nil
 }

@@ -8,22 +8,27 @@ import (
 	"time"
 
 	"coupond/ent"
+	"coupond/ent/schematype"
 	"coupond/ent/stockbatch"
+	"coupond/store"
 )
 
-// SweepAfter is how long a claim batch's header may stay OPEN before the sweep settles it: three
-// times maxWrite, so no T2 of it can still commit (two seconds of margin for the COMMIT itself),
-// and short enough that claims put off behind a dead batch (ErrBusy) are written a few seconds
-// after the crash.
-const SweepAfter = 3 * maxWrite
+// SweepAfter is how long a claim batch's header may stay OPEN before the sweep settles it: far
+// longer than a live batch's T2s take (one persist batch each, milliseconds), and short enough
+// that claims put off behind a dead batch (ErrBusy) are written a few seconds after the crash. A
+// T2 that is only slow is not lost: the fence makes it fail (ErrFenced) and its claims are
+// written again.
+const SweepAfter = 3 * time.Second
 
 // Sweep settles the OPEN claim headers older than after (a persister crashed or stalled between
 // T1 and T3): each from the coupons carrying it (its T2s that committed), giving back the other
-// units. The claims it reserved for are still in their outbox (acknowledged only after T3) and
+// units. Before counting a shard's coupons of a header it fences the header's share of that
+// shard (fenceSweep; the items grouped over shards as the T2s were), so no T2 of it can commit
+// afterwards and the count is final. The claims it reserved for are still in their outbox (acknowledged only after T3) and
 // are persisted again by the next batch, their coupons recognised as written. Distribution
 // headers are finished by their task's run, which resumes its batch. It returns how many headers
 // it settled.
-func Sweep(ctx context.Context, db *ent.Client, after time.Duration) (int, error) {
+func Sweep(ctx context.Context, db *ent.Client, after time.Duration, shards int) (int, error) {
 	hs, err := db.StockBatch.Query().Where(stockbatch.StateEQ(stockbatch.StateOPEN), stockbatch.SourceEQ(stockbatch.SourceCLAIM),
 		stockbatch.CreatedAtLT(time.Now().Add(-after))).Limit(100).All(ctx)
 	if err != nil {
@@ -31,6 +36,11 @@ func Sweep(ctx context.Context, db *ent.Client, after time.Duration) (int, error
 	}
 	settled := 0
 	for _, h := range hs {
+		for _, g := range store.GroupByUserShard(h.Items, shards, func(it schematype.BatchItem) int64 { return it.User }) {
+			if err := fenceSweep(ctx, db, h.ID, g[0].User); err != nil {
+				return settled, err
+			}
+		}
 		w, err := WrittenOf(ctx, db, h)
 		if err != nil {
 			return settled, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"coupond/coupon"
 	"coupond/ent"
@@ -54,17 +53,6 @@ type WriteOptions struct {
 	Record func(ctx context.Context, tx *ent.Tx, fresh []Refusal) error // records Fresh in the same transaction; nil: the caller records them in T3
 }
 
-// maxWrite bounds how long after its T1 a claim batch's T2 may still commit: a claim header older
-// than SweepAfter is settled by the sweep from the coupons it finds, so a T2 committing after that
-// would write a coupon whose unit the sweep gave back. (A claim T2 writes at most one persist
-// batch, milliseconds; one that a stall made late is rolled back and its claims written again.
-// Distribution headers are finished by their own task, never swept, so their T2s have no bound.)
-const maxWrite = time.Second
-
-// ErrLateWrite is a T2 refused because its reservation is older than maxWrite (the process
-// stalled): its header is left to the sweep, and its items are retried as a new batch.
-var ErrLateWrite = errors.New("issue: the reservation is too old to write against")
-
 // Write is T2 for one user-shard group (items of one template, in batch order): in one transaction
 // on the group's shard it recognises items already written (a replay: their coupons count as
 // issued, no unit needed) or refused before (opt.Prior), gives each new item a free slot 1…limit
@@ -72,7 +60,8 @@ var ErrLateWrite = errors.New("issue: the reservation is too old to write agains
 // a coupon the user holds), and writes coupons for the first budget of the slotted items, carrying
 // the header's id, budget counting the units the group's coupons already carrying the header
 // hold; the rest are refused STOCK_DRIFT (T1 reserved fewer units than items only when the
-// database had no more). A claim batch's T2 commits only within maxWrite of T1.
+// database had no more). A claim batch's T2 takes its shard's fence (fenceWrite): it fails with
+// ErrFenced when the sweep settled the header's share of that shard first.
 //
 // It first reads the users' coupons from the index (user_id, template_id, receive_count) alone
 // (their counts and slots, no row lookups): that reading commits only a group in which every item
@@ -133,8 +122,8 @@ func write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, bu
 				return err
 			}
 		}
-		if r.Header.Source == stockbatch.SourceCLAIM && time.Since(r.At) > maxWrite {
-			return ErrLateWrite
+		if r.Header.Source == stockbatch.SourceCLAIM {
+			return fenceWrite(ctx, tx, r.Header.ID, items[0].UserID)
 		}
 		return nil
 	}, nil)

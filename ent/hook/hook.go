@@ -116,6 +116,18 @@ func (f StockBatchFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StockBatchMutation", m)
 }
 
+// The StockBatchFenceFunc type is an adapter to allow the use of ordinary
+// function as StockBatchFence mutator.
+type StockBatchFenceFunc func(context.Context, *ent.StockBatchFenceMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f StockBatchFenceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.StockBatchFenceMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StockBatchFenceMutation", m)
+}
+
 // The TemplateDailyStatsFunc type is an adapter to allow the use of ordinary
 // function as TemplateDailyStats mutator.
 type TemplateDailyStatsFunc func(context.Context, *ent.TemplateDailyStatsMutation) (ent.Value, error)

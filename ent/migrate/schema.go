@@ -331,6 +331,27 @@ var (
 			},
 		},
 	}
+	// StockBatchFenceColumns holds the columns for the "stock_batch_fence" table.
+	StockBatchFenceColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt64, Increment: true},
+		{Name: "batch_id", Type: field.TypeInt64},
+		{Name: "user_id", Type: field.TypeInt64},
+		{Name: "state", Type: field.TypeEnum, Enums: []string{"WRITTEN", "FENCED"}},
+		{Name: "created_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
+	}
+	// StockBatchFenceTable holds the schema information for the "stock_batch_fence" table.
+	StockBatchFenceTable = &schema.Table{
+		Name:       "stock_batch_fence",
+		Columns:    StockBatchFenceColumns,
+		PrimaryKey: []*schema.Column{StockBatchFenceColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "stockbatchfence_batch_id_user_id",
+				Unique:  true,
+				Columns: []*schema.Column{StockBatchFenceColumns[1], StockBatchFenceColumns[2]},
+			},
+		},
+	}
 	// TemplateDailyStatsColumns holds the columns for the "template_daily_stats" table.
 	TemplateDailyStatsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt64, Increment: true},
@@ -472,6 +493,7 @@ var (
 		CouponTemplateLogTable,
 		RedemptionFailureTable,
 		StockBatchTable,
+		StockBatchFenceTable,
 		TemplateDailyStatsTable,
 		UserCouponTable,
 		UserCouponArchiveTable,
@@ -505,6 +527,9 @@ func init() {
 	}
 	StockBatchTable.Annotation = &entsql.Annotation{
 		Table: "stock_batch",
+	}
+	StockBatchFenceTable.Annotation = &entsql.Annotation{
+		Table: "stock_batch_fence",
 	}
 	TemplateDailyStatsTable.Annotation = &entsql.Annotation{
 		Table: "template_daily_stats",

@@ -33,6 +33,9 @@ type RedemptionFailure func(*sql.Selector)
 // StockBatch is the predicate function for stockbatch builders.
 type StockBatch func(*sql.Selector)
 
+// StockBatchFence is the predicate function for stockbatchfence builders.
+type StockBatchFence func(*sql.Selector)
+
 // TemplateDailyStats is the predicate function for templatedailystats builders.
 type TemplateDailyStats func(*sql.Selector)
 

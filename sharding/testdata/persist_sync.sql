@@ -35,6 +35,8 @@ SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count
 SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (11) AND `redemption_failure`.`redemption_id` IN ('s');
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (11) AND `user_coupon_archive`.`template_id` = 4242424242424;
 INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 11, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `stock_batch_fence` (`batch_id`, `user_id`, `state`, `created_at`, `id`) VALUES (4242424242424, 11, 'WRITTEN', '2026-01-01 00:00:00', 4242424242424);
+DELETE FROM `stock_batch_fence` WHERE `stock_batch_fence`.`user_id` = 11 AND `stock_batch_fence`.`batch_id` = 4242424242424;
 COMMIT;
 
 -- tx
@@ -43,6 +45,8 @@ SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count
 SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (12) AND `redemption_failure`.`redemption_id` IN ('s');
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (12) AND `user_coupon_archive`.`template_id` = 4242424242424;
 INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 12, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `stock_batch_fence` (`batch_id`, `user_id`, `state`, `created_at`, `id`) VALUES (4242424242424, 12, 'WRITTEN', '2026-01-01 00:00:00', 4242424242424);
+DELETE FROM `stock_batch_fence` WHERE `stock_batch_fence`.`user_id` = 12 AND `stock_batch_fence`.`batch_id` = 4242424242424;
 COMMIT;
 
 -- tx
@@ -51,4 +55,6 @@ SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count
 SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (13) AND `redemption_failure`.`redemption_id` IN ('s');
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (13) AND `user_coupon_archive`.`template_id` = 4242424242424;
 INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 13, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `stock_batch_fence` (`batch_id`, `user_id`, `state`, `created_at`, `id`) VALUES (4242424242424, 13, 'WRITTEN', '2026-01-01 00:00:00', 4242424242424);
+DELETE FROM `stock_batch_fence` WHERE `stock_batch_fence`.`user_id` = 13 AND `stock_batch_fence`.`batch_id` = 4242424242424;
 COMMIT;

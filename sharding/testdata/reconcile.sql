@@ -10,7 +10,7 @@ SELECT `coupon_task`.`id` FROM `coupon_task` WHERE (`coupon_task`.`shop_number` 
 SELECT `coupon_template_log`.`id`, `coupon_template_log`.`shop_number`, `coupon_template_log`.`template_id`, `coupon_template_log`.`actor_id`, `coupon_template_log`.`actor_role`, `coupon_template_log`.`action`, `coupon_template_log`.`before`, `coupon_template_log`.`after`, `coupon_template_log`.`created_at` FROM `coupon_template_log` WHERE (`coupon_template_log`.`shop_number` = 1001 AND `coupon_template_log`.`template_id` = 4242424242424) AND `coupon_template_log`.`action` IN ('RECONCILE_DRIFT', 'RECONCILE_BALANCED') ORDER BY `coupon_template_log`.`id` DESC LIMIT 1;
 
 -- autocommit
-SELECT `coupon_template`.`id` FROM `coupon_template` WHERE (`coupon_template`.`id` IN (4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424) AND `coupon_template`.`status` = 'ACTIVE') AND `coupon_template`.`valid_end_time` > '2026-01-01 00:00:00';
+SELECT `coupon_template`.`id` FROM `coupon_template` WHERE (`coupon_template`.`id` IN (4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424, 4242424242424) AND `coupon_template`.`status` = 'ACTIVE') AND `coupon_template`.`valid_end_time` > '2026-01-01 00:00:00';
 
 -- autocommit
 SELECT `coupon_template`.`id` FROM `coupon_template` WHERE (`coupon_template`.`status` = 'ACTIVE' AND `coupon_template`.`valid_end_time` > '2026-01-01 00:00:00') AND `coupon_template`.`id` > 0 ORDER BY `coupon_template`.`id` LIMIT 100;
@@ -31,7 +31,13 @@ SELECT `stock_batch`.`id` FROM `stock_batch` WHERE ((`stock_batch`.`shop_number`
 SELECT `stock_batch`.`id` FROM `stock_batch` WHERE ((`stock_batch`.`shop_number` = 1001 AND `stock_batch`.`template_id` = 4242424242424) AND `stock_batch`.`id` IN (4242424242424, 4242424242424, 4242424242424)) AND `stock_batch`.`seq` > 3;
 
 -- autocommit
-SELECT `stock_batch`.`id`, `stock_batch`.`shop_number`, `stock_batch`.`template_id`, `stock_batch`.`seq`, `stock_batch`.`source`, `stock_batch`.`task_id`, `stock_batch`.`task_start`, `stock_batch`.`reserved`, `stock_batch`.`used`, `stock_batch`.`state`, `stock_batch`.`items`, `stock_batch`.`created_at`, `stock_batch`.`settled_at` FROM `stock_batch` WHERE `stock_batch`.`template_id` = 4242424242424 AND `stock_batch`.`seq` > 0 ORDER BY `stock_batch`.`seq` LIMIT 200;
+SELECT `stock_batch`.`id`, `stock_batch`.`shop_number`, `stock_batch`.`template_id`, `stock_batch`.`seq`, `stock_batch`.`source`, `stock_batch`.`task_id`, `stock_batch`.`task_start`, `stock_batch`.`reserved`, `stock_batch`.`used`, `stock_batch`.`state`, `stock_batch`.`items`, `stock_batch`.`created_at`, `stock_batch`.`settled_at` FROM `stock_batch` WHERE `stock_batch`.`template_id` = 4242424242424 AND `stock_batch`.`seq` > 0 ORDER BY `stock_batch`.`seq` LIMIT 1;
+
+-- autocommit
+SELECT `stock_batch`.`id`, `stock_batch`.`shop_number`, `stock_batch`.`template_id`, `stock_batch`.`seq`, `stock_batch`.`source`, `stock_batch`.`task_id`, `stock_batch`.`task_start`, `stock_batch`.`reserved`, `stock_batch`.`used`, `stock_batch`.`state`, `stock_batch`.`items`, `stock_batch`.`created_at`, `stock_batch`.`settled_at` FROM `stock_batch` WHERE `stock_batch`.`template_id` = 4242424242424 AND `stock_batch`.`seq` > 1 ORDER BY `stock_batch`.`seq` LIMIT 2;
+
+-- autocommit
+SELECT `stock_batch`.`id`, `stock_batch`.`shop_number`, `stock_batch`.`template_id`, `stock_batch`.`seq`, `stock_batch`.`source`, `stock_batch`.`task_id`, `stock_batch`.`task_start`, `stock_batch`.`reserved`, `stock_batch`.`used`, `stock_batch`.`state`, `stock_batch`.`items`, `stock_batch`.`created_at`, `stock_batch`.`settled_at` FROM `stock_batch` WHERE `stock_batch`.`template_id` = 4242424242424 AND `stock_batch`.`seq` > 3 ORDER BY `stock_batch`.`seq` LIMIT 4;
 
 -- tx
 BEGIN;

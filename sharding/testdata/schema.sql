@@ -171,6 +171,16 @@ CREATE TABLE `stock_batch` (
   KEY `stockbatch_template_id_state` (`template_id`,`state`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+CREATE TABLE `stock_batch_fence` (
+  `id` bigint(20) NOT NULL AUTO_INCREMENT,
+  `batch_id` bigint(20) NOT NULL,
+  `user_id` bigint(20) NOT NULL,
+  `state` enum('WRITTEN','FENCED') NOT NULL,
+  `created_at` datetime(3) NOT NULL,
+  PRIMARY KEY (`id`),
+  UNIQUE KEY `stockbatchfence_batch_id_user_id` (`batch_id`,`user_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE `template_daily_stats` (
   `id` bigint(20) NOT NULL AUTO_INCREMENT,
   `created_at` datetime(3) NOT NULL,

@@ -1,0 +1,2 @@
+-- reverse: create "stock_batch_fence" table
+DROP TABLE `stock_batch_fence`;
