@@ -70,6 +70,7 @@ var importRules = map[string][]string{
 	"bench/insertsize":        {"bench/internal/loaddata", "idgen", "migrations"},
 	"bench/internal/loaddata": {},
 	"bench/loadgen":           {"auth", "coupon"},
+	"bench/reconcile":         {"coupon/...", "ent/...", "jobs", "migrations", "services", "store"},
 	"bench/mariadb-settings":  {"migrations"},
 	"chaos":                   nil, // drives the built binary only
 }
