@@ -214,6 +214,22 @@ func post(t *testing.T, h http.Handler, token, opName, query string, vars map[st
 // compiles to a plan and the plan's input unmarshals.
 func planTakes(t *testing.T, query, opName string, vars map[string]any) bool {
 	t.Helper()
+	doc, coerced, ok := coercedVariables(t, query, opName, vars)
+	if !ok {
+		return false
+	}
+	plan := compilePlan(doc)
+	if plan == nil {
+		return false
+	}
+	_, ok = plan.input(coerced)
+	return ok
+}
+
+// coercedVariables parses query against the schema and coerces vars (as a client sends them) as
+// the executor does; false when gqlgen refuses them.
+func coercedVariables(t *testing.T, query, opName string, vars map[string]any) (*ast.QueryDocument, map[string]any, bool) {
+	t.Helper()
 	b, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	params, msg := decodePost(b)
 	if msg != "" {
@@ -225,15 +241,7 @@ func planTakes(t *testing.T, query, opName string, vars map[string]any) bool {
 		t.Fatal(errs)
 	}
 	coerced, err := validator.VariableValues(schema, doc.Operations.ForName(opName), params.Variables)
-	if err != nil {
-		return false
-	}
-	plan := compilePlan(doc)
-	if plan == nil {
-		return false
-	}
-	_, ok := plan.input(coerced)
-	return ok
+	return doc, coerced, err == nil
 }
 
 // TestConcurrentPlannedClaimsBalance: 16 clients send 600 claims through the planned path (100
