@@ -10,7 +10,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
-// claimPlans answers redeemCoupon without gqlgen's executor, from inside gqlgen's pipeline. It is
+// claimPlans answers redeemCoupon, and applicableCoupons (quotePlan), without gqlgen's executor,
+// from inside gqlgen's pipeline. It is
 // the handler's last extension, an operation interceptor: an operation reaches it only after
 // gqlgen parsed, checked (queryGuard, validation, operationLimits) and coerced it, and every
 // operation interceptor registered before it wraps it. On the first sight of a document text it
@@ -27,10 +28,17 @@ import (
 // (newClaimPlans; TestClaimPlanDirectives), and so does HandlerConfig.ExecutorOnly
 // (COUPON_CLAIM_PLANS=off).
 type claimPlans struct {
-	known    *lru.Cache[string, *claimPlan] // by document text; nil: the document is not plannable
-	roles    []coupon.Role                  // redeemCoupon's @hasRole(roles:), read from the schema
-	hasRole  hasRoleFunc                    // the handler's @hasRole implementation
-	resolver *Resolver
+	known      *lru.Cache[string, plan] // by document text; nil: the document is not plannable
+	roles      []coupon.Role            // redeemCoupon's @hasRole(roles:), read from the schema
+	quoteRoles []coupon.Role            // applicableCoupons' (nil: its documents are not planned)
+	hasRole    hasRoleFunc              // the handler's @hasRole implementation
+	resolver   *Resolver
+}
+
+// plan is one compiled document: run answers it as the executor would, or returns false (before
+// anything ran) to hand it to the executor.
+type plan interface {
+	run(ctx context.Context, oc *graphql.OperationContext, plans *claimPlans) (*graphql.Response, bool)
 }
 
 // hasRoleFunc is the signature of the @hasRole directive's implementation.
@@ -64,6 +72,15 @@ const (
 	leafCode
 	leafField
 	leafMessage
+	leafCoupon // CouponQuote's
+	leafApplicable
+	leafDiscount
+	leafQuoteCode
+	leafReason
+	leafCouponID // UserCoupon's
+	leafCouponStatus
+	leafValidStart
+	leafValidEnd
 )
 
 // planLeaves are the fields a plan answers, per type of the payload.
@@ -71,37 +88,30 @@ var planLeaves = map[string]map[string]planLeaf{
 	"RedeemCouponPayload": {"__typename": leafTypename, "redemption": leafRedemption, "userErrors": leafUserErrors},
 	"Redemption":          {"__typename": leafTypename, "id": leafID, "status": leafStatus, "failureReason": leafFailureReason},
 	"UserError":           {"__typename": leafTypename, "code": leafCode, "field": leafField, "message": leafMessage},
+	"CouponQuote": {"__typename": leafTypename, "coupon": leafCoupon, "applicable": leafApplicable, "discount": leafDiscount,
+		"code": leafQuoteCode, "reason": leafReason},
+	"UserCoupon": {"__typename": leafTypename, "id": leafCouponID, "status": leafCouponStatus, "validStartTime": leafValidStart,
+		"validEndTime": leafValidEnd},
 }
 
 // planChildType is the type of a payload field's sub-selection.
-var planChildType = map[planLeaf]string{leafRedemption: "Redemption", leafUserErrors: "UserError"}
+var planChildType = map[planLeaf]string{leafRedemption: "Redemption", leafUserErrors: "UserError", leafCoupon: "UserCoupon"}
 
 // plannedDirectives are the schema directives a plan applies (or that do nothing at run time).
 var plannedDirectives = map[string]bool{"hasRole": true, "deprecated": true}
 
-// newClaimPlans returns the plans of schema's redeemCoupon, answered by r with hasRole for its
-// @hasRole, or nil when the schema puts on redeemCoupon, its argument, its input's fields or the
-// payload fields a plan answers a directive a plan does not apply (plannedDirectives), or
-// redeemCoupon has no @hasRole(roles:): then every request takes the executor.
+// newClaimPlans returns the plans of schema's redeemCoupon and applicableCoupons, answered by r
+// with hasRole for their @hasRole, or nil when the schema puts on redeemCoupon, its argument, its
+// input's fields or the fields a plan answers a directive a plan does not apply
+// (plannedDirectives), or redeemCoupon has no @hasRole(roles:): then every request takes the
+// executor. applicableCoupons is planned only when the same holds of it (and its input's lists).
 func newClaimPlans(schema *ast.Schema, r *Resolver, hasRole hasRoleFunc) *claimPlans {
 	if schema.Mutation == nil {
 		return nil
 	}
-	f := schema.Mutation.Fields.ForName("redeemCoupon")
-	if f == nil || !onlyPlanned(f.Directives) {
+	roles, ok := plannedField(schema, schema.Mutation.Fields.ForName("redeemCoupon"))
+	if !ok {
 		return nil
-	}
-	for _, a := range f.Arguments {
-		if !onlyPlanned(a.Directives) || a.DefaultValue != nil {
-			return nil
-		}
-		if in := schema.Types[a.Type.Name()]; in != nil {
-			for _, x := range in.Fields {
-				if !onlyPlanned(x.Directives) || x.DefaultValue != nil {
-					return nil
-				}
-			}
-		}
 	}
 	for typ, leaves := range planLeaves {
 		def := schema.Types[typ]
@@ -114,16 +124,48 @@ func newClaimPlans(schema *ast.Schema, r *Resolver, hasRole hasRoleFunc) *claimP
 			}
 		}
 	}
+	var quoteRoles []coupon.Role
+	if schema.Query != nil {
+		quoteRoles, _ = plannedField(schema, schema.Query.Fields.ForName("applicableCoupons"))
+	}
+	known, _ := lru.New[string, plan](256) // fails only for a size <= 0
+	return &claimPlans{known: known, roles: roles, quoteRoles: quoteRoles, hasRole: hasRole, resolver: r}
+}
+
+// plannedField returns the roles of f's @hasRole(roles:) when a plan may answer f: f, its
+// arguments and the fields of their input types (and of the input types those fields hold) carry
+// only planned directives and no defaults, and f has @hasRole(roles:).
+func plannedField(schema *ast.Schema, f *ast.FieldDefinition) ([]coupon.Role, bool) {
+	if f == nil || !onlyPlanned(f.Directives) {
+		return nil, false
+	}
+	var inputOK func(name string, depth int) bool
+	inputOK = func(name string, depth int) bool {
+		in := schema.Types[name]
+		if in == nil || in.Kind != ast.InputObject {
+			return true
+		}
+		for _, x := range in.Fields {
+			if !onlyPlanned(x.Directives) || x.DefaultValue != nil || depth > 2 || !inputOK(x.Type.Name(), depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, a := range f.Arguments {
+		if !onlyPlanned(a.Directives) || a.DefaultValue != nil || !inputOK(a.Type.Name(), 0) {
+			return nil, false
+		}
+	}
 	d := f.Directives.ForName("hasRole")
 	if d == nil || d.Arguments.ForName("roles") == nil {
-		return nil
+		return nil, false
 	}
 	var roles []coupon.Role
 	for _, c := range d.Arguments.ForName("roles").Value.Children {
 		roles = append(roles, coupon.Role(c.Value.Raw))
 	}
-	known, _ := lru.New[string, *claimPlan](256) // fails only for a size <= 0
-	return &claimPlans{known: known, roles: roles, hasRole: hasRole, resolver: r}
+	return roles, true
 }
 
 // onlyPlanned reports whether every directive of list is one a plan applies.
@@ -143,39 +185,40 @@ func (*claimPlans) Validate(graphql.ExecutableSchema) error { return nil }
 // sight) and hands any other to the executor.
 func (p *claimPlans) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	oc := graphql.GetOperationContext(ctx)
-	plan, ok := p.known.Get(oc.RawQuery)
+	pl, ok := p.known.Get(oc.RawQuery)
 	if !ok {
-		plan = compilePlan(oc.Doc)
-		p.known.Add(oc.RawQuery, plan)
+		pl = p.compile(oc.Doc)
+		p.known.Add(oc.RawQuery, pl)
 	}
-	if plan == nil {
+	if pl == nil {
 		return next(ctx)
 	}
-	resp, ok := plan.run(ctx, oc, p)
+	resp, ok := pl.run(ctx, oc, p)
 	if !ok {
 		return next(ctx)
 	}
 	return graphql.OneShot(resp)
 }
 
-// compilePlan returns the plan of doc, or nil when doc is not one a plan answers exactly: one
-// mutation whose only root field is redeemCoupon, its payload selection made of planLeaves fields
-// with distinct response names, and no fragments or directives anywhere.
-func compilePlan(doc *ast.QueryDocument) *claimPlan {
-	if doc == nil || len(doc.Operations) != 1 || len(doc.Fragments) != 0 {
-		return nil
+// compile returns the plan of doc (a claim's or a quote's), or nil when it has none.
+func (p *claimPlans) compile(doc *ast.QueryDocument) plan {
+	if c := compilePlan(doc); c != nil {
+		return c
 	}
-	op := doc.Operations[0]
-	if op.Operation != ast.Mutation || len(op.Directives) != 0 || len(op.SelectionSet) != 1 {
-		return nil
-	}
-	for _, v := range op.VariableDefinitions {
-		if len(v.Directives) != 0 {
-			return nil
+	if p.quoteRoles != nil {
+		if q := compileQuotePlan(doc); q != nil {
+			return q
 		}
 	}
-	root, ok := op.SelectionSet[0].(*ast.Field)
-	if !ok || root.Name != "redeemCoupon" || len(root.Directives) != 0 {
+	return nil
+}
+
+// compilePlan returns the claim plan of doc, or nil when doc is not one a plan answers exactly:
+// one mutation whose only root field is redeemCoupon, its payload selection made of planLeaves
+// fields with distinct response names, and no fragments or directives anywhere.
+func compilePlan(doc *ast.QueryDocument) *claimPlan {
+	root := onlyRootField(doc, ast.Mutation, "redeemCoupon")
+	if root == nil {
 		return nil
 	}
 	selected, ok := compileSelection(root.SelectionSet, "RedeemCouponPayload")
@@ -183,6 +226,29 @@ func compilePlan(doc *ast.QueryDocument) *claimPlan {
 		return nil
 	}
 	return &claimPlan{field: graphql.CollectedField{Field: root, Selections: root.SelectionSet}, selected: selected}
+}
+
+// onlyRootField returns the root field name of doc when doc is one operation of kind op whose
+// only root field that is, with no fragments and no directives on the operation, its variables or
+// the field; nil otherwise.
+func onlyRootField(doc *ast.QueryDocument, op ast.Operation, name string) *ast.Field {
+	if doc == nil || len(doc.Operations) != 1 || len(doc.Fragments) != 0 {
+		return nil
+	}
+	o := doc.Operations[0]
+	if o.Operation != op || len(o.Directives) != 0 || len(o.SelectionSet) != 1 {
+		return nil
+	}
+	for _, v := range o.VariableDefinitions {
+		if len(v.Directives) != 0 {
+			return nil
+		}
+	}
+	root, ok := o.SelectionSet[0].(*ast.Field)
+	if !ok || root.Name != name || len(root.Directives) != 0 {
+		return nil
+	}
+	return root
 }
 
 // compileSelection reads a selection of typ made of planLeaves fields with distinct response names.

@@ -67,32 +67,45 @@ func (p *claimPlan) input(vars map[string]any) (model.RedeemCouponInput, bool) {
 	return in, true
 }
 
-// resolve runs the field middleware around @hasRole and the resolver (the field context carries
-// no Args: field interceptors, which read them, turn the plans off). A payload without
-// userErrors (which the resolver never answers without an error) would be a broken non-null
-// list, so it is an error here too.
-func (p *claimPlan) resolve(ctx context.Context, oc *graphql.OperationContext, plans *claimPlans, in model.RedeemCouponInput) (res *model.RedeemCouponPayload, errs gqlerror.List) {
-	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: "Mutation", Field: p.field, IsMethod: true, IsResolver: true})
+// resolve runs redeemCoupon's resolver (resolveRoot). A payload without userErrors (which the
+// resolver never answers without an error) would be a broken non-null list, so it is an error
+// here too.
+func (p *claimPlan) resolve(ctx context.Context, oc *graphql.OperationContext, plans *claimPlans, in model.RedeemCouponInput) (*model.RedeemCouponPayload, gqlerror.List) {
+	out, errs := resolveRoot(ctx, oc, plans, "Mutation", p.field, plans.roles, func(ctx context.Context) (any, error) {
+		return plans.resolver.Mutation().RedeemCoupon(ctx, in)
+	}, func(out any) error {
+		if res, _ := out.(*model.RedeemCouponPayload); res == nil || res.UserErrors == nil {
+			return errNullPayload
+		}
+		return nil
+	})
+	res, _ := out.(*model.RedeemCouponPayload)
+	return res, errs
+}
+
+// resolveRoot runs a planned root field's resolver (call) as the executor does: inside the field
+// middleware, with @hasRole(roles) inside that (the field context carries no Args: field
+// interceptors, which read them, turn the plans off). An answer that check refuses is an error;
+// a panic becomes the operation context's Recover error; an error is presented by ErrorPresenter
+// on the field's path and location.
+func resolveRoot(ctx context.Context, oc *graphql.OperationContext, plans *claimPlans, object string, field graphql.CollectedField,
+	roles []coupon.Role, call graphql.Resolver, check func(any) error) (out any, errs gqlerror.List) {
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Object: object, Field: field, IsMethod: true, IsResolver: true})
 	defer func() {
 		if rec := recover(); rec != nil {
-			res, errs = nil, gqlerror.List{ErrorPresenter(ctx, graphql.ErrorOnPath(ctx, oc.Recover(ctx, rec)))}
+			out, errs = nil, gqlerror.List{ErrorPresenter(ctx, graphql.ErrorOnPath(ctx, oc.Recover(ctx, rec)))}
 		}
 	}()
 	out, err := oc.ResolverMiddleware(ctx, func(ctx context.Context) (any, error) {
-		return plans.hasRole(ctx, nil, func(ctx context.Context) (any, error) {
-			return plans.resolver.Mutation().RedeemCoupon(ctx, in)
-		}, plans.roles)
+		return plans.hasRole(ctx, nil, call, roles)
 	})
 	if err == nil {
-		res, _ = out.(*model.RedeemCouponPayload)
-		if res == nil || res.UserErrors == nil {
-			err = errNullPayload
-		}
+		err = check(out)
 	}
 	if err != nil {
 		return nil, gqlerror.List{ErrorPresenter(ctx, graphql.ErrorOnPath(ctx, graphql.AddFieldLocationToError(ctx, err)))}
 	}
-	return res, nil
+	return out, nil
 }
 
 // errNullPayload is what the resolver may never answer: no payload and no error.

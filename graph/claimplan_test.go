@@ -214,6 +214,22 @@ func post(t *testing.T, h http.Handler, token, opName, query string, vars map[st
 // compiles to a plan and the plan's input unmarshals.
 func planTakes(t *testing.T, query, opName string, vars map[string]any) bool {
 	t.Helper()
+	doc, coerced, ok := coercedVariables(t, query, opName, vars)
+	if !ok {
+		return false
+	}
+	plan := compilePlan(doc)
+	if plan == nil {
+		return false
+	}
+	_, ok = plan.input(coerced)
+	return ok
+}
+
+// coercedVariables parses query against the schema and coerces vars (as a client sends them) as
+// the executor does; false when gqlgen refuses them.
+func coercedVariables(t *testing.T, query, opName string, vars map[string]any) (*ast.QueryDocument, map[string]any, bool) {
+	t.Helper()
 	b, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	params, msg := decodePost(b)
 	if msg != "" {
@@ -225,15 +241,7 @@ func planTakes(t *testing.T, query, opName string, vars map[string]any) bool {
 		t.Fatal(errs)
 	}
 	coerced, err := validator.VariableValues(schema, doc.Operations.ForName(opName), params.Variables)
-	if err != nil {
-		return false
-	}
-	plan := compilePlan(doc)
-	if plan == nil {
-		return false
-	}
-	_, ok := plan.input(coerced)
-	return ok
+	return doc, coerced, err == nil
 }
 
 // TestConcurrentPlannedClaimsBalance: 16 clients send 600 claims through the planned path (100
@@ -398,31 +406,35 @@ func (*fieldRecorder) InterceptField(ctx context.Context, next graphql.Resolver)
 }
 
 // TestClaimPlanRunsInsideExtensions: an operation and root-field interceptor registered before
-// the plans wraps a planned claim exactly as it wraps the executor's; a field interceptor turns
-// the plans off.
+// the plans wraps a planned claim, and a planned quote, exactly as it wraps the executor's; a field
+// interceptor turns the plans off.
 func TestClaimPlanRunsInsideExtensions(t *testing.T) {
 	signer := auth.NewSigner(testSecret)
-	query := `mutation Claim($t: ID!) { c: redeemCoupon(input: {templateId: $t}) { userErrors { code } } }`
-	run := func(executorOnly bool) (string, []string, *claimPlans) {
-		rec := &recorder{}
-		h, plans := newHandler(&Resolver{}, HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15,
-			ExecutorOnly: executorOnly, Extensions: []graphql.HandlerExtension{rec}})
-		h = signer.Middleware(h)
-		post(t, h, "", "Claim", query, map[string]any{"t": "1"}) // learns the plan
-		rec.seen = nil
-		out := post(t, h, "", "Claim", query, map[string]any{"t": "1"}) // no token: @hasRole refuses
-		return out, rec.seen, plans
-	}
-	planned, planSeen, plans := run(false)
-	if p, ok := plans.known.Get(query); !ok || p == nil {
-		t.Fatal("no plan learned")
-	}
-	executor, execSeen, _ := run(true)
-	if planned != executor || !strings.Contains(planned, "UNAUTHENTICATED") {
-		t.Errorf("plan %s\nexecutor %s", planned, executor)
-	}
-	if fmt.Sprint(planSeen) != fmt.Sprint(execSeen) || len(execSeen) != 2 {
-		t.Errorf("the extension saw %q under the plan, %q under the executor", planSeen, execSeen)
+	for _, doc := range []struct{ opName, query string }{
+		{"Claim", `mutation Claim($t: ID!) { c: redeemCoupon(input: {templateId: $t}) { userErrors { code } } }`},
+		{"Quote", `query Quote($t: ID!) { q: applicableCoupons(order: {orderId: $t, amount: "1"}) { applicable } }`},
+	} {
+		run := func(executorOnly bool) (string, []string, *claimPlans) {
+			rec := &recorder{}
+			h, plans := newHandler(&Resolver{}, HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15,
+				ExecutorOnly: executorOnly, Extensions: []graphql.HandlerExtension{rec}})
+			h = signer.Middleware(h)
+			post(t, h, "", doc.opName, doc.query, map[string]any{"t": "1"}) // learns the plan
+			rec.seen = nil
+			out := post(t, h, "", doc.opName, doc.query, map[string]any{"t": "1"}) // no token: @hasRole refuses
+			return out, rec.seen, plans
+		}
+		planned, planSeen, plans := run(false)
+		if p, ok := plans.known.Get(doc.query); !ok || p == nil {
+			t.Fatalf("%s: no plan learned", doc.opName)
+		}
+		executor, execSeen, _ := run(true)
+		if planned != executor || !strings.Contains(planned, "UNAUTHENTICATED") {
+			t.Errorf("%s: plan %s\nexecutor %s", doc.opName, planned, executor)
+		}
+		if fmt.Sprint(planSeen) != fmt.Sprint(execSeen) || len(execSeen) != 2 {
+			t.Errorf("%s: the extension saw %q under the plan, %q under the executor", doc.opName, planSeen, execSeen)
+		}
 	}
 	if _, plans := newHandler(&Resolver{}, HandlerConfig{Extensions: []graphql.HandlerExtension{&fieldRecorder{}}}); plans != nil {
 		t.Error("a field interceptor left the plans on")
@@ -431,7 +443,8 @@ func TestClaimPlanRunsInsideExtensions(t *testing.T) {
 
 // TestClaimPlanDirectives is the tripwire for directives: redeemCoupon carries only @hasRole,
 // which its plan applies, and a directive the plan does not apply, on the field, its input's
-// fields or a payload field the plan answers, turns the plans off.
+// fields or a payload field the plan answers, turns the plans off; one on applicableCoupons or
+// its order's input types turns the quote plans off (the claim plans stay).
 func TestClaimPlanDirectives(t *testing.T) {
 	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
 	var names []string
@@ -441,8 +454,8 @@ func TestClaimPlanDirectives(t *testing.T) {
 	if fmt.Sprint(names) != "[hasRole]" {
 		t.Fatalf("redeemCoupon's directives are %v: make claimPlans apply the new ones (plannedDirectives), then update this test", names)
 	}
-	if newClaimPlans(schema, &Resolver{}, HasRole) == nil {
-		t.Fatal("the schema's redeemCoupon has no plans")
+	if p := newClaimPlans(schema, &Resolver{}, HasRole); p == nil || p.quoteRoles == nil {
+		t.Fatal("the schema's redeemCoupon or applicableCoupons has no plans")
 	}
 	src, err := os.ReadFile("../schema.graphql")
 	if err != nil {
@@ -455,6 +468,8 @@ func TestClaimPlanDirectives(t *testing.T) {
 		{"on an input field", "templateId: ID!\n  \"Client idempotency", "templateId: ID! @traced\n  \"Client idempotency"},
 		{"on a payload field", "claim was refused (empty when accepted).\"\n  userErrors: [UserError!]!", "claim was refused (empty when accepted).\"\n  userErrors: [UserError!]! @traced"},
 		{"on a field no plan selects", "type RedeemCouponPayload {", "type RedeemCouponPayload {\n  x: Int @traced"},
+		{"quotes: on applicableCoupons", "): [CouponQuote!]! @hasRole(roles: [USER])", "): [CouponQuote!]! @hasRole(roles: [USER]) @traced"},
+		{"quotes: on an item's field", "input OrderItemInput {", "input OrderItemInput {\n  x: Int @traced"},
 	} {
 		if !strings.Contains(string(src), c.old) {
 			t.Fatalf("%s: schema.graphql no longer holds %q", c.name, c.old)
@@ -462,6 +477,12 @@ func TestClaimPlanDirectives(t *testing.T) {
 		changed, gqlErr := gqlparser.LoadSchema(&ast.Source{Name: "schema.graphql", Input: strings.Replace(string(src), c.old, c.new, 1) + extra})
 		if gqlErr != nil {
 			t.Fatalf("%s: %v", c.name, gqlErr)
+		}
+		if strings.HasPrefix(c.name, "quotes:") {
+			if p := newClaimPlans(changed, &Resolver{}, HasRole); p == nil || p.quoteRoles != nil {
+				t.Errorf("a directive %s left the quote plans on, or turned the claim plans off", c.name)
+			}
+			continue
 		}
 		if c.name == "on a field no plan selects" {
 			if newClaimPlans(changed, &Resolver{}, HasRole) == nil {

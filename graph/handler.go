@@ -30,8 +30,9 @@ type HandlerConfig struct {
 	MaxRepeats   int   // fields sharing a response name in one selection set (default 30)
 	MaxUpload    int64 // the largest uploaded file of a multipart request (default defaults.UploadMaxBytes)
 
-	// ExecutorOnly answers every redeemCoupon with gqlgen's executor, without claim plans
-	// (COUPON_CLAIM_PLANS=off; the reference the plans are tested against).
+	// ExecutorOnly answers every redeemCoupon and applicableCoupons with gqlgen's executor,
+	// without claim and quote plans (COUPON_CLAIM_PLANS=off; the reference the plans are tested
+	// against).
 	ExecutorOnly bool
 
 	// Extensions are registered after the built-in ones, before the claim plans (which then run
@@ -50,7 +51,8 @@ const (
 // (httpEdge), POST, GET, multipart and websocket transports, a token and shape limit before
 // validation (queryGuard), a parsed query cache, automatic persisted queries, complexity and
 // depth limits, typed error mapping and panic recovery, and, last, claim plans (claimPlans: a
-// redeemCoupon operation answered without the executor, inside every extension before it). HTTP
+// redeemCoupon operation, or an applicableCoupons one (quotePlan), answered without the executor,
+// inside every extension before it). HTTP
 // authentication is done by auth.Signer.Middleware in front of it.
 func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
 	h, _ := newHandler(r, cfg)
@@ -107,9 +109,9 @@ func newServer(r *Resolver, cfg HandlerConfig) (*handler.Server, *claimPlans) {
 
 // plannable reports whether claim plans can run inside exts: none of them intercepts fields or
 // responses, which the executor runs around the payload's own fields and its answer and a plan
-// does not (operation and root-field interceptors, and field middleware around redeemCoupon
-// itself, it runs), but statsLoaders: its per-response loader serves CouponTemplate.stats, which
-// no claim payload selects.
+// does not (operation and root-field interceptors, and field middleware around redeemCoupon or
+// applicableCoupons itself, it runs), but statsLoaders: its per-response loader serves
+// CouponTemplate.stats, which no claim payload and no planned quote selects.
 func plannable(exts []graphql.HandlerExtension) bool {
 	for _, e := range exts {
 		if _, ok := e.(statsLoaders); ok {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"coupond/testutil"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // TestCountOnce: 20 racing replays of one event count it once; another event counts again.
@@ -41,5 +43,35 @@ func TestCountOnce(t *testing.T) {
 	}
 	if ok, err := CountOnce(ctx, rdb, stats, marker+"2", time.Hour, Increment{"used", 1}); err != nil || !ok || rdb.HGet(ctx, stats, "used").Val() != "2" {
 		t.Fatalf("a second event: %v, %v", ok, err)
+	}
+}
+
+// TestCountOnceInPipelined: counts queued in one pipeline run in order, each once, also after
+// SCRIPT FLUSH (the pipeline refused as NOSCRIPT loads the scripts and runs again, counting
+// nothing twice).
+func TestCountOnceInPipelined(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	stats, marker := ns+"{t9}:stats:live", ns+"{t9}:counted:"
+	rdb.Del(ctx, stats, marker+"lock", marker+"unlock", marker+"again")
+	fill := func(p redis.Pipeliner) {
+		CountOnceIn(ctx, p, stats, marker+"lock", time.Hour, Increment{"locked", 1})
+		CountOnceIn(ctx, p, stats, marker+"unlock", time.Hour, Increment{"locked", -1})
+		p.SAdd(ctx, ns+"touched", "t9")
+	}
+	if err := rdb.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := Pipelined(ctx, rdb, fill); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Pipelined(ctx, rdb, func(p redis.Pipeliner) {
+		CountOnceIn(ctx, p, stats, marker+"again", time.Hour, Increment{"locked", 5})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rdb.HGetAll(ctx, stats).Val(); got["locked"] != "5" {
+		t.Fatalf("stats %v, want locked 5 (+1 −1 once each, then +5)", got)
 	}
 }

@@ -20,6 +20,9 @@ var sources embed.FS
 // does not know the script yet (first use, restart, SCRIPT FLUSH).
 type script struct{ *redis.Script }
 
+// scripts are every script of the package, as mustLoad made them.
+var scripts []script
+
 // mustLoad returns the embedded script name; it panics at package initialisation when the file is
 // missing, which the build would otherwise not notice.
 func mustLoad(name string) script {
@@ -27,7 +30,39 @@ func mustLoad(name string) script {
 	if err != nil {
 		panic("lua: " + err.Error())
 	}
-	return script{redis.NewScript(string(src))}
+	s := script{redis.NewScript(string(src))}
+	scripts = append(scripts, s)
+	return s
+}
+
+// Pipelined sends the commands fill queues (scripts through the wrappers' …In forms) in one
+// pipeline — one round trip to a single Redis — and returns the first error among them. A script
+// runs there as EVALSHA, which a server that does not know it yet (first use, a restart, SCRIPT
+// FLUSH) refuses with NOSCRIPT, and a pipeline cannot fall back to EVAL as a single call does:
+// Pipelined then loads the package's scripts and sends the commands once more. So every command
+// fill queues must be safe to run twice.
+func Pipelined(ctx context.Context, rdb redis.UniversalClient, fill func(redis.Pipeliner)) error {
+	for attempt := 1; ; attempt++ {
+		cmds, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error { fill(p); return nil })
+		if err == nil || attempt == 2 || !noScript(cmds) {
+			return err
+		}
+		for _, s := range scripts {
+			if err := s.Load(ctx, rdb).Err(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// noScript reports whether one of cmds failed for a script the server did not know.
+func noScript(cmds []redis.Cmder) bool {
+	for _, c := range cmds {
+		if redis.HasErrorPrefix(c.Err(), "NOSCRIPT") {
+			return true
+		}
+	}
+	return false
 }
 
 // runFlag runs s and reports whether it returned 1 (its scripts return 1 or 0).

@@ -64,33 +64,11 @@ func (s *Service) finishAfterCommit(ctx context.Context, row *ent.CouponSettleme
 	}
 }
 
-// afterCommit is the after-commit work for row and its coupon uc as committed.
+// afterCommit is the after-commit work for row and its coupon uc as committed: its counters in
+// one pipeline (one round trip), then the release of a LOCKED settlement's lock.
 func (s *Service) afterCommit(ctx context.Context, row *ent.CouponSettlement, uc *ent.UserCoupon) error {
-	if err := CountLock(ctx, s.rdb, row); err != nil {
-		return err
-	}
-	c := cents(row.DiscountAmount)
-	if row.PaidAt != nil {
-		if err := s.count(ctx, row, "paid", *row.PaidAt, lua.Increment{Field: keys.StatUsed, By: 1},
-			lua.Increment{Field: keys.StatDiscountCents, By: c}); err != nil {
-			return err
-		}
-	}
-	// A refund moves its payment from used to refunded on the day of the payment (stats are net).
-	if row.RefundedAt != nil && row.PaidAt != nil {
-		if err := s.count(ctx, row, "refunded", *row.PaidAt, lua.Increment{Field: keys.StatUsed, By: -1},
-			lua.Increment{Field: keys.StatDiscountCents, By: -c}, lua.Increment{Field: keys.StatRefunded, By: 1},
-			lua.Increment{Field: keys.StatRefundedDiscountCents, By: c}); err != nil {
-			return err
-		}
-	}
-	// A release or refund that found the coupon past its end made it EXPIRED in the same
-	// transaction (both rows carry that transaction's time).
-	released := row.Status == couponsettlement.StatusCANCELED || row.Status == couponsettlement.StatusREFUNDED
-	if released && uc.Status == usercoupon.StatusEXPIRED && uc.UpdatedAt.Equal(row.UpdatedAt) {
-		if err := s.count(ctx, row, "expired", uc.UpdatedAt, lua.Increment{Field: keys.StatExpired, By: 1}); err != nil {
-			return err
-		}
+	if err := lua.Pipelined(ctx, s.rdb, func(p redis.Pipeliner) { countEvents(ctx, p, row, uc) }); err != nil {
+		return fmt.Errorf("count settlement %d: %w", row.ID, err)
 	}
 	if row.Status == couponsettlement.StatusLOCKED && row.LockExpiresAt != nil {
 		ref := LockRef{UserID: row.UserID, OrderID: row.OrderID, CouponID: row.CouponID, SettlementID: row.ID}
@@ -99,6 +77,30 @@ func (s *Service) afterCommit(ctx context.Context, row *ent.CouponSettlement, uc
 		}
 	}
 	return nil
+}
+
+// countEvents queues on p the counting of what row and its coupon uc record: the lock (countLock),
+// and the payment, refund and expiry once each in their day's stats (a refund in its payment's
+// day).
+func countEvents(ctx context.Context, p redis.Pipeliner, row *ent.CouponSettlement, uc *ent.UserCoupon) {
+	countLock(ctx, p, row)
+	c := cents(row.DiscountAmount)
+	if row.PaidAt != nil {
+		count(ctx, p, row, "paid", *row.PaidAt, lua.Increment{Field: keys.StatUsed, By: 1},
+			lua.Increment{Field: keys.StatDiscountCents, By: c})
+	}
+	// A refund moves its payment from used to refunded on the day of the payment (stats are net).
+	if row.RefundedAt != nil && row.PaidAt != nil {
+		count(ctx, p, row, "refunded", *row.PaidAt, lua.Increment{Field: keys.StatUsed, By: -1},
+			lua.Increment{Field: keys.StatDiscountCents, By: -c}, lua.Increment{Field: keys.StatRefunded, By: 1},
+			lua.Increment{Field: keys.StatRefundedDiscountCents, By: c})
+	}
+	// A release or refund that found the coupon past its end made it EXPIRED in the same
+	// transaction (both rows carry that transaction's time).
+	released := row.Status == couponsettlement.StatusCANCELED || row.Status == couponsettlement.StatusREFUNDED
+	if released && uc.Status == usercoupon.StatusEXPIRED && uc.UpdatedAt.Equal(row.UpdatedAt) {
+		count(ctx, p, row, "expired", uc.UpdatedAt, lua.Increment{Field: keys.StatExpired, By: 1})
+	}
 }
 
 // CountLock keeps the template's locked counter (keys.StatsLive) for the settlement as row shows
@@ -110,36 +112,32 @@ func (s *Service) afterCommit(ctx context.Context, row *ent.CouponSettlement, uc
 // after-commit never ran cannot leave its lock counted. After a Redis flush (markers and counter gone together) counting the settlements LOCKED in
 // MySQL again restores it exactly (coupon/stats), racing after-commits included.
 func CountLock(ctx context.Context, rdb redis.UniversalClient, row *ent.CouponSettlement) error {
-	if row.LockExpiresAt == nil {
-		return nil
-	}
-	lock := strconv.FormatInt(row.ID, 10) + ":" + strconv.FormatInt(row.LockExpiresAt.UnixMilli(), 10)
-	live := keys.StatsLive(row.TemplateID)
-	if _, err := lua.CountOnce(ctx, rdb, live, keys.Counted(row.TemplateID, "lock:"+lock), keys.CountedTTL, lua.Increment{Field: keys.StatLocked, By: 1}); err != nil {
+	if err := lua.Pipelined(ctx, rdb, func(p redis.Pipeliner) { countLock(ctx, p, row) }); err != nil {
 		return fmt.Errorf("count lock: %w", err)
-	}
-	if row.Status == couponsettlement.StatusLOCKED {
-		return nil
-	}
-	if _, err := lua.CountOnce(ctx, rdb, live, keys.Counted(row.TemplateID, "unlock:"+lock), keys.CountedTTL, lua.Increment{Field: keys.StatLocked, By: -1}); err != nil {
-		return fmt.Errorf("count lock end: %w", err)
 	}
 	return nil
 }
 
-// count adds one event of the settlement (incs) to the template's stats of at's stats day, once
-// however often it is replayed.
-func (s *Service) count(ctx context.Context, row *ent.CouponSettlement, event string, at time.Time, incs ...lua.Increment) error {
+// countLock queues CountLock's scripts on p, the +1 before the −1 (one Redis runs them in order).
+func countLock(ctx context.Context, p redis.Pipeliner, row *ent.CouponSettlement) {
+	if row.LockExpiresAt == nil {
+		return
+	}
+	lock := strconv.FormatInt(row.ID, 10) + ":" + strconv.FormatInt(row.LockExpiresAt.UnixMilli(), 10)
+	live := keys.StatsLive(row.TemplateID)
+	lua.CountOnceIn(ctx, p, live, keys.Counted(row.TemplateID, "lock:"+lock), keys.CountedTTL, lua.Increment{Field: keys.StatLocked, By: 1})
+	if row.Status != couponsettlement.StatusLOCKED {
+		lua.CountOnceIn(ctx, p, live, keys.Counted(row.TemplateID, "unlock:"+lock), keys.CountedTTL, lua.Increment{Field: keys.StatLocked, By: -1})
+	}
+}
+
+// count queues on p one event of the settlement (incs) for the template's stats of at's stats day,
+// counted once however often it is replayed, and the day's mark as touched.
+func count(ctx context.Context, p redis.Pipeliner, row *ent.CouponSettlement, event string, at time.Time, incs ...lua.Increment) {
 	day := keys.StatsDay(at)
-	if err := s.rdb.SAdd(ctx, keys.StatsTouched(day), row.TemplateID).Err(); err != nil {
-		return fmt.Errorf("count %s: touch %s: %w", event, day, err)
-	}
-	stats := keys.DailyStats(row.TemplateID, day)
+	p.SAdd(ctx, keys.StatsTouched(day), row.TemplateID)
 	marker := keys.Counted(row.TemplateID, strconv.FormatInt(row.ID, 10)+":"+event)
-	if _, err := lua.CountOnce(ctx, s.rdb, stats, marker, keys.CountedTTL, incs...); err != nil {
-		return fmt.Errorf("count %s: %w", event, err)
-	}
-	return nil
+	lua.CountOnceIn(ctx, p, keys.DailyStats(row.TemplateID, day), marker, keys.CountedTTL, incs...)
 }
 
 // cents is a money amount (2 decimals) in cents.

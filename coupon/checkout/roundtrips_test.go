@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
 )
 
 // The most MySQL round trips (commands sent: each one waits for its answer) one lockCoupon (by the
@@ -32,41 +33,66 @@ const (
 	confirmRoundTrips = 6
 )
 
-// wire records the commands the client sends over the connections dialed by "countedtcp".
+// The most Redis round trips (a command or a pipeline, on the data Redis and the queue's) one lock
+// and one confirmation may cost: the pending set's entry before the transaction and its removal
+// after, the counters in one pipeline between them, and for the lock the template and its
+// release task. (Before: 5 and 6, each counter its own round trip.)
+const (
+	lockRedisRoundTrips    = 5
+	confirmRedisRoundTrips = 3
+)
+
+// wire records what the client writes over the connections dialed by countedDial, by store.
 var wire struct {
 	sync.Mutex
 	on       bool
-	commands []string
+	commands map[string][]string
 }
 
 func init() {
 	mysql.RegisterDialContext("countedtcp", func(ctx context.Context, addr string) (net.Conn, error) {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", addr)
-		if err != nil {
-			return nil, err
-		}
-		return countedConn{c}, nil
+		return countedDial("mysql")(ctx, "tcp", addr)
 	})
 }
 
-// countedConn records each packet the client writes: one packet is one command (go-sql-driver
-// writes a packet in one Write; the statements here are far below its 16 MiB split).
-type countedConn struct{ net.Conn }
+// countedDial dials connections whose writes are recorded under store.
+func countedDial(store string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return countedConn{c, store}, nil
+	}
+}
+
+// countedConn records each write of the client: one write is one round trip. go-sql-driver writes
+// a MySQL packet (one command) in one Write (the statements here are far below its 16 MiB split);
+// go-redis writes one command, or one pipeline, in one Write (shown by its first command).
+type countedConn struct {
+	net.Conn
+	store string
+}
 
 func (c countedConn) Write(b []byte) (int, error) {
 	wire.Lock()
-	if wire.on && len(b) > 4 {
-		wire.commands = append(wire.commands, string(b[5:min(len(b), 140)]))
+	if wire.on {
+		cmd := string(b)
+		if c.store == "mysql" && len(b) > 4 {
+			cmd = string(b[5:])
+		}
+		cmd = strings.Join(strings.Fields(cmd[:min(len(cmd), 135)]), " ")
+		wire.commands[c.store] = append(wire.commands[c.store], cmd)
 	}
 	wire.Unlock()
 	return c.Conn.Write(b)
 }
 
-// counted runs fn and returns the commands it sent.
-func counted(fn func()) []string {
+// counted runs fn and returns the round trips it made, by store.
+func counted(fn func()) map[string][]string {
 	wire.Lock()
-	wire.on, wire.commands = true, nil
+	wire.on, wire.commands = true, map[string][]string{}
 	wire.Unlock()
 	fn()
 	wire.Lock()
@@ -90,14 +116,18 @@ func TestLockAndConfirmRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	queue := asynq.NewClient(testutil.QueueOpt())
-	t.Cleanup(func() { queue.Close() })
-	svc := services.New(db, testutil.Redis(t, pkg), jobs.NewQueue(queue), services.Config{Files: stack.TempFiles(t)})
-	st := &stack.Stack{Services: svc, Ctx: context.Background(), DB: db, Redis: testutil.Redis(t, pkg)}
+	testutil.Redis(t, pkg) // the namespace, emptied
+	rdb := redis.NewClient(&redis.Options{Addr: testutil.RedisAddr(), Dialer: countedDial("redis")})
+	t.Cleanup(func() { rdb.Close() })
+	qrdb := redis.NewClient(&redis.Options{Addr: testutil.QueueOpt().Addr, DB: testutil.QueueOpt().DB, Dialer: countedDial("queue")})
+	t.Cleanup(func() { qrdb.Close() })
+	queue := asynq.NewClientFromRedisClient(qrdb)
+	svc := services.New(db, rdb, jobs.NewQueue(queue), services.Config{Files: stack.TempFiles(t)})
+	st := &stack.Stack{Services: svc, Ctx: context.Background(), DB: db, Redis: rdb}
 	tpl := tplWith(t, st, nil)
 	coupons := give(t, st, tpl, 31, 2, time.Now().Add(time.Hour))
 
-	pair := func(orderID int64, couponID int64) (lock, confirm []string) {
+	pair := func(orderID int64, couponID int64) (lock, confirm map[string][]string) {
 		lock = counted(func() {
 			if s, err := svc.Checkout.Lock(st.Ctx, user(31), couponID, order(orderID, "20.00")); err != nil || s.Status != couponsettlement.StatusLOCKED {
 				t.Fatalf("lock: %+v, %v", s, err)
@@ -110,15 +140,22 @@ func TestLockAndConfirmRoundTrips(t *testing.T) {
 		})
 		return lock, confirm
 	}
-	pair(1, coupons[0].ID) // warm: connections open, the template cached
+	pair(1, coupons[0].ID) // warm: connections open, the template cached, the scripts loaded
 	lock, confirm := pair(2, coupons[1].ID)
-	t.Logf("lock: %d round trips:\n  %s", len(lock), strings.Join(lock, "\n  "))
-	t.Logf("confirm: %d round trips:\n  %s", len(confirm), strings.Join(confirm, "\n  "))
-	if len(lock) > lockRoundTrips {
-		t.Errorf("one lock took %d MySQL round trips, want at most %d", len(lock), lockRoundTrips)
-	}
-	if len(confirm) > confirmRoundTrips {
-		t.Errorf("one confirmation took %d MySQL round trips, want at most %d", len(confirm), confirmRoundTrips)
+	for _, c := range []struct {
+		call      string
+		trips     map[string][]string
+		mysql, rd int
+	}{{"lock", lock, lockRoundTrips, lockRedisRoundTrips}, {"confirmation", confirm, confirmRoundTrips, confirmRedisRoundTrips}} {
+		for _, store := range []string{"mysql", "redis", "queue"} {
+			t.Logf("%s: %s: %d round trips:\n  %s", c.call, store, len(c.trips[store]), strings.Join(c.trips[store], "\n  "))
+		}
+		if n := len(c.trips["mysql"]); n > c.mysql {
+			t.Errorf("one %s took %d MySQL round trips, want at most %d", c.call, n, c.mysql)
+		}
+		if n := len(c.trips["redis"]) + len(c.trips["queue"]); n > c.rd {
+			t.Errorf("one %s took %d Redis round trips, want at most %d", c.call, n, c.rd)
+		}
 	}
 	checkBooks(t, st, coupons[1], false)
 }

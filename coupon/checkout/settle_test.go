@@ -249,6 +249,7 @@ func TestRefundAfterEnd(t *testing.T) {
 		if _, err := st.Checkout.Confirm(st.Ctx, orders, 3, uc.ID, dec("20")); err != nil {
 			t.Fatal(err)
 		}
+		paidDay := keys.StatsDay(clock) // the refund counts there; the expiry on its own day
 		clock = uc.ValidEndTime.Add(time.Second)
 		s, err := st.Checkout.Refund(st.Ctx, orders, 3, uc.ID)
 		if err != nil || s.Status != couponsettlement.StatusREFUNDED || s.Coupon.Status != tc.want {
@@ -258,9 +259,10 @@ func TestRefundAfterEnd(t *testing.T) {
 		if cur.Status != tc.want {
 			t.Fatalf("coupon %s after a refund past its end, want %s", cur.Status, tc.want)
 		}
-		stats := st.Redis.HGetAll(st.Ctx, keys.DailyStats(tpl.ID, keys.StatsDay(clock))).Val()
-		if wantExpired := map[bool]string{true: "1", false: ""}[tc.policy == nil]; stats[keys.StatExpired] != wantExpired || stats[keys.StatRefunded] != "1" {
-			t.Fatalf("stats after the refund %v: want expired %q, refunded 1", stats, wantExpired)
+		ended := st.Redis.HGetAll(st.Ctx, keys.DailyStats(tpl.ID, keys.StatsDay(clock))).Val()
+		paid := st.Redis.HGetAll(st.Ctx, keys.DailyStats(tpl.ID, paidDay)).Val()
+		if wantExpired := map[bool]string{true: "1", false: ""}[tc.policy == nil]; ended[keys.StatExpired] != wantExpired || paid[keys.StatRefunded] != "1" {
+			t.Fatalf("stats after the refund: %v on the end's day, %v on the payment's: want expired %q, refunded 1", ended, paid, wantExpired)
 		}
 	}
 }
