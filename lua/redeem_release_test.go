@@ -20,7 +20,7 @@ func releaseKeys(k RedeemKeys) ReleaseKeys {
 	return ReleaseKeys{Template: k.Template, Claims: k.Claims, Request: k.Request, Redemption: k.Redemption}
 }
 
-func mustRelease(t *testing.T, rdb *redis.Client, k ReleaseKeys, wantReleased bool) {
+func mustRelease(t *testing.T, rdb redis.UniversalClient, k ReleaseKeys, wantReleased bool) {
 	t.Helper()
 	released, err := RedeemRelease(context.Background(), rdb, k)
 	if err != nil {
@@ -33,7 +33,7 @@ func mustRelease(t *testing.T, rdb *redis.Client, k ReleaseKeys, wantReleased bo
 
 // snapshot renders every key of a template's hash tag, its value and its expiry time, so that a
 // call can be shown to change nothing at all.
-func snapshot(t *testing.T, rdb *redis.Client, tid int64) string {
+func snapshot(t *testing.T, rdb redis.UniversalClient, tid int64) string {
 	t.Helper()
 	ctx := context.Background()
 	keys, err := rdb.Keys(ctx, ns+"{t"+strconv.FormatInt(tid, 10)+"}:*").Result()
