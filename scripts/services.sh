@@ -323,11 +323,11 @@ _coupond_services() (
 	# cluster_healthy: every node answers, sees six nodes and cluster_state ok with all 16384 slots
 	# assigned and ok, and three masters each have a replica.
 	cluster_healthy() {
-		local port
+		local port info
 		for port in "${cluster_ports[@]}"; do
-			[[ $(cluster_field "$port" cluster_state) == ok ]] || return 1
-			[[ $(cluster_field "$port" cluster_slots_ok) == 16384 ]] || return 1
-			[[ $(cluster_field "$port" cluster_known_nodes) == 6 ]] || return 1
+			info=$(cnode "$port" CLUSTER INFO | tr -d '\r')
+			[[ $info == *$'cluster_state:ok\n'* && $info == *$'cluster_slots_ok:16384\n'* &&
+				$info == *$'cluster_known_nodes:6\n'* ]] || return 1
 		done
 		[[ $(cnode "${cluster_ports[0]}" CLUSTER NODES | grep -c ' slave ') == 3 ]]
 	}
