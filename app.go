@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
@@ -34,9 +35,9 @@ type app struct {
 	cfg      config
 	db       *ent.Client
 	sqlDB    *sql.DB
-	rdb      *redis.Client // data: cache, stock, outboxes
-	qrdb     *redis.Client // asynq's Redis, for readiness checks
-	queueOpt asynq.RedisClientOpt
+	rdb      redis.UniversalClient // data: cache, stock, outboxes (one Redis or a Redis Cluster)
+	qrdb     redis.UniversalClient // asynq's Redis, for readiness checks
+	queueOpt asynq.RedisConnOpt
 	signer   *auth.Signer
 	codes    *code.Codec // the coupon codes (COUPON_CODE_KEY)
 	enqueuer *asynq.Client
@@ -72,12 +73,12 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 	}
 	a := &app{
 		cfg: cfg, db: db, sqlDB: sqlDB,
-		rdb:      store.OpenRedis(cfg.RedisAddr, cfg.RedisPassword, cfg.RedisDB),
-		qrdb:     store.OpenRedis(cfg.QueueRedisAddr, cfg.RedisPassword, cfg.QueueRedisDB),
-		queueOpt: asynq.RedisClientOpt{Addr: cfg.QueueRedisAddr, Password: cfg.RedisPassword, DB: cfg.QueueRedisDB},
+		rdb:      store.OpenRedisData(cfg.RedisAddr, cfg.RedisClusterAddrs, cfg.RedisPassword, cfg.RedisDB),
+		queueOpt: queueConnOpt(cfg),
 		signer:   auth.NewSigner(cfg.JWTSecret, auth.MaxTTL(cfg.JWTMaxTTL)),
 		codes:    code.New([]byte(cfg.CodeKey)),
 	}
+	a.qrdb = a.queueOpt.MakeRedisClient().(redis.UniversalClient)
 	a.enqueuer = asynq.NewClient(a.queueOpt)
 	if a.files, err = distribution.OpenFiles(ctx, cfg.BlobURL); err != nil {
 		a.close()
@@ -98,7 +99,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()
-		return nil, fmt.Errorf("redis %s: %w", cfg.RedisAddr, err)
+		return nil, fmt.Errorf("redis %s: %w", redisName(cfg), err)
 	}
 	if err := a.svc.Cache.EnsureBloom(ctx); err != nil {
 		a.close()
@@ -129,19 +130,44 @@ func reminderSender(cfg config) reminder.Sender {
 	return reminder.Senders{reminder.NewWebhook(cfg.ReminderWebhookURL, cfg.ReminderWebhookSecret, cfg.ReminderWebhookTimeout), reminder.LogSender{}}
 }
 
-// warnWithoutAOF logs a warning when the data Redis would lose acknowledged writes on a crash (AOF
-// off), or more of them than COUPON_REDIS_FSYNC allows (appendfsync everysec when always is asked).
+// queueConnOpt is asynq's connection: the Redis Cluster of COUPON_QUEUE_REDIS_CLUSTER_ADDRS, or
+// the one Redis at COUPON_QUEUE_REDIS_ADDR.
+func queueConnOpt(cfg config) asynq.RedisConnOpt {
+	if len(cfg.QueueRedisClusterAddrs) > 0 {
+		return asynq.RedisClusterClientOpt{Addrs: cfg.QueueRedisClusterAddrs, Password: cfg.RedisPassword}
+	}
+	return asynq.RedisClientOpt{Addr: cfg.QueueRedisAddr, Password: cfg.RedisPassword, DB: cfg.QueueRedisDB}
+}
+
+// redisName names the data Redis in logs: its address, or the cluster's seed nodes.
+func redisName(cfg config) string {
+	if len(cfg.RedisClusterAddrs) > 0 {
+		return "cluster " + strings.Join(cfg.RedisClusterAddrs, ",")
+	}
+	return cfg.RedisAddr
+}
+
+// warnWithoutAOF logs a warning for each data Redis server (every master of a cluster) that would
+// lose acknowledged writes on a crash (AOF off), or more of them than COUPON_REDIS_FSYNC allows
+// (appendfsync everysec when always is asked).
 func (a *app) warnWithoutAOF(ctx context.Context) {
-	v, err := a.rdb.ConfigGet(ctx, "append*").Result()
-	switch {
-	case err != nil:
-		slog.Warn("cannot read the Redis AOF settings", "addr", a.cfg.RedisAddr, "err", err)
-	case v["appendonly"] != "yes":
-		slog.Warn("Redis runs without AOF: accepted claims waiting in outboxes can be lost on a Redis crash; run it with --appendonly yes --appendfsync "+a.cfg.RedisFsync,
-			"addr", a.cfg.RedisAddr)
-	case a.cfg.RedisFsync == "always" && v["appendfsync"] != "always":
-		slog.Warn("COUPON_REDIS_FSYNC=always but Redis fsyncs its AOF "+v["appendfsync"]+": a power loss can cost accepted claims",
-			"addr", a.cfg.RedisAddr)
+	err := store.ForEachMaster(ctx, a.rdb, func(ctx context.Context, node *redis.Client) error {
+		v, err := node.ConfigGet(ctx, "append*").Result()
+		addr := node.Options().Addr
+		switch {
+		case err != nil:
+			slog.Warn("cannot read the Redis AOF settings", "addr", addr, "err", err)
+		case v["appendonly"] != "yes":
+			slog.Warn("Redis runs without AOF: accepted claims waiting in outboxes can be lost on a Redis crash; run it with --appendonly yes --appendfsync "+a.cfg.RedisFsync,
+				"addr", addr)
+		case a.cfg.RedisFsync == "always" && v["appendfsync"] != "always":
+			slog.Warn("COUPON_REDIS_FSYNC=always but Redis fsyncs its AOF "+v["appendfsync"]+": a power loss can cost accepted claims",
+				"addr", addr)
+		}
+		return nil
+	})
+	if err != nil {
+		slog.Warn("cannot reach every Redis master for the AOF check", "redis", redisName(a.cfg), "err", err)
 	}
 }
 

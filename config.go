@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -83,6 +84,11 @@ type config struct {
 	ReconcileEvery      time.Duration
 	Reconcile           reconcile.Config
 	MetricsTopTemplates int
+
+	// RedisClusterAddrs and QueueRedisClusterAddrs are the seed nodes of a Redis Cluster (none: one
+	// Redis at RedisAddr, QueueRedisAddr).
+	RedisClusterAddrs      []string
+	QueueRedisClusterAddrs []string
 }
 
 const devSecret = "coupond-dev-secret-change-me"
@@ -123,6 +129,8 @@ var settings = []setting{
 	{"COUPON_REDIS_FSYNC", "everysec", "the data Redis's appendfsync the server expects (warns otherwise; scripts/services.sh sets it): everysec can lose the last second of accepted claims on a power loss, always nothing (bench/fsync.sh: about half the claim script's ceiling)", oneOf(func(c *config) *string { return &c.RedisFsync }, "everysec", "always")},
 	{"COUPON_QUEUE_REDIS_ADDR", "", "Redis for asynq jobs (empty: COUPON_REDIS_ADDR)", str(func(c *config) *string { return &c.QueueRedisAddr })},
 	{"COUPON_QUEUE_REDIS_DB", "1", "its database number", num(func(c *config) *int { return &c.QueueRedisDB })},
+	{"COUPON_REDIS_CLUSTER_ADDRS", "", "comma-separated seed nodes (host:port) of a Redis Cluster for cache, stock and outboxes instead of COUPON_REDIS_ADDR; needs COUPON_REDIS_DB 0 and a namespace without { or } (README \"Running on Redis Cluster\")", addrList(func(c *config) *[]string { return &c.RedisClusterAddrs })},
+	{"COUPON_QUEUE_REDIS_CLUSTER_ADDRS", "", "comma-separated seed nodes of a Redis Cluster for asynq jobs instead of COUPON_QUEUE_REDIS_ADDR; needs COUPON_QUEUE_REDIS_DB=0 (empty: asynq on one Redis, the advised placement)", addrList(func(c *config) *[]string { return &c.QueueRedisClusterAddrs })},
 	{"COUPON_JWT_SECRET", devSecret, "HS256 secret of bearer tokens", str(func(c *config) *string { return &c.JWTSecret })},
 	{"COUPON_CODE_KEY", devSecret, "key of the coupon codes, derived from each coupon's id (coupon/code): keep it secret and never change it, or every code changes", str(func(c *config) *string { return &c.CodeKey })},
 	{"COUPON_MONITOR_USER", "admin", "basic-auth user of /monitoring (asynqmon)", str(func(c *config) *string { return &c.MonitorUser })},
@@ -191,6 +199,7 @@ func loadConfig() (config, error) {
 	if c.QueueRedisAddr == "" {
 		c.QueueRedisAddr = c.RedisAddr
 	}
+	errs = append(errs, clusterRefusals(c)...)
 	if c.ReminderRetries == 0 {
 		errs = append(errs, "COUPON_REMINDER_RETRIES: want at least 1")
 	}
@@ -314,6 +323,43 @@ func dur(field func(*config) *time.Duration) func(*config, string) error {
 		*field(c) = d
 		return nil
 	}
+}
+
+// addrList parses a comma-separated list of host:port addresses (empty: none).
+func addrList(field func(*config) *[]string) func(*config, string) error {
+	return func(c *config, v string) error {
+		*field(c) = nil
+		if v == "" {
+			return nil
+		}
+		for _, a := range strings.Split(v, ",") {
+			a = strings.TrimSpace(a)
+			if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+				return fmt.Errorf("%q is not a host:port address", a)
+			}
+			*field(c) = append(*field(c), a)
+		}
+		return nil
+	}
+}
+
+// clusterRefusals are the settings a Redis Cluster cannot honour: a database other than 0 (a
+// cluster has only database 0) and a namespace with a hash-tag brace (it would move every key of a
+// template to the namespace's slot, or split one template's keys over slots).
+func clusterRefusals(c config) []string {
+	var errs []string
+	if len(c.RedisClusterAddrs) > 0 {
+		if c.RedisDB != 0 {
+			errs = append(errs, fmt.Sprintf("COUPON_REDIS_DB=%d: a Redis Cluster (COUPON_REDIS_CLUSTER_ADDRS) has only database 0", c.RedisDB))
+		}
+		if strings.ContainsAny(c.RedisNamespace, "{}") {
+			errs = append(errs, fmt.Sprintf("COUPON_REDIS_NAMESPACE=%q: on a Redis Cluster (COUPON_REDIS_CLUSTER_ADDRS) a namespace must not contain { or }: it would change the hash tag that keeps each template's keys in one slot", c.RedisNamespace))
+		}
+	}
+	if len(c.QueueRedisClusterAddrs) > 0 && c.QueueRedisDB != 0 {
+		errs = append(errs, fmt.Sprintf("COUPON_QUEUE_REDIS_DB=%d: a Redis Cluster (COUPON_QUEUE_REDIS_CLUSTER_ADDRS) has only database 0; set COUPON_QUEUE_REDIS_DB=0", c.QueueRedisDB))
+	}
+	return errs
 }
 
 func corsOrigins(c *config, v string) error {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,8 @@ import (
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
 	"coupond/testutil"
+
+	"github.com/hibiken/asynq"
 )
 
 // testApp wires the whole service against a fresh database, the way `coupond serve` does; tweaks
@@ -30,6 +33,7 @@ func testApp(t *testing.T, tweaks ...func(*config)) (*app, *httptest.Server) {
 	cfg.RedisAddr, cfg.QueueRedisAddr = testutil.RedisAddr(), testutil.RedisAddr()
 	testutil.Redis(t, "main") // empties the namespace
 	cfg.RedisDB, cfg.QueueRedisDB, cfg.RedisNamespace = 0, 0, keys.Namespace()
+	cfg.RedisClusterAddrs = testutil.RedisCluster()
 	cfg.MonitorUser, cfg.MonitorPassword = "ops", "s3cret"
 	cfg.BlobURL = "file://" + t.TempDir()
 	for _, tweak := range tweaks {
@@ -203,5 +207,36 @@ func TestConfigFromEnvironment(t *testing.T) {
 	t.Setenv("COUPON_ENV", "prod")
 	if _, err := loadConfig(); err == nil {
 		t.Fatal("prod with the dev JWT secret and monitor password must be refused")
+	}
+}
+
+// A Redis Cluster has only database 0, and a namespace with a brace would change the templates'
+// hash tags: both are refused with the variable named; the cluster's seed nodes are read.
+func TestConfigRedisCluster(t *testing.T) {
+	t.Setenv("COUPON_REDIS_CLUSTER_ADDRS", "127.0.0.1:7000, 127.0.0.1:7001")
+	t.Setenv("COUPON_QUEUE_REDIS_CLUSTER_ADDRS", "127.0.0.1:7100")
+	t.Setenv("COUPON_QUEUE_REDIS_DB", "0")
+	cfg, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cfg.RedisClusterAddrs, []string{"127.0.0.1:7000", "127.0.0.1:7001"}) {
+		t.Fatalf("cluster addrs = %q", cfg.RedisClusterAddrs)
+	}
+	if o, ok := queueConnOpt(cfg).(asynq.RedisClusterClientOpt); !ok || !slices.Equal(o.Addrs, []string{"127.0.0.1:7100"}) {
+		t.Fatalf("queue connection = %#v, want the queue cluster", queueConnOpt(cfg))
+	}
+	for k, v := range map[string]string{
+		"COUPON_REDIS_DB":            "2",
+		"COUPON_REDIS_NAMESPACE":     "a{b}",
+		"COUPON_QUEUE_REDIS_DB":      "1",
+		"COUPON_REDIS_CLUSTER_ADDRS": "127.0.0.1",
+	} {
+		t.Run(k, func(t *testing.T) {
+			t.Setenv(k, v)
+			if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), k) {
+				t.Fatalf("%s=%q on a cluster: err = %v, want one naming the variable", k, v, err)
+			}
+		})
 	}
 }

@@ -22,7 +22,7 @@ func queueStatsRebuild(cfg config, args []string) error {
 		return fmt.Errorf("stats-rebuild: %q is not a template id", args[0])
 	}
 	keys.SetNamespace(cfg.RedisNamespace)
-	c := asynq.NewClient(asynq.RedisClientOpt{Addr: cfg.QueueRedisAddr, Password: cfg.RedisPassword, DB: cfg.QueueRedisDB})
+	c := asynq.NewClient(queueConnOpt(cfg))
 	defer c.Close()
 	if err := jobs.NewQueue(c).RebuildStats(context.Background(), id, nil, nil); err != nil {
 		return fmt.Errorf("stats-rebuild: %w", err)

@@ -1,3 +1,4 @@
+#!lua
 -- claim_counter_raise: raise users' claim counters to the coupons MySQL holds for them, never lower
 -- one. After Redis lost claims that MySQL has persisted, a counter is below the user's coupons and
 -- would let a repeated claim through; a concurrent claim's increment is kept.

@@ -1,3 +1,4 @@
+#!lua
 -- count_once: add to a stats hash's counters once per event, however often the caller replays it.
 --
 -- KEYS[1]  the stats hash (keys.DailyStats)

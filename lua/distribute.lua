@@ -1,3 +1,4 @@
+#!lua
 -- distribute: deduct one distribution batch — stock and per-user limits for every row at once —
 -- and journal what was decided, in one atomic round trip.
 --

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- distribute_after_commit: the script of a committed distribution batch's after-commit work: give
 -- back what MySQL did not take and count the issued coupons, exactly once, by deleting the batch's
 -- journal.

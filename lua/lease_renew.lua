@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- lease_renew: extend a lease (a lock taken with SET NX PX) only if the caller still holds it.
 --
 -- KEYS[1]  lease key

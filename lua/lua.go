@@ -1,5 +1,8 @@
 // Package lua holds coupond's Redis Lua scripts, one .lua file per script, embedded at build time.
-// Each file opens with a header that states its KEYS, ARGV and return value; each script has one
+// Each file starts with "#!lua" (Redis 7's script flags line: the server refuses a script's access
+// to a key outside its declared keys' slot, and refuses a write script as a whole when over
+// maxmemory; the scripts that only give back, delete or renew carry flags=allow-oom so that
+// outboxes still drain at maxmemory, the read-only reconcile_snapshot flags=no-writes), then a header that states its KEYS, ARGV and return value; each script has one
 // typed Go wrapper here, so callers never build EVAL arguments by hand. Scripts return integers or
 // arrays, never bit-packed numbers (a packed return overflows and can decode "no stock" as success). All keys of one call share one hash tag, so
 // every script is Redis Cluster safe.

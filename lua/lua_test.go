@@ -21,7 +21,7 @@ func fields(stock string) map[string]string {
 	return map[string]string{"stock": stock, "total": "100", "status": "ACTIVE", "ver": "3", "data": "{}"}
 }
 
-func TestEveryScriptHasHeader(t *testing.T) {
+func TestEveryScriptHasShebangAndHeader(t *testing.T) {
 	names, err := fs.Glob(sources, "*.lua")
 	if err != nil || len(names) == 0 {
 		t.Fatalf("no embedded scripts: %v", err)
@@ -29,6 +29,10 @@ func TestEveryScriptHasHeader(t *testing.T) {
 	for _, name := range names {
 		src, _ := sources.ReadFile(name)
 		lines := strings.Split(string(src), "\n")
+		if lines[0] != "#!lua" && !strings.HasPrefix(lines[0], "#!lua flags=") {
+			t.Errorf("%s: does not start with #!lua (without it a Redis Cluster node lets the script touch keys it did not declare)", name)
+		}
+		lines = lines[1:]
 		if !strings.HasPrefix(lines[0], "-- ") {
 			t.Errorf("%s: does not start with a header comment", name)
 		}
@@ -232,7 +236,7 @@ func TestScriptsSurviveScriptFlush(t *testing.T) {
 	}
 }
 
-func mustPut(t *testing.T, rdb *redis.Client, f map[string]string, expireAt int64, token string) {
+func mustPut(t *testing.T, rdb redis.UniversalClient, f map[string]string, expireAt int64, token string) {
 	t.Helper()
 	if ok, err := TemplatePut(context.Background(), rdb, keys, f, expireAt, token); err != nil || !ok {
 		t.Fatalf("TemplatePut = %v, %v", ok, err)

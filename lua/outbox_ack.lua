@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- outbox_ack: acknowledge and delete the outbox entries of a persisted batch, and tell which of
 -- them Redis had lost since they were read: the entry and its claim's redemption key are both gone,
 -- so the claim script's writes for that claim (stock, the user's counter) are gone too — what a

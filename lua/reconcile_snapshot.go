@@ -24,7 +24,10 @@ type SnapshotEntry struct {
 	StreamID     string
 	RedemptionID string // "" for a malformed entry
 	UserID       int64  // 0 for a malformed entry
-	Owed         bool   // its redemption key exists: a failed claim's unit is not given back yet
+	// Owed: its redemption key exists, a failed claim's unit is not given back yet. An entry
+	// appended between the outbox read that declares the redemption keys and the script counts
+	// as owed: that new, its claim cannot have failed and been given back yet.
+	Owed bool
 }
 
 // Snapshot is one template's Redis side at one instant.
@@ -37,12 +40,25 @@ type Snapshot struct {
 	Counters     []int64    // per SnapshotKeys.Counters, the "n" field, -1 where there is none
 }
 
-// ReconcileSnapshot runs reconcile_snapshot.lua: it reads the hash, the outbox (when it holds at
-// most maxEntries entries), the journals and the counters in one atomic script, writing nothing.
-func ReconcileSnapshot(ctx context.Context, rdb redis.Scripter, k SnapshotKeys, maxEntries int) (*Snapshot, error) {
-	ks := make([]string, 0, 2+len(k.Journals)+len(k.Counters))
+// ReconcileSnapshot reads the outbox's redemption ids (up to maxEntries+1 entries), then runs
+// reconcile_snapshot.lua with their redemption keys declared: it reads the hash, the outbox (when
+// it holds at most maxEntries entries), the journals and the counters in one atomic script,
+// writing nothing.
+func ReconcileSnapshot(ctx context.Context, rdb redis.Cmdable, k SnapshotKeys, maxEntries int) (*Snapshot, error) {
+	seen, err := rdb.XRangeN(ctx, k.Outbox, "-", "+", int64(maxEntries)+1).Result()
+	if err != nil {
+		return nil, err
+	}
+	ks := make([]string, 0, 2+len(k.Journals)+len(k.Counters)+len(seen))
 	ks = append(append(append(ks, k.Template, k.Outbox), k.Journals...), k.Counters...)
-	raw, err := reconcileSnapshot.Run(ctx, rdb, ks, len(k.Journals), k.RedemptionPrefix, maxEntries).Slice()
+	if len(seen) <= maxEntries {
+		for _, m := range seen {
+			if rid, ok := m.Values["rid"].(string); ok && rid != "" {
+				ks = append(ks, k.RedemptionPrefix+rid)
+			}
+		}
+	}
+	raw, err := reconcileSnapshot.Run(ctx, rdb, ks, len(k.Journals), len(k.Counters), maxEntries, k.RedemptionPrefix).Slice()
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +69,7 @@ func ReconcileSnapshot(ctx context.Context, rdb redis.Scripter, k SnapshotKeys, 
 	s := &Snapshot{Cached: num(raw[0]) == 1, Stock: num(raw[1]), Total: num(raw[2]), Truncated: num(raw[3]) == 1}
 	entries, _ := raw[4].([]any)
 	for i := 0; i+3 < len(entries); i += 4 {
-		e := SnapshotEntry{Owed: num(entries[i+3]) == 1}
+		e := SnapshotEntry{Owed: num(entries[i+3]) != 0}
 		e.StreamID, _ = entries[i].(string)
 		e.RedemptionID, _ = entries[i+1].(string)
 		user, _ := entries[i+2].(string)

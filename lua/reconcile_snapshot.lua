@@ -1,3 +1,4 @@
+#!lua flags=no-writes
 -- reconcile_snapshot: read, at one instant, everything of one template that the reconciliation
 -- compares with MySQL: the cached stock and total, the claims in the outbox (each with
 -- whether its redemption key still exists), the distribution batches in flight and some users'
@@ -6,20 +7,22 @@
 -- KEYS[1]            template hash        {t<id>}:tpl                 (fields data stock total)
 -- KEYS[2]            outbox stream        {t<id>}:outbox
 -- KEYS[3..2+J]       distribution journals {t<id>}:dist:<task>        (J = ARGV[1])
--- KEYS[3+J..]        users' claim hashes  {t<id>}:u:<user>            (field n)
+-- KEYS[3+J..2+J+C]   users' claim hashes  {t<id>}:u:<user>            (field n; C = ARGV[2])
+-- KEYS[3+J+C..]      redemption keys      {t<id>}:rd:<rid>            of the outbox's claims as the
+--                    caller read the outbox just before (the script touches no key it is not given)
 -- ARGV[1]            J, the number of journal keys
--- ARGV[2]            the redemption-key prefix of the template, "<namespace>{t<id>}:rd:": the key of
---                    an entry's claim is this prefix and its rid. Built here rather than passed as
---                    KEYS because the entries are only known here; it carries the template's hash
---                    tag, so every key the script touches still lives in KEYS[1]'s slot.
+-- ARGV[2]            C, the number of claim hashes
 -- ARGV[3]            the most outbox entries to read; a longer outbox is not read (truncated)
+-- ARGV[4]            the redemption-key prefix of the template, "<namespace>{t<id>}:rd:": an
+--                    entry's redemption key is this prefix and its rid, looked up among KEYS
 --
 -- Returns an array {cached, stock, total, truncated, entries, journals, counters}:
 --   cached:    1 when the complete hash (with "data") exists, else 0 (stock and total are then 0)
 --   stock, total: the hash's fields
 --   truncated: 1 when the outbox holds more than ARGV[3] entries (entries is then empty)
 --   entries:   a flat array {stream id, rid, user, owed, …}, owed 1 when the claim's redemption key
---              exists (a failed claim whose unit has not been given back yet), else 0; an entry
+--              exists (a failed claim whose unit has not been given back yet), 0 when it does not,
+--              -1 when it was not among KEYS (an entry appended after the caller's read); an entry
 --              without rid or user gives "" for them
 --   journals:  one string per journal key, "" when the key does not exist
 --   counters:  one integer per claim hash: its "n", -1 when the hash or the field does not exist
@@ -30,7 +33,12 @@ if tpl[1] then
 end
 
 local nJournals = tonumber(ARGV[1])
+local nCounters = tonumber(ARGV[2])
 local maxEntries = tonumber(ARGV[3])
+local declared = {}
+for i = 3 + nJournals + nCounters, #KEYS do
+  declared[KEYS[i]] = true
+end
 local truncated, entries = 0, {}
 if redis.call('XLEN', KEYS[2]) > maxEntries then
   truncated = 1
@@ -43,7 +51,12 @@ else
     end
     local owed = 0
     if rid ~= '' then
-      owed = redis.call('EXISTS', ARGV[2] .. rid)
+      local key = ARGV[4] .. rid
+      if declared[key] then
+        owed = redis.call('EXISTS', key)
+      else
+        owed = -1
+      end
     end
     entries[#entries + 1] = m[1]
     entries[#entries + 1] = rid
@@ -58,7 +71,7 @@ for i = 3, 2 + nJournals do
 end
 
 local counters = {}
-for i = 3 + nJournals, #KEYS do
+for i = 3 + nJournals, 2 + nJournals + nCounters do
   counters[#counters + 1] = tonumber(redis.call('HGET', KEYS[i], 'n')) or -1
 end
 

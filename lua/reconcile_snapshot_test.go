@@ -61,3 +61,20 @@ func TestReconcileSnapshotReadsOneInstant(t *testing.T) {
 		t.Fatalf("the snapshot changed the outbox: %d entries", n)
 	}
 }
+
+// An outbox entry appended after the wrapper's read has no declared redemption key: the script
+// touches no undeclared key and reports it as -1, which the wrapper reads as owed.
+func TestReconcileSnapshotUndeclaredEntryIsOwed(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	tpl, outbox, prefix := ns+"{t9}:tpl", ns+"{t9}:outbox", ns+"{t9}:rd:"
+	rdb.XAdd(ctx, &redis.XAddArgs{Stream: outbox, Values: []string{"rid", "9-1", "user", "5"}})
+	rdb.XAdd(ctx, &redis.XAddArgs{Stream: outbox, Values: []string{"rid", "9-2", "user", "5"}})
+	raw, err := reconcileSnapshot.Run(ctx, rdb, []string{tpl, outbox, prefix + "9-1"}, 0, 0, 10, prefix).Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := raw[4].([]any)
+	if entries[3] != int64(0) || entries[7] != int64(-1) {
+		t.Fatalf("owed of a declared absent key and of an undeclared one = %v, %v; want 0, -1", entries[3], entries[7])
+	}
+}

@@ -1,3 +1,4 @@
+#!lua
 -- redeem: claim one coupon of a template for one user, in one atomic round trip.
 --
 -- KEYS[1]  template hash      {t<id>}:tpl                      (fields stock status start end limit data)

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- redeem_release: give back a claim accepted by redeem.lua that failed later (compensation).
 -- Idempotent: the claim's redemption key is the token of the give-back, so a persister that
 -- crashes after releasing and replays the release does not give the counter back twice.

@@ -46,7 +46,7 @@ func activeTpl(stock, limit int) tpl {
 	return tpl{stock: stock, limit: limit, status: "ACTIVE", start: now.Add(-time.Hour), end: now.Add(2 * time.Hour)}
 }
 
-func putTemplate(t *testing.T, rdb *redis.Client, tid int64, p tpl) {
+func putTemplate(t *testing.T, rdb redis.UniversalClient, tid int64, p tpl) {
 	t.Helper()
 	key := redeemKeys(tid, 0, "", "").Template
 	err := rdb.HSet(context.Background(), key,
@@ -65,7 +65,7 @@ func asyncArgs(user int64, rid string) RedeemArgs {
 	}
 }
 
-func mustRedeem(t *testing.T, rdb *redis.Client, k RedeemKeys, a RedeemArgs) RedeemResult {
+func mustRedeem(t *testing.T, rdb redis.UniversalClient, k RedeemKeys, a RedeemArgs) RedeemResult {
 	t.Helper()
 	res, err := Redeem(context.Background(), rdb, k, a)
 	if err != nil {
@@ -74,7 +74,7 @@ func mustRedeem(t *testing.T, rdb *redis.Client, k RedeemKeys, a RedeemArgs) Red
 	return res
 }
 
-func hgetInt(t *testing.T, rdb *redis.Client, key, field string) int {
+func hgetInt(t *testing.T, rdb redis.UniversalClient, key, field string) int {
 	t.Helper()
 	v, err := rdb.HGet(context.Background(), key, field).Int()
 	if err == redis.Nil {
@@ -153,15 +153,15 @@ func TestRedeemAccept(t *testing.T) {
 
 func TestRedeemRefusalsDeductNothing(t *testing.T) {
 	now := time.Now()
-	preheld := func(n int) func(*testing.T, *redis.Client, RedeemKeys) {
-		return func(t *testing.T, rdb *redis.Client, k RedeemKeys) {
+	preheld := func(n int) func(*testing.T, redis.UniversalClient, RedeemKeys) {
+		return func(t *testing.T, rdb redis.UniversalClient, k RedeemKeys) {
 			rdb.HSet(context.Background(), k.Claims, "n", n, "seq", n)
 		}
 	}
 	cases := []struct {
 		name  string
 		tpl   tpl
-		setup func(*testing.T, *redis.Client, RedeemKeys)
+		setup func(*testing.T, redis.UniversalClient, RedeemKeys)
 		want  RedeemCode
 	}{
 		{"out of stock", activeTpl(0, 2), nil, RedeemOutOfStock},

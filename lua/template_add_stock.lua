@@ -1,3 +1,4 @@
+#!lua
 -- template_add_stock: add to the stock of a cached template, only when its complete hash exists.
 --
 -- KEYS[1]  template hash      {t<id>}:tpl

@@ -1,3 +1,4 @@
+#!lua
 -- template_mark_ended: mark a cached template ENDED (terminated), only when its complete hash exists.
 --
 -- KEYS[1]  template hash      {t<id>}:tpl

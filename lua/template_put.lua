@@ -1,3 +1,4 @@
+#!lua
 -- template_put: write the complete cache hash of one template in a single atomic step.
 --
 -- KEYS[1]  template hash      {t<id>}:tpl

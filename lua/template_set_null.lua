@@ -1,3 +1,4 @@
+#!lua
 -- template_set_null: remember that a template id does not exist (null-value cache), on behalf of
 -- the holder of the rebuild lock.
 --

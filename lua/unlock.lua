@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- unlock: release a lock only if it is still held by the caller (compare and delete).
 --
 -- KEYS[1]  lock key

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # scripts/services.sh — make sure the local MariaDB and Redis that coupond needs are reachable.
 #
-#   scripts/services.sh            # or: source scripts/services.sh
+#   scripts/services.sh                   # or: source scripts/services.sh
+#   scripts/services.sh --redis-cluster   # also the local Redis Cluster (or SERVICES_REDIS_CLUSTER=1
+#                                         #   when sourced)
 #
 # MariaDB: 127.0.0.1:3306, user root with an empty password over TCP.
 # Redis:   127.0.0.1:6379, with AOF on (appendonly yes, appendfsync $COUPON_REDIS_FSYNC: everysec by
@@ -21,6 +23,14 @@
 # runs three quick checks. Works sourced or executed, with or without `set -euo pipefail` in the
 # caller (the work runs in a subshell, so sourcing changes no shell option or variable).
 #
+# Redis Cluster (--redis-cluster; README "Running on Redis Cluster"): six redis-server processes on
+#          127.0.0.1:7000-7005 (SERVICES_CLUSTER_PORT and the five after it), data in
+#          SERVICES_CLUSTER_DIR (/tmp/coupond-redis-cluster/<port>), cluster mode with
+#          cluster-node-timeout 2000, AOF everysec, maxmemory-policy noeviction; 3 masters with one
+#          replica each. Idempotent: a healthy cluster is left alone (six PINGs and CLUSTER INFOs);
+#          nodes that do not answer are started; nodes that are not one healthy cluster within 5 s
+#          are flushed, reset and made into a new one (a dev and CI cluster: its data is disposable).
+#
 # Overrides: SERVICES_MYSQL_HOST/PORT (127.0.0.1/3306), SERVICES_MYSQL_SOCKET (the unix socket used to
 # fix root's login; default: the client's), SERVICES_MYSQL_CNF (/etc/mysql/mariadb.conf.d/90-coupond.cnf),
 # SERVICES_MYSQL_BUFFER_POOL (a quarter of the memory), SERVICES_REDIS_HOST/PORT (127.0.0.1/6379),
@@ -29,6 +39,17 @@
 
 _coupond_services() (
 	set -euo pipefail
+
+	local with_cluster=${SERVICES_REDIS_CLUSTER:-0} a
+	for a in "$@"; do
+		case $a in
+		--redis-cluster) with_cluster=1 ;;
+		*)
+			echo "services: ERROR: unknown argument $a (want --redis-cluster or nothing)" >&2
+			exit 2
+			;;
+		esac
+	done
 
 	local mysql_host=${SERVICES_MYSQL_HOST:-127.0.0.1}
 	local mysql_port=${SERVICES_MYSQL_PORT:-3306}
@@ -280,6 +301,104 @@ _coupond_services() (
 		echo "$f"
 	}
 
+	# ---------------------------------------------------------------- Redis Cluster (--redis-cluster)
+
+	# cluster_ports: the six nodes' ports, SERVICES_CLUSTER_PORT (7000) and the five after it.
+	local cluster_base=${SERVICES_CLUSTER_PORT:-7000}
+	local cluster_dir=${SERVICES_CLUSTER_DIR:-/tmp/coupond-redis-cluster}
+	local cluster_ports=()
+	local p
+	for ((p = cluster_base; p < cluster_base + 6; p++)); do cluster_ports+=("$p"); done
+
+	# cnode PORT CMD ARGS...: redis CMD on the cluster node at PORT.
+	cnode() {
+		local port=$1
+		shift
+		redis_port=$port redis "$@"
+	}
+
+	# cluster_field PORT NAME: the value of NAME in the node's CLUSTER INFO.
+	cluster_field() { cnode "$1" CLUSTER INFO | tr -d '\r' | sed -n "s/^$2://p"; }
+
+	# cluster_healthy: every node answers, sees six nodes and cluster_state ok with all 16384 slots
+	# assigned and ok, and three masters each have a replica.
+	cluster_healthy() {
+		local port info
+		for port in "${cluster_ports[@]}"; do
+			info=$(cnode "$port" CLUSTER INFO | tr -d '\r')
+			[[ $info == *$'cluster_state:ok\n'* && $info == *$'cluster_slots_ok:16384\n'* &&
+				$info == *$'cluster_known_nodes:6\n'* ]] || return 1
+		done
+		[[ $(cnode "${cluster_ports[0]}" CLUSTER NODES | grep -c ' slave ') == 3 ]]
+	}
+
+	start_cluster_node() {
+		local port=$1 bin
+		bin=$(first_bin redis-server) || die "redis-server not found after install"
+		mkdir -p "$cluster_dir/$port"
+		"$bin" --daemonize yes --bind 127.0.0.1 --port "$port" --dir "$cluster_dir/$port" \
+			--cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
+			--save "" --appendonly yes --appendfsync everysec --maxmemory-policy noeviction \
+			--pidfile "$cluster_dir/$port/redis.pid" --logfile "$cluster_dir/$port/redis.log" >/dev/null ||
+			die "redis-server on port $port did not start; see $cluster_dir/$port/redis.log"
+	}
+
+	# ensure_cluster: six nodes up (started when not answering), AOF everysec and noeviction on each,
+	# and one healthy cluster over them: created when the nodes are fresh, recreated (every node
+	# flushed and reset) when they are not one healthy cluster after a short wait (a node that was
+	# restarted rejoins by itself within the node timeout).
+	ensure_cluster() {
+		local port deadline
+		if [[ -z $redis_cli ]] || ! first_bin redis-server >/dev/null; then
+			command -v apt-get >/dev/null 2>&1 || die "redis-server and redis-cli are needed for --redis-cluster (no apt-get here: install them yourself)"
+			say "installing redis-server redis-tools with apt-get"
+			asroot env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null || die "apt-get update failed"
+			asroot env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+				redis-server redis-tools >/dev/null || die "apt-get install redis-server redis-tools failed"
+			redis_cli=$(first_bin redis-cli) || die "redis-cli not found after install"
+		fi
+		if cluster_healthy; then
+			say "Redis Cluster 127.0.0.1:${cluster_ports[0]}-${cluster_ports[5]} is up"
+			return 0
+		fi
+		for port in "${cluster_ports[@]}"; do
+			[[ $(cnode "$port" PING 2>/dev/null || true) == PONG ]] || start_cluster_node "$port"
+		done
+		deadline=$((SECONDS + timeout_s))
+		for port in "${cluster_ports[@]}"; do
+			until [[ $(cnode "$port" PING 2>/dev/null || true) == PONG ]]; do
+				((SECONDS < deadline)) || die "Redis Cluster node 127.0.0.1:$port did not answer PING within ${timeout_s}s"
+				sleep 0.1
+			done
+			[[ $(cnode "$port" CONFIG SET appendonly yes appendfsync everysec maxmemory-policy noeviction) == OK ]] ||
+				die "CONFIG SET on cluster node 127.0.0.1:$port failed"
+		done
+		deadline=$((SECONDS + 5))
+		while ((SECONDS < deadline)); do
+			cluster_healthy && break
+			# A fresh node knows only itself: nothing to wait for.
+			[[ $(cluster_field "${cluster_ports[0]}" cluster_known_nodes) == 1 ]] && break
+			sleep 0.3
+		done
+		if ! cluster_healthy; then
+			say "creating Redis Cluster on 127.0.0.1:${cluster_ports[0]}-${cluster_ports[5]} (3 masters, 3 replicas; data in $cluster_dir)"
+			for port in "${cluster_ports[@]}"; do
+				cnode "$port" FLUSHALL >/dev/null
+				cnode "$port" CLUSTER RESET HARD >/dev/null
+			done
+			local addrs=()
+			for port in "${cluster_ports[@]}"; do addrs+=("127.0.0.1:$port"); done
+			timeout 30 "$redis_cli" --cluster create "${addrs[@]}" --cluster-replicas 1 --cluster-yes >"$cluster_dir/create.log" 2>&1 ||
+				die "redis-cli --cluster create failed; see $cluster_dir/create.log"
+			deadline=$((SECONDS + timeout_s))
+			until cluster_healthy; do
+				((SECONDS < deadline)) || die "Redis Cluster not healthy within ${timeout_s}s after creation"
+				sleep 0.2
+			done
+		fi
+		say "Redis Cluster 127.0.0.1:${cluster_ports[0]}-${cluster_ports[5]} is up (cluster_state ok, 16384 slots)"
+	}
+
 	# ---------------------------------------------------------------- main
 
 	local mysql_ok=0 redis_ok=0
@@ -376,6 +495,9 @@ _coupond_services() (
 
 	ensure_aof
 	say "MariaDB $mysql_host:$mysql_port and Redis $redis_host:$redis_port are up"
+	if [[ $with_cluster == 1 ]]; then
+		ensure_cluster
+	fi
 )
 
 if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
@@ -387,5 +509,5 @@ if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
 		return 1
 	fi
 else
-	_coupond_services
+	_coupond_services "$@"
 fi

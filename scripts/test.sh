@@ -6,11 +6,23 @@
 #   scripts/test.sh ./coupon/...       #   ./coupon/... replaces the default ./...)
 #   scripts/test.sh -short             # skips the slow generated-code check
 #
+#   scripts/test.sh --redis-cluster [args]   # only the cluster pass (below), on the packages
+#                                            #   named in args or the default ones
+#
+# The cluster pass: the packages whose coupon data a Redis Cluster changes most (cluster_pkgs
+# below) run again with their coupon data on the local Redis Cluster (scripts/services.sh
+# --redis-cluster: 3 masters, 3 replicas on 127.0.0.1:7000-7005; asynq stays on the one Redis),
+# with the slot guard on their clients (testutil.SlotGuard: a command whose keys span slots fails
+# its test). A full run (no package named) ends with it.
+#
 # Exits non-zero on the first failing step.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+
+cluster_pkgs=(./coupon/claim/ ./coupon/template/ ./coupon/reconcile/ ./coupon/distribution/ ./coupon/checkout/ ./jobs/)
+cluster_addrs=127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003,127.0.0.1:7004,127.0.0.1:7005
 
 STATICCHECK=honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
@@ -20,8 +32,44 @@ fail() {
 	exit 1
 }
 
+# names_packages ARGS...: the arguments name packages (a pattern such as ./coupon/... or coupond/x).
+names_packages() {
+	local a
+	for a in "$@"; do
+		[[ $a == -args ]] && return 1
+		if [[ $a == . || $a == ./* || $a == ../* || $a == coupond || $a == coupond/* ]]; then
+			return 0
+		fi
+	done
+	return 1
+}
+
+# cluster_pass ARGS...: go test -race of the named packages (default cluster_pkgs) with coupon data
+# on the Redis Cluster and the slot guard on; it reports the slot guard's refusals and its time.
+cluster_pass() {
+	local pkgs=("${cluster_pkgs[@]}") log start=$SECONDS status=0 violations
+	names_packages "$@" && pkgs=()
+	step "cluster pass: COUPON_TEST_REDIS_CLUSTER=$cluster_addrs go test -race -count=1 -timeout 20m ${pkgs[*]} $*"
+	log=$(mktemp)
+	COUPON_TEST_REDIS_CLUSTER=$cluster_addrs go test -race -count=1 -timeout 20m "${pkgs[@]}" "$@" 2>&1 | tee "$log" || status=1
+	violations=$(grep -c 'slot guard: CROSSSLOT' "$log" || true)
+	rm -f "$log"
+	echo "cluster pass: $((SECONDS - start)) s, slot guard refusals: $violations"
+	((status == 0 && violations == 0)) || fail "cluster pass (Redis Cluster ${cluster_addrs%%,*}…)"
+}
+
+if [[ ${1:-} == --redis-cluster ]]; then
+	shift
+	step "services (with the Redis Cluster)"
+	"$root/scripts/services.sh" --redis-cluster
+	cluster_pass "$@"
+	exit 0
+fi
+
 step "services"
-"$root/scripts/services.sh"
+with_cluster=()
+names_packages "$@" || with_cluster=(--redis-cluster)
+"$root/scripts/services.sh" "${with_cluster[@]}"
 
 step "gofmt"
 # Hand-written Go files: tracked or new (untracked, not ignored), without the standard
@@ -86,15 +134,7 @@ echo "ok"
 
 # Default package pattern ./..., unless the arguments name packages themselves.
 pkgs=(./...)
-for a in "$@"; do
-	if [[ $a == -args ]]; then
-		break
-	fi
-	if [[ $a == . || $a == ./* || $a == ../* || $a == coupond || $a == coupond/* ]]; then
-		pkgs=()
-		break
-	fi
-done
+names_packages "$@" && pkgs=()
 
 shown=("${pkgs[@]}" "$@")
 step "go test -race -count=1 -timeout 20m ${shown[*]}"
@@ -105,3 +145,7 @@ step "sharding gate: cd sharding && go test ./..."
 # about 12 minutes once, whether or not sharding/ changed (sharding/README.md).
 (cd sharding && go test -count=1 ./...) || fail "sharding gate (sharding/PLANS.md lists the transactions that span shards)"
 echo "ok"
+
+if ((${#with_cluster[@]} > 0)); then
+	cluster_pass "$@"
+fi

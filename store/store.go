@@ -2,8 +2,12 @@
 package store
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"coupond/ent"
@@ -51,4 +55,50 @@ func OpenMySQL(dsn string, maxConns int) (*ent.Client, *sql.DB, error) {
 // OpenRedis returns a client for the Redis at addr, database number db.
 func OpenRedis(addr, password string, db int) *redis.Client {
 	return redis.NewClient(&redis.Options{Addr: addr, Password: password, DB: db})
+}
+
+// OpenRedisData returns the client of coupon data: the Redis Cluster seeded by clusterAddrs when
+// there are any (its database 0; addr and db are then not used), else OpenRedis(addr, password, db).
+func OpenRedisData(addr string, clusterAddrs []string, password string, db int) redis.UniversalClient {
+	if len(clusterAddrs) > 0 {
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: clusterAddrs, Password: password})
+	}
+	return OpenRedis(addr, password, db)
+}
+
+// ForEachMaster runs fn on every master of rdb's Redis Cluster, concurrently, or once on rdb itself
+// when it is one server; it returns the first error. Keyless work (SCAN, CONFIG GET) goes through it.
+func ForEachMaster(ctx context.Context, rdb redis.UniversalClient, fn func(ctx context.Context, node *redis.Client) error) error {
+	switch c := rdb.(type) {
+	case *redis.ClusterClient:
+		return c.ForEachMaster(ctx, fn)
+	case *redis.Client:
+		return fn(ctx, c)
+	default:
+		return fmt.Errorf("store: ForEachMaster: unsupported Redis client %T", rdb)
+	}
+}
+
+// RunIDs identifies the data Redis's processes: the run_id of one server, or the sorted
+// "address=run_id" of every master of a cluster. It changes when a server restarts, and on a
+// cluster when a failover promotes a replica (writes the old master had not replicated are lost).
+func RunIDs(ctx context.Context, rdb redis.UniversalClient) (string, error) {
+	var mu sync.Mutex
+	var ids []string
+	err := ForEachMaster(ctx, rdb, func(ctx context.Context, node *redis.Client) error {
+		info, err := node.InfoMap(ctx, "server").Result()
+		if err != nil {
+			return err
+		}
+		id := info["Server"]["run_id"]
+		if _, cluster := rdb.(*redis.ClusterClient); cluster {
+			id = node.Options().Addr + "=" + id
+		}
+		mu.Lock()
+		ids = append(ids, id)
+		mu.Unlock()
+		return nil
+	})
+	slices.Sort(ids)
+	return strings.Join(ids, ","), err
 }

@@ -3,7 +3,9 @@
 // beside a running dev server, without touching each other's data. Nothing here is a fake.
 //
 // Environment: COUPON_TEST_MYSQL (server DSN without database, default root@tcp(127.0.0.1:3306)/),
-// COUPON_TEST_REDIS (default 127.0.0.1:6379) and COUPON_TEST_SCOPE (default empty: a few letters
+// COUPON_TEST_REDIS (default 127.0.0.1:6379), COUPON_TEST_REDIS_CLUSTER (seed nodes of a Redis
+// Cluster for coupon data, e.g. 127.0.0.1:7000,127.0.0.1:7001; default none),
+// COUPON_TEST_SLOT_GUARD (1: the SlotGuard on one Redis too) and COUPON_TEST_SCOPE (default empty: a few letters
 // or digits put in every database name and namespace, so two checkouts, e.g. git worktrees, run
 // the same packages' tests at once against the same servers).
 package testutil
@@ -13,6 +15,7 @@ import (
 	"database/sql"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 
 	"coupond/coupon/keys"
@@ -101,21 +104,53 @@ func MySQL(t testing.TB, name string) (*ent.Client, *sql.DB, string) {
 	return client, db, dsn
 }
 
-// Redis returns a client of the test Redis (database 0) and gives this test process the key
-// namespace Namespace(pkg) (keys.SetNamespace; so also its asynq queue names, jobs.QueueName), after
-// deleting every key of that namespace and of its asynq queues; a test or benchmark that passes
-// deletes them again when it ends (a failed one leaves them to look at), so a benchmark's million
-// keys do not stay behind to slow other packages' SCANs. pkg names the test package; one
-// namespace per package, as packages run in parallel and tests within one do not.
-func Redis(t testing.TB, pkg string) *redis.Client {
+// RedisCluster is the seed nodes of the Redis Cluster that holds the tests' coupon data
+// (COUPON_TEST_REDIS_CLUSTER, comma-separated host:port), or none: coupon data on RedisAddr.
+// asynq stays on RedisAddr either way (QueueOpt).
+func RedisCluster() []string {
+	v := os.Getenv("COUPON_TEST_REDIS_CLUSTER")
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
+}
+
+// slotGuarded: tests' Redis clients carry a SlotGuard, on the cluster or with COUPON_TEST_SLOT_GUARD=1.
+func slotGuarded() bool {
+	return len(RedisCluster()) > 0 || os.Getenv("COUPON_TEST_SLOT_GUARD") == "1"
+}
+
+// Redis returns a client of the tests' coupon data (the Redis Cluster of RedisCluster, else the
+// test Redis's database 0) and gives this test process the key namespace Namespace(pkg)
+// (keys.SetNamespace; so also its asynq queue names, jobs.QueueName), after deleting every key of
+// that namespace and of its asynq queues; a test or benchmark that passes deletes them again when
+// it ends (a failed one leaves them to look at), so a benchmark's million keys do not stay behind
+// to slow other packages' SCANs. pkg names the test package; one namespace per package, as
+// packages run in parallel and tests within one do not.
+//
+// On the cluster, or with COUPON_TEST_SLOT_GUARD=1, the client carries a SlotGuard: a command whose
+// keys span slots fails, and fails the test.
+func Redis(t testing.TB, pkg string) redis.UniversalClient {
 	t.Helper()
 	ns := Namespace(pkg)
 	keys.SetNamespace(ns)
-	rdb := store.OpenRedis(RedisAddr(), "", 0)
+	rdb := store.OpenRedisData(RedisAddr(), RedisCluster(), "", 0)
 	t.Cleanup(func() { rdb.Close() })
 	ctx := context.Background()
 	if err := unlinkNamespace(ctx, rdb, ns); err != nil {
-		t.Fatalf("testutil: redis %s: %v (is Redis running? ./scripts/test.sh starts it)", RedisAddr(), err)
+		t.Fatalf("testutil: redis %s %v: %v (is Redis running? ./scripts/test.sh starts it)", RedisAddr(), RedisCluster(), err)
+	}
+	if slotGuarded() {
+		g, err := NewSlotGuard(ctx, rdb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rdb.AddHook(g)
+		t.Cleanup(func() { // runs after the cleanups registered later: the test's goroutines have stopped
+			for _, v := range g.Violations() {
+				t.Error(v)
+			}
+		})
 	}
 	t.Cleanup(func() {
 		if !t.Failed() {
@@ -125,22 +160,48 @@ func Redis(t testing.TB, pkg string) *redis.Client {
 	return rdb
 }
 
-// unlinkNamespace deletes every key of namespace ns and of its asynq queues.
-func unlinkNamespace(ctx context.Context, rdb *redis.Client, ns string) error {
-	for _, match := range []string{ns + "*", "asynq:{" + ns + "*"} {
-		iter := rdb.Scan(ctx, 0, match, 1000).Iterator()
-		var batch []string
-		for iter.Next(ctx) {
-			if batch = append(batch, iter.Val()); len(batch) == 1000 {
-				rdb.Unlink(ctx, batch...)
-				batch = batch[:0]
+// unlinkNamespace deletes every key of namespace ns from rdb (on each master of a cluster, one
+// UNLINK per slot's keys), and the keys of its asynq queues from the Redis asynq uses.
+func unlinkNamespace(ctx context.Context, rdb redis.UniversalClient, ns string) error {
+	queue := rdb
+	if len(RedisCluster()) > 0 {
+		q := store.OpenRedis(RedisAddr(), "", 0)
+		defer q.Close()
+		queue = q
+	}
+	for _, c := range []struct {
+		rdb   redis.UniversalClient
+		match string
+	}{{rdb, ns + "*"}, {queue, "asynq:{" + ns + "*"}} {
+		err := store.ForEachMaster(ctx, c.rdb, func(ctx context.Context, node *redis.Client) error {
+			bySlot, n := map[int][]string{}, 0
+			flush := func() error {
+				pipe := node.Pipeline()
+				for _, ks := range bySlot {
+					pipe.Unlink(ctx, ks...)
+				}
+				clear(bySlot)
+				n = 0
+				_, err := pipe.Exec(ctx)
+				return err
 			}
-		}
-		if err := iter.Err(); err != nil {
+			iter := node.Scan(ctx, 0, c.match, 1000).Iterator()
+			for iter.Next(ctx) {
+				k := iter.Val()
+				bySlot[Slot(k)] = append(bySlot[Slot(k)], k)
+				if n++; n == 1000 {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+			if err := iter.Err(); err != nil {
+				return err
+			}
+			return flush()
+		})
+		if err != nil {
 			return err
-		}
-		if len(batch) > 0 {
-			rdb.Unlink(ctx, batch...)
 		}
 	}
 	return nil

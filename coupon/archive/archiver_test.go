@@ -31,7 +31,7 @@ const age = 90 * 24 * time.Hour
 // env is an archiver over a fresh database and Redis namespace, with the clock at now.
 type env struct {
 	db  *ent.Client
-	rdb *redis.Client
+	rdb redis.UniversalClient
 	seq atomic.Int64
 }
 

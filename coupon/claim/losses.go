@@ -82,8 +82,9 @@ func (w *lossWatch) snapshot() []recent {
 	return append([]recent(nil), w.claims[w.head:]...)
 }
 
-// lossCheckEvery is how often WatchLosses asks the data Redis for its run_id: soon after a restart,
-// before claims sell the stock a rewound hash shows.
+// lossCheckEvery is how often WatchLosses asks the data Redis for its run_id (store.RunIDs: every
+// master's on a cluster): soon after a restart or a failover, before claims sell the stock a
+// rewound hash shows.
 const lossCheckEvery = 200 * time.Millisecond
 
 // WatchLosses checks the data Redis every lossCheckEvery until ctx ends, and after each restart of
@@ -105,15 +106,15 @@ func (r *Redeemer) WatchLosses(ctx context.Context) {
 	}
 }
 
-// checkLosses reads the data Redis's run_id; when it changed since the last check, it repairs
+// checkLosses reads the data Redis's run_id (every master's on a cluster: a failover changes it
+// too); when it changed since the last check, it repairs
 // the cached stocks (template.Cache.RepairStocks), records the remembered claims the restart
 // lost and returns how many.
 func (r *Redeemer) checkLosses(ctx context.Context) (int, error) {
-	info, err := r.rdb.InfoMap(ctx, "server").Result()
+	runID, err := store.RunIDs(ctx, r.rdb)
 	if err != nil {
 		return 0, err
 	}
-	runID := info["Server"]["run_id"]
 	prev := r.losses.runID
 	r.losses.runID = runID
 	if prev == "" || prev == runID {

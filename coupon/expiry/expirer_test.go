@@ -21,7 +21,7 @@ import (
 // expEnv is an Expirer over a fresh database and Redis, with a clock the test sets.
 type expEnv struct {
 	db  *ent.Client
-	rdb *redis.Client
+	rdb redis.UniversalClient
 	e   *Expirer
 	seq atomic.Int64
 }

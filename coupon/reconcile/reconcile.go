@@ -35,7 +35,8 @@ type Config struct {
 	// Templates is how many active templates a periodic run checks (round robin); default
 	// defaults.ReconcileTemplates.
 	Templates int
-	// ScanCount is the COUNT of the one SCAN call per run over claim hashes; default 1000.
+	// ScanCount is the COUNT of each SCAN call over claim hashes (one per run on one Redis, one per
+	// template of the run's page on a Redis Cluster); default 1000.
 	ScanCount int
 	// Recheck is how long a drift must persist, read again after this, to be reported; default 300ms.
 	Recheck time.Duration

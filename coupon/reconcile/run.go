@@ -20,7 +20,8 @@ type RunResult struct {
 
 // Run is one periodic reconciliation, bounded work whatever the data's size: the next Templates
 // active templates (ACTIVE, not past their end; round robin by id), plus the active templates of
-// the claim hashes one SCAN page found. Per template it compares the counters of the next Users
+// the claim hashes one SCAN page found (scanCounters: on a Redis Cluster, one per template of the
+// page, so it adds none). Per template it compares the counters of the next Users
 // holders of its coupons (round robin by user id) and of the SCAN page's users, reads the books
 // (a broken equation read twice, Recheck apart, see Check), updates the drift metrics and writes
 // an audit row for each drift not recorded yet (RECONCILE_DRIFT) and for a recorded drift that
@@ -32,15 +33,19 @@ func (r *Reconciler) Run(ctx context.Context) (RunResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("reconcile cursors: %w", err)
 	}
-	scanned, nextScan, err := r.scanCounters(ctx, uint64(cursor(cur, "scan")))
+	page, err := r.activePage(ctx, cursor(cur, "template"))
 	if err != nil {
 		return res, err
 	}
-	page, extra, err := r.activeTemplates(ctx, cursor(cur, "template"), scanned)
+	next := map[string]any{"template": "0"}
+	scanned, err := r.scanCounters(ctx, cur, page, next)
 	if err != nil {
 		return res, err
 	}
-	next := map[string]any{"scan": strconv.FormatUint(nextScan, 10), "template": "0"}
+	extra, err := r.activeAmong(ctx, scanned, page)
+	if err != nil {
+		return res, err
+	}
 	var errs []error
 	if len(page) == r.cfg.Templates {
 		next["template"] = strconv.FormatInt(page[len(page)-1], 10) // else: walked once, start again
@@ -82,27 +87,32 @@ func (r *Reconciler) Run(ctx context.Context) (RunResult, error) {
 	return res, errors.Join(append(errs, r.forgetEnded(ctx))...)
 }
 
-// activeTemplates returns up to Templates active templates with ids above after, in id order
-// (page), and the active ones among the templates of extra not in page.
-func (r *Reconciler) activeTemplates(ctx context.Context, after int64, extra map[int64][]int64) (page, more []int64, err error) {
-	page, err = r.db.CouponTemplate.Query().Where(coupontemplate.StatusEQ(coupontemplate.StatusACTIVE),
+// activePage returns up to Templates active templates with ids above after, in id order.
+func (r *Reconciler) activePage(ctx context.Context, after int64) ([]int64, error) {
+	page, err := r.db.CouponTemplate.Query().Where(coupontemplate.StatusEQ(coupontemplate.StatusACTIVE),
 		coupontemplate.ValidEndTimeGT(r.now()), coupontemplate.IDGT(after)).
 		Order(coupontemplate.ByID()).Limit(r.cfg.Templates).IDs(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("active templates: %w", err)
+		return nil, fmt.Errorf("active templates: %w", err)
 	}
+	return page, nil
+}
+
+// activeAmong returns the active templates among those of found that are not in page.
+func (r *Reconciler) activeAmong(ctx context.Context, found map[int64][]int64, page []int64) ([]int64, error) {
 	var others []int64
-	for id := range extra {
+	for id := range found {
 		if !slices.Contains(page, id) {
 			others = append(others, id)
 		}
 	}
-	if len(others) > 0 {
-		more, err = r.db.CouponTemplate.Query().Where(coupontemplate.IDIn(others...),
-			coupontemplate.StatusEQ(coupontemplate.StatusACTIVE), coupontemplate.ValidEndTimeGT(r.now())).IDs(ctx)
-		if err != nil {
-			return nil, nil, fmt.Errorf("active templates: %w", err)
-		}
+	if len(others) == 0 {
+		return nil, nil
 	}
-	return page, more, nil
+	more, err := r.db.CouponTemplate.Query().Where(coupontemplate.IDIn(others...),
+		coupontemplate.StatusEQ(coupontemplate.StatusACTIVE), coupontemplate.ValidEndTimeGT(r.now())).IDs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("active templates: %w", err)
+	}
+	return more, nil
 }

@@ -8,6 +8,8 @@ import (
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/stockbatch"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // page is what one check compares beyond the template's totals: the claim counters of users, and
@@ -53,21 +55,46 @@ func (r *Reconciler) holders(ctx context.Context, id, after int64, limit int) (p
 	}
 }
 
-// scanCounters runs one SCAN call (COUNT ScanCount) over the claim hashes from cursor, and returns
-// the users it found per template and the next cursor (0: the keyspace was walked once). This
+// scanCounters runs this run's SCAN calls (COUNT ScanCount each) over the claim hashes, and returns
+// the users they found per template; it puts the cursors to save into next (0: walked once). This
 // finds counters MySQL knows nothing of (a claim Redis counted whose coupon never came).
-func (r *Reconciler) scanCounters(ctx context.Context, cursor uint64) (map[int64][]int64, uint64, error) {
-	found, next, err := r.rdb.Scan(ctx, cursor, keys.ClaimCounterPattern(), int64(r.cfg.ScanCount)).Result()
-	if err != nil {
-		return nil, 0, fmt.Errorf("scan claim counters: %w", err)
-	}
+//
+// On one Redis it is one SCAN of every template's claim hashes from the cursor "scan". On a Redis
+// Cluster, where a SCAN walks one node, it is one SCAN per template of page on the master owning
+// the template's slot, matching only that template's claim hashes, from the cursor "s:<id>".
+func (r *Reconciler) scanCounters(ctx context.Context, cur map[string]string, page []int64, next map[string]any) (map[int64][]int64, error) {
 	out := map[int64][]int64{}
-	for _, k := range found {
-		if tpl, user, ok := keys.ParseClaimCounter(k); ok {
-			out[tpl] = append(out[tpl], user)
+	scan := func(node *redis.Client, field, match string) error {
+		found, to, err := node.Scan(ctx, uint64(cursor(cur, field)), match, int64(r.cfg.ScanCount)).Result()
+		if err != nil {
+			return fmt.Errorf("scan claim counters: %w", err)
+		}
+		next[field] = strconv.FormatUint(to, 10)
+		for _, k := range found {
+			if tpl, user, ok := keys.ParseClaimCounter(k); ok {
+				out[tpl] = append(out[tpl], user)
+			}
+		}
+		return nil
+	}
+	cluster, ok := r.rdb.(*redis.ClusterClient)
+	if !ok {
+		node, ok := r.rdb.(*redis.Client)
+		if !ok {
+			return nil, fmt.Errorf("scan claim counters: unsupported Redis client %T", r.rdb)
+		}
+		return out, scan(node, "scan", keys.ClaimCounterPattern())
+	}
+	for _, id := range page {
+		node, err := cluster.MasterForKey(ctx, keys.Template(id))
+		if err != nil {
+			return nil, fmt.Errorf("scan claim counters of %d: %w", id, err)
+		}
+		if err := scan(node, "s:"+strconv.FormatInt(id, 10), keys.ClaimCounterPatternOf(id)); err != nil {
+			return nil, err
 		}
 	}
-	return out, next, nil
+	return out, nil
 }
 
 // cursor reads one field of the reconciliation's cursors (0 when unset or unreadable).

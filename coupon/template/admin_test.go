@@ -23,7 +23,7 @@ var (
 	platform  = coupon.Actor{UserID: 9, Role: coupon.RolePlatform}
 )
 
-func newAdmin(t *testing.T, name string) (*Admin, *ent.Client, *redis.Client) {
+func newAdmin(t *testing.T, name string) (*Admin, *ent.Client, redis.UniversalClient) {
 	t.Helper()
 	db, _, _ := testutil.MySQL(t, "template_admin_"+name)
 	rdb := testutil.Redis(t, "template")

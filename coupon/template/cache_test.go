@@ -26,7 +26,7 @@ type cacheEnv struct {
 	ctx   context.Context
 	dsn   string
 	db    *ent.Client
-	rdb   *redis.Client
+	rdb   redis.UniversalClient
 	cache *Cache
 	loads *atomic.Int64 // database loads of cache
 }

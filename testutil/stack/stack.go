@@ -36,7 +36,7 @@ type Stack struct {
 	Ctx   context.Context
 	DB    *ent.Client
 	SQL   *sql.DB // the same database, for statements ent does not make
-	Redis *redis.Client
+	Redis redis.UniversalClient
 }
 
 // Merchant is the merchant (shop 1001) that Template creates templates for.
