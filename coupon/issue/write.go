@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"coupond/coupon"
@@ -81,7 +80,7 @@ var ErrLateWrite = errors.New("issue: the reservation is too old to write agains
 // recognised and refusals decided.
 func Write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, budget int, opt WriteOptions) (Written, error) {
 	w, err := write(ctx, db, r, items, budget, opt, false)
-	if errors.Is(err, errReadWhole) || ent.IsConstraintError(err) {
+	if errors.Is(err, errReadWhole) || errors.Is(err, errUniqueKey) || ent.IsConstraintError(err) {
 		rereadTotal.Inc()
 		w, err = write(ctx, db, r, items, budget, opt, true)
 	}
@@ -272,26 +271,4 @@ func (s *seen) assignSlots(items []Item) (slotted []Item, refused []Refusal) {
 		slotted = append(slotted, it)
 	}
 	return slotted, refused
-}
-
-// maxRowsPerInsert keeps one INSERT under MySQL's 65,535 placeholders.
-const maxRowsPerInsert = 2000
-
-// insertCoupons inserts the items' coupons, carrying header, in multi-row INSERTs of up to
-// maxRowsPerInsert, recording them in w.
-func insertCoupons(ctx context.Context, tx *ent.Tx, header int64, items []Item, w *Written) error {
-	for chunk := range slices.Chunk(items, maxRowsPerInsert) {
-		builders := make([]*ent.UserCouponCreate, len(chunk))
-		for i, it := range chunk {
-			builders[i] = Create(tx, it.Coupon).SetStockBatchID(header)
-		}
-		inserted, err := tx.UserCoupon.CreateBulk(builders...).Save(ctx)
-		if err != nil {
-			return fmt.Errorf("insert coupons: %w", err)
-		}
-		w.Issued = append(w.Issued, inserted...)
-		w.Inserted += len(inserted)
-		w.Carried += len(inserted)
-	}
-	return nil
 }

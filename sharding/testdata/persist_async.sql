@@ -20,7 +20,7 @@ BEGIN;
 SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (11) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (11) AND `redemption_failure`.`redemption_id` IN ('s');
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (11) AND `user_coupon_archive`.`template_id` = 4242424242424;
-INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 11, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES (4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',11,4242424242424,'4242424242424-4242424242424',1,'CLAIM','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00','req-11',4242424242424);
 COMMIT;
 
 -- tx
@@ -28,7 +28,7 @@ BEGIN;
 SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (12, 13) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (12, 13) AND `redemption_failure`.`redemption_id` IN ('s', 's');
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (12, 13) AND `user_coupon_archive`.`template_id` = 4242424242424;
-INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 12, '2026-01-01 00:00:00', '2026-01-01 00:00:00'), ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 13, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES (4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',12,4242424242424,'4242424242424-4242424242424',1,'CLAIM','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00','req-12',4242424242424),(4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',13,4242424242424,'4242424242424-4242424242424',1,'CLAIM','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00','req-13',4242424242424);
 COMMIT;
 
 -- tx
@@ -36,7 +36,7 @@ BEGIN;
 SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (14) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (14) AND `redemption_failure`.`redemption_id` IN ('s');
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (14) AND `user_coupon_archive`.`template_id` = 4242424242424;
-INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 14, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES (4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',14,4242424242424,'4242424242424-4242424242424',1,'CLAIM','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00','req-14',4242424242424);
 COMMIT;
 
 -- tx
@@ -44,7 +44,7 @@ BEGIN;
 SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (15, 16) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (15, 16) AND `redemption_failure`.`redemption_id` IN ('s', 's');
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (15, 16) AND `user_coupon_archive`.`template_id` = 4242424242424;
-INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 15, '2026-01-01 00:00:00', '2026-01-01 00:00:00'), ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 16, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES (4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',15,4242424242424,'4242424242424-4242424242424',1,'CLAIM','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00','req-15',4242424242424),(4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',16,4242424242424,'4242424242424-4242424242424',1,'CLAIM','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00','req-16',4242424242424);
 COMMIT;
 
 -- tx
@@ -52,7 +52,7 @@ BEGIN;
 SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (17) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (17) AND `redemption_failure`.`redemption_id` IN ('s');
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (17) AND `user_coupon_archive`.`template_id` = 4242424242424;
-INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 17, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES (4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',17,4242424242424,'4242424242424-4242424242424',1,'CLAIM','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00','req-17',4242424242424);
 COMMIT;
 
 -- tx
@@ -60,5 +60,5 @@ BEGIN;
 SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (18) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `redemption_failure`.`id`, `redemption_failure`.`redemption_id`, `redemption_failure`.`reason`, `redemption_failure`.`duplicate_of` FROM `redemption_failure` WHERE `redemption_failure`.`user_id` IN (18) AND `redemption_failure`.`redemption_id` IN ('s');
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (18) AND `user_coupon_archive`.`template_id` = 4242424242424;
-INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `request_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 's', 'CLAIM', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 18, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES (4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',18,4242424242424,'4242424242424-4242424242424',1,'CLAIM','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00','req-18',4242424242424);
 COMMIT;
