@@ -17,33 +17,46 @@ type page struct {
 	batches []*ent.StockBatch // SETTLED headers whose used is checked against the coupons carrying them
 }
 
+// holdersFirstQuery is how many headers holders reads in its first query; each next query reads
+// twice as many. A distribution header lists up to a batch of users (5,000 by default), so the
+// first query alone fills a page, while a page of sync claims' small headers takes a few queries:
+// reading limit headers at once decoded up to limit distribution lists (hundreds of MB in a
+// worker, for a page of limit users).
+const holdersFirstQuery = 8
+
 // holders returns the page of template id's stock batch headers with seq above after: up to limit
 // of the users they list (template-keyed: the headers name the users their units went to, so
 // nothing reads the coupons by template) and the settled headers among them, and the cursor of
-// the next page (0 when this page reached the end).
+// the next page (0 when this page reached the end). It reads the headers in seq order, in queries
+// of holdersFirstQuery headers and then twice as many each time, until the page is full.
 func (r *Reconciler) holders(ctx context.Context, id, after int64, limit int) (page, int64, error) {
 	var pg page
-	hs, err := r.db.StockBatch.Query().Where(stockbatch.TemplateID(id), stockbatch.SeqGT(after)).
-		Order(stockbatch.BySeq()).Limit(limit).All(ctx)
-	if err != nil {
-		return pg, 0, fmt.Errorf("holders of %d: %w", id, err)
-	}
 	seen := map[int64]bool{}
-	for _, h := range hs {
-		if h.State == stockbatch.StateSETTLED {
-			pg.batches = append(pg.batches, h)
+	for n := holdersFirstQuery; ; n = min(2*n, max(limit, holdersFirstQuery)) {
+		hs, err := r.db.StockBatch.Query().Where(stockbatch.TemplateID(id), stockbatch.SeqGT(after)).
+			Order(stockbatch.BySeq()).Limit(n).All(ctx)
+		if err != nil {
+			return pg, 0, fmt.Errorf("holders of %d: %w", id, err)
 		}
-		for _, it := range h.Items {
-			if !seen[it.User] {
-				seen[it.User] = true
-				pg.users = append(pg.users, it.User)
+		for _, h := range hs {
+			if h.State == stockbatch.StateSETTLED {
+				pg.batches = append(pg.batches, h)
+			}
+			for _, it := range h.Items {
+				if !seen[it.User] {
+					seen[it.User] = true
+					pg.users = append(pg.users, it.User)
+				}
+			}
+			if len(pg.users) >= limit {
+				return pg, h.Seq, nil
 			}
 		}
-		if len(pg.users) >= limit {
-			return pg, h.Seq, nil
+		if len(hs) < n {
+			return pg, 0, nil
 		}
+		after = hs[len(hs)-1].Seq
 	}
-	return pg, 0, nil
 }
 
 // scanCounters runs one SCAN call (COUNT ScanCount) over the claim hashes from cursor, and returns
