@@ -229,7 +229,7 @@ func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, pri
 // split returns the items the database has not seen, and records in w those it has: their coupons
 // as issued, their earlier refusals as refused.
 func (s *seen) split(items []Item, w *Written) []Item {
-	var fresh []Item
+	fresh := make([]Item, 0, len(items)) // most are: one allocation, not a doubling per append
 	for _, it := range items {
 		f, refused := s.prior[it.RedemptionID]
 		switch {
@@ -250,6 +250,7 @@ func (s *seen) split(items []Item, w *Written) []Item {
 // the user holds (or of an earlier item of the group) is refused as a duplicate of it; items with
 // no free slot are refused (LIMIT_REACHED).
 func (s *seen) assignSlots(items []Item) (slotted []Item, refused []Refusal) {
+	slotted = make([]Item, 0, len(items))
 	for _, it := range items {
 		if first, dup := s.byReq[reqKey{it.UserID, it.RequestID}]; dup && it.RequestID != "" {
 			refused = append(refused, Refusal{Item: it, Reason: coupon.ReasonDuplicateRequest, DuplicateOf: first})
