@@ -54,11 +54,11 @@ for i = 3, #ARGV do
     code = 4
   elseif stock - taken <= 0 then
     code = 1
-  elseif (tonumber(redis.call('HGET', key, 'n')) or 0) >= limit then
+  elseif redis.call('HINCRBY', key, 'n', 1) > limit then
+    redis.call('HINCRBY', key, 'n', -1) -- back to what it was: the user holds limit already
     code = 2
   else
     taken = taken + 1
-    redis.call('HINCRBY', key, 'n', 1)
     rc = redis.call('HINCRBY', key, 'seq', 1)
     redis.call('EXPIREAT', key, expireAt)
   end

@@ -42,13 +42,17 @@ func (s *Slots) Pick(user int64, want int) int {
 	return rc
 }
 
+// archivedUsersPerQuery is the users ArchivedSlots asks about in one query: a distribution batch
+// (5,000 rows by default) in one round trip, as T2 reads the same users' coupons in one.
+const archivedUsersPerQuery = 5000
+
 // ArchivedSlots returns the user id and receive_count of the users' coupons of the template that
 // the archive job moved to user_coupon_archive. They still hold their slots: limitPerPerson counts
 // every coupon a user was ever issued, so callers that read slots or counts from user_coupon Take
-// these too.
+// these too. It reads up to archivedUsersPerQuery users per query.
 func ArchivedSlots(ctx context.Context, archive *ent.UserCouponArchiveClient, templateID int64, users []int64) ([]*ent.UserCouponArchive, error) {
 	var out []*ent.UserCouponArchive
-	for chunk := range slices.Chunk(users, 500) {
+	for chunk := range slices.Chunk(users, archivedUsersPerQuery) {
 		rows, err := archive.Query().Where(usercouponarchive.UserIDIn(chunk...), usercouponarchive.TemplateID(templateID)).
 			Select(usercouponarchive.FieldUserID, usercouponarchive.FieldReceiveCount).All(ctx)
 		if err != nil {

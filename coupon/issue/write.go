@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"coupond/coupon"
 	"coupond/ent"
@@ -70,7 +69,7 @@ type WriteOptions struct {
 // recognised and refusals decided.
 func Write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, budget int, opt WriteOptions) (Written, error) {
 	w, err := write(ctx, db, r, items, budget, opt, false)
-	if errors.Is(err, errReadWhole) || ent.IsConstraintError(err) {
+	if errors.Is(err, errReadWhole) || errors.Is(err, errUniqueKey) || ent.IsConstraintError(err) {
 		rereadTotal.Inc()
 		w, err = write(ctx, db, r, items, budget, opt, true)
 	}
@@ -219,7 +218,7 @@ func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, pri
 // split returns the items the database has not seen, and records in w those it has: their coupons
 // as issued, their earlier refusals as refused.
 func (s *seen) split(items []Item, w *Written) []Item {
-	var fresh []Item
+	fresh := make([]Item, 0, len(items)) // most are: one allocation, not a doubling per append
 	for _, it := range items {
 		f, refused := s.prior[it.RedemptionID]
 		switch {
@@ -240,6 +239,7 @@ func (s *seen) split(items []Item, w *Written) []Item {
 // the user holds (or of an earlier item of the group) is refused as a duplicate of it; items with
 // no free slot are refused (LIMIT_REACHED).
 func (s *seen) assignSlots(items []Item) (slotted []Item, refused []Refusal) {
+	slotted = make([]Item, 0, len(items))
 	for _, it := range items {
 		if first, dup := s.byReq[reqKey{it.UserID, it.RequestID}]; dup && it.RequestID != "" {
 			refused = append(refused, Refusal{Item: it, Reason: coupon.ReasonDuplicateRequest, DuplicateOf: first})
@@ -261,26 +261,4 @@ func (s *seen) assignSlots(items []Item) (slotted []Item, refused []Refusal) {
 		slotted = append(slotted, it)
 	}
 	return slotted, refused
-}
-
-// maxRowsPerInsert keeps one INSERT under MySQL's 65,535 placeholders.
-const maxRowsPerInsert = 2000
-
-// insertCoupons inserts the items' coupons, carrying header, in multi-row INSERTs of up to
-// maxRowsPerInsert, recording them in w.
-func insertCoupons(ctx context.Context, tx *ent.Tx, header int64, items []Item, w *Written) error {
-	for chunk := range slices.Chunk(items, maxRowsPerInsert) {
-		builders := make([]*ent.UserCouponCreate, len(chunk))
-		for i, it := range chunk {
-			builders[i] = Create(tx, it.Coupon).SetStockBatchID(header)
-		}
-		inserted, err := tx.UserCoupon.CreateBulk(builders...).Save(ctx)
-		if err != nil {
-			return fmt.Errorf("insert coupons: %w", err)
-		}
-		w.Issued = append(w.Issued, inserted...)
-		w.Inserted += len(inserted)
-		w.Carried += len(inserted)
-	}
-	return nil
 }

@@ -52,42 +52,42 @@ COMMIT;
 BEGIN;
 SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (11) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (11) AND `user_coupon_archive`.`template_id` = 4242424242424;
-INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 'DISTRIBUTION', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 11, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES (4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',11,4242424242424,'d4242424242424-2',1,'DISTRIBUTION','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00',NULL,4242424242424);
 COMMIT;
 
 -- tx
 BEGIN;
 SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (12, 13) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (12, 13) AND `user_coupon_archive`.`template_id` = 4242424242424;
-INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 'DISTRIBUTION', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 12, '2026-01-01 00:00:00', '2026-01-01 00:00:00'), ('2026-01-01 00:00:00', 4242424242424, 1, 's', 'DISTRIBUTION', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 13, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES (4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',12,4242424242424,'d4242424242424-3',1,'DISTRIBUTION','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00',NULL,4242424242424),(4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',13,4242424242424,'d4242424242424-4',1,'DISTRIBUTION','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00',NULL,4242424242424);
 COMMIT;
 
 -- tx
 BEGIN;
 SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (14, 99) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (14, 99) AND `user_coupon_archive`.`template_id` = 4242424242424;
-INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 'DISTRIBUTION', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 14, '2026-01-01 00:00:00', '2026-01-01 00:00:00'), ('2026-01-01 00:00:00', 4242424242424, 1, 's', 'DISTRIBUTION', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 99, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES (4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',14,4242424242424,'d4242424242424-5',1,'DISTRIBUTION','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00',NULL,4242424242424),(4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',99,4242424242424,'d4242424242424-11',1,'DISTRIBUTION','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00',NULL,4242424242424);
 COMMIT;
 
 -- tx
 BEGIN;
 SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (15, 16) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (15, 16) AND `user_coupon_archive`.`template_id` = 4242424242424;
-INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 'DISTRIBUTION', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 15, '2026-01-01 00:00:00', '2026-01-01 00:00:00'), ('2026-01-01 00:00:00', 4242424242424, 1, 's', 'DISTRIBUTION', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 16, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES (4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',15,4242424242424,'d4242424242424-6',1,'DISTRIBUTION','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00',NULL,4242424242424),(4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',16,4242424242424,'d4242424242424-7',1,'DISTRIBUTION','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00',NULL,4242424242424);
 COMMIT;
 
 -- tx
 BEGIN;
 SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (17) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (17) AND `user_coupon_archive`.`template_id` = 4242424242424;
-INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 'DISTRIBUTION', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 17, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES (4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',17,4242424242424,'d4242424242424-8',1,'DISTRIBUTION','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00',NULL,4242424242424);
 COMMIT;
 
 -- tx
 BEGIN;
 SELECT `user_coupon`.`id`, `user_coupon`.`user_id`, `user_coupon`.`receive_count` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (18) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (18) AND `user_coupon_archive`.`template_id` = 4242424242424;
-INSERT INTO `user_coupon` (`created_at`, `id`, `receive_count`, `redemption_id`, `source`, `status`, `stock_batch_id`, `template_id`, `updated_at`, `user_id`, `valid_end_time`, `valid_start_time`) VALUES ('2026-01-01 00:00:00', 4242424242424, 1, 's', 'DISTRIBUTION', 'UNUSED', 4242424242424, 4242424242424, '2026-01-01 00:00:00', 18, '2026-01-01 00:00:00', '2026-01-01 00:00:00');
+INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, `receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES (4242424242424,'2026-01-01 00:00:00','2026-01-01 00:00:00',18,4242424242424,'d4242424242424-9',1,'DISTRIBUTION','UNUSED','2026-01-01 00:00:00','2026-01-01 00:00:00',NULL,4242424242424);
 COMMIT;
 
 -- tx

@@ -226,7 +226,7 @@ const (
 var (
 	enumLike    = regexp.MustCompile(`^[A-Z][A-Z_]{0,31}$`) // and not a coupon code (16 letters)
 	shortNumber = regexp.MustCompile(`^-?[0-9]{1,9}(\.[0-9]+)?$`)
-	bigInt      = regexp.MustCompile(`\b[0-9]{13,}\b`)
+	bigInt      = regexp.MustCompile(`[0-9]{13,}`) // also within a literal: a distribution row's redemption id d<task>-<row>
 	timeLit     = regexp.MustCompile(`'[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9:.]+'`)
 )
 
