@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,14 +30,13 @@ import (
 )
 
 // columns are the user_coupon columns a distributed coupon is written with.
-var columns = []string{"id", "created_at", "updated_at", "user_id", "template_id", "redemption_id", "code",
+var columns = []string{"id", "created_at", "updated_at", "user_id", "template_id", "redemption_id",
 	"receive_count", "source", "status", "valid_start_time", "valid_end_time", "request_id"}
 
 // coupon is one row of user_coupon as distribution writes it.
 type coupon struct {
 	id, user    int64
 	redemption  string
-	code        string
 	at, validTo string
 }
 
@@ -75,7 +73,7 @@ func main() {
 	at, validTo := now.Format("2006-01-02 15:04:05.000"), now.Add(30*24*time.Hour).Format("2006-01-02 15:04:05.000")
 	for i := range data {
 		data[i] = coupon{id: idgen.Next(), user: 10_000_001 + int64(i), redemption: "d1-" + strconv.Itoa(i+2),
-			code: randomCode(), at: at, validTo: validTo}
+			at: at, validTo: validTo}
 	}
 
 	type method struct {
@@ -146,7 +144,7 @@ func insertRows(tx *sql.Tx, table string, rows []coupon) error {
 			q.WriteString(", ")
 		}
 		q.WriteString(one)
-		args = append(args, c.id, c.at, c.at, c.user, 1, c.redemption, c.code, 1, "DISTRIBUTION", "UNUSED", c.at, c.validTo, nil)
+		args = append(args, c.id, c.at, c.at, c.user, 1, c.redemption, 1, "DISTRIBUTION", "UNUSED", c.at, c.validTo, nil)
 	}
 	_, err := tx.Exec(q.String(), args...)
 	return err
@@ -158,7 +156,7 @@ func loadRows(tx *sql.Tx, table string, rows []coupon) error {
 	go func() {
 		w := loaddata.NewWriter(pw)
 		for _, c := range rows {
-			if err := w.Row(c.id, c.at, c.at, c.user, int64(1), c.redemption, c.code, 1, "DISTRIBUTION", "UNUSED", c.at, c.validTo, loaddata.Null); err != nil {
+			if err := w.Row(c.id, c.at, c.at, c.user, int64(1), c.redemption, 1, "DISTRIBUTION", "UNUSED", c.at, c.validTo, loaddata.Null); err != nil {
 				pw.CloseWithError(err)
 				return
 			}
@@ -209,8 +207,8 @@ func startProbe(db *sql.DB, table string, pause time.Duration) *probe {
 			}
 			at := time.Now().UTC().Format("2006-01-02 15:04:05.000")
 			t0 := time.Now()
-			_, err := db.Exec("INSERT INTO `"+table+"` (`"+strings.Join(columns, "`, `")+"`) VALUES (?, ?, ?, ?, 2, ?, ?, 1, 'CLAIM', 'UNUSED', ?, ?, NULL)",
-				-i, at, at, 90_000_000+i, "probe-"+strconv.FormatInt(i, 10), randomCode(), at, at)
+			_, err := db.Exec("INSERT INTO `"+table+"` (`"+strings.Join(columns, "`, `")+"`) VALUES (?, ?, ?, ?, 2, ?, 1, 'CLAIM', 'UNUSED', ?, ?, NULL)",
+				-i, at, at, 90_000_000+i, "probe-"+strconv.FormatInt(i, 10), at, at)
 			check(err)
 			p.lat = append(p.lat, time.Since(t0))
 		}
@@ -230,16 +228,6 @@ func (p *probe) stop() string {
 		return float64(p.lat[min(len(p.lat)-1, int(float64(len(p.lat))*f))].Microseconds()) / 1000
 	}
 	return fmt.Sprintf("%.1f / %.1f / %.1f ms (%d)", q(0.5), q(0.99), float64(p.lat[len(p.lat)-1].Microseconds())/1000, len(p.lat))
-}
-
-// randomCode is a 16-character code like coupond's (random: unique in practice).
-func randomCode() string {
-	const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-	b := make([]byte, 16)
-	for i := range b {
-		b[i] = alphabet[rand.IntN(len(alphabet))]
-	}
-	return string(b)
 }
 
 func yesNo(b bool) string {
