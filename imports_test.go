@@ -64,13 +64,14 @@ var importRules = map[string][]string{
 	"testutil":                {"coupon/keys", "ent/...", "migrations", "store"},
 	"testutil/stack":          {"coupon/...", "ent/...", "jobs", "services", "testutil"},
 	"testutil/sqlcapture":     {},
-	"bench/archive":           {"coupon/...", "ent/...", "jobs", "migrations", "services", "store"},
-	"bench/checkout":          {"auth", "coupon/...", "ent/...", "graph", "idgen", "jobs", "migrations", "services", "store"},
+	"bench/archive":           {"bench/internal/benchenv", "coupon/...", "ent/...", "jobs", "services", "store"},
+	"bench/checkout":          {"auth", "bench/internal/benchenv", "coupon/...", "ent/...", "graph", "idgen", "jobs", "services", "store"},
 	"bench/distribution":      {"auth", "bench/internal/loaddata", "coupon"},
 	"bench/insertsize":        {"bench/internal/loaddata", "idgen", "migrations"},
+	"bench/internal/benchenv": {"migrations"},
 	"bench/internal/loaddata": {},
 	"bench/loadgen":           {"auth", "coupon"},
-	"bench/reconcile":         {"coupon/...", "ent/...", "jobs", "migrations", "services", "store"},
+	"bench/reconcile":         {"bench/internal/benchenv", "coupon/...", "ent/...", "jobs", "services", "store"},
 	"bench/mariadb-settings":  {"migrations"},
 	"chaos":                   nil, // drives the built binary only
 }

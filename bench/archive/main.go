@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"coupond/bench/internal/benchenv"
 	"coupond/coupon"
 	"coupond/coupon/archive"
 	"coupond/coupon/claim"
@@ -30,24 +31,15 @@ import (
 	"coupond/coupon/template"
 	"coupond/ent/coupontemplate"
 	"coupond/jobs"
-	"coupond/migrations"
 	"coupond/services"
 	"coupond/store"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 	"github.com/shopspring/decimal"
 )
 
 const dbName = "coupond_bench_archive"
-
-func env(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
 
 type latency struct {
 	Claims    int64   `json:"claims"`
@@ -79,8 +71,8 @@ type report struct {
 }
 
 func main() {
-	server := flag.String("mysql", env("COUPON_TEST_MYSQL", "root@tcp(127.0.0.1:3306)/"), "MySQL server DSN without a database")
-	redisAddr := flag.String("redis", env("COUPON_TEST_REDIS", "127.0.0.1:6379"), "Redis address (data DB 0, queue DB 1)")
+	server := flag.String("mysql", benchenv.Env("COUPON_TEST_MYSQL", "root@tcp(127.0.0.1:3306)/"), "MySQL server DSN without a database")
+	redisAddr := flag.String("redis", benchenv.Env("COUPON_TEST_REDIS", "127.0.0.1:6379"), "Redis address (data DB 0, queue DB 1)")
 	rows := flag.Int("rows", 1<<20, "coupons seeded in user_coupon (rounded up to a power of two of 1024)")
 	expired := flag.Float64("expired", 0.8, "share of the seeded coupons EXPIRED long ago (due for the archive)")
 	workers := flag.Int("workers", 16, "concurrent claimers")
@@ -92,18 +84,8 @@ func main() {
 	keys.SetNamespace("bench_archive:")
 	ctx := context.Background()
 
-	cfg, err := mysql.ParseDSN(*server)
+	dsn, err := benchenv.FreshDatabase(*server, dbName)
 	must(err)
-	admin, err := sql.Open("mysql", cfg.FormatDSN())
-	must(err)
-	for _, q := range []string{"DROP DATABASE IF EXISTS `" + dbName + "`", "CREATE DATABASE `" + dbName + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"} {
-		_, err := admin.Exec(q)
-		must(err)
-	}
-	admin.Close()
-	cfg.DBName = dbName
-	dsn := cfg.FormatDSN()
-	must(migrations.Apply(dsn))
 	db, sqlDB, err := store.OpenMySQL(dsn, *workers+8)
 	must(err)
 	defer db.Close()
@@ -132,7 +114,7 @@ func main() {
 	must(err)
 	c := &claimer{r: svc.Redeemer, tpl: tpl.ID}
 
-	rep.LoadAvgBefore = loadAvg()
+	rep.LoadAvgBefore = benchenv.LoadAvg()
 	log.Printf("claims without the archive for %s (load average %s)", *duration, rep.LoadAvgBefore)
 	rep.Baseline = c.run(*workers, func() { time.Sleep(*duration) })
 
@@ -148,7 +130,7 @@ func main() {
 	must(archErr)
 	rep.Moved, rep.Batches, rep.ArchiveSecs = res.Moved, res.Batches, archSecs
 	rep.RowsPerSec = float64(res.Moved) / archSecs
-	rep.LoadAvgAfter = loadAvg()
+	rep.LoadAvgAfter = benchenv.LoadAvg()
 
 	var hot, cold, both int
 	must(sqlDB.QueryRow("SELECT COUNT(*) FROM user_coupon").Scan(&hot))
@@ -279,18 +261,6 @@ func (c *claimer) run(workers int, during func()) latency {
 		l.FirstErr = s
 	}
 	return l
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	s := string(b)
-	if len(s) > 14 {
-		s = s[:14]
-	}
-	return s
 }
 
 func must(err error) {

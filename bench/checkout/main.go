@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"coupond/auth"
+	"coupond/bench/internal/benchenv"
 	"coupond/coupon"
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
@@ -45,11 +46,9 @@ import (
 	"coupond/graph"
 	"coupond/idgen"
 	"coupond/jobs"
-	"coupond/migrations"
 	"coupond/services"
 	"coupond/store"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 	"github.com/shopspring/decimal"
@@ -59,8 +58,8 @@ import (
 var dbName = "coupond_bench_checkout"
 
 func main() {
-	mysqlServer := flag.String("mysql", env("COUPON_TEST_MYSQL", "root@tcp(127.0.0.1:3306)/"), "MySQL server DSN without a database")
-	redisAddr := flag.String("redis", env("COUPON_TEST_REDIS", "127.0.0.1:6379"), "Redis address (data DB 0, queue DB 1)")
+	mysqlServer := flag.String("mysql", benchenv.Env("COUPON_TEST_MYSQL", "root@tcp(127.0.0.1:3306)/"), "MySQL server DSN without a database")
+	redisAddr := flag.String("redis", benchenv.Env("COUPON_TEST_REDIS", "127.0.0.1:6379"), "Redis address (data DB 0, queue DB 1)")
 	users := flag.Int("users", 64, "concurrent users")
 	duration := flag.Duration("duration", 10*time.Second, "length of each phase")
 	perUser := flag.Int("coupons", 0, "coupons per user and phase (0: enough for 2000 pairs/s)")
@@ -197,23 +196,8 @@ type bench struct {
 }
 
 func setup(server, redisAddr string, users int) (*bench, error) {
-	cfg, err := mysql.ParseDSN(server)
+	dsn, err := benchenv.FreshDatabase(server, dbName)
 	if err != nil {
-		return nil, err
-	}
-	admin, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		return nil, err
-	}
-	for _, q := range []string{"DROP DATABASE IF EXISTS `" + dbName + "`", "CREATE DATABASE `" + dbName + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"} {
-		if _, err := admin.Exec(q); err != nil {
-			return nil, fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	admin.Close()
-	cfg.DBName = dbName
-	dsn := cfg.FormatDSN()
-	if err := migrations.Apply(dsn); err != nil {
 		return nil, err
 	}
 	db, sqlDB, err := store.OpenMySQL(dsn, users)
@@ -548,11 +532,4 @@ func (b *bench) post(token, query string, vars map[string]any, into any) error {
 	}
 	defer resp.Body.Close()
 	return json.NewDecoder(resp.Body).Decode(into)
-}
-
-func env(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
 }

@@ -32,6 +32,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"coupond/bench/internal/benchenv"
 	"coupond/coupon"
 	"coupond/coupon/claim"
 	"coupond/coupon/keys"
@@ -40,11 +41,9 @@ import (
 	"coupond/ent/coupontemplate"
 	"coupond/ent/schematype"
 	"coupond/jobs"
-	"coupond/migrations"
 	"coupond/services"
 	"coupond/store"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 	"github.com/shopspring/decimal"
@@ -56,13 +55,6 @@ const (
 	saleUsers = int64(5_000_000_000) // the sale's users, one claim each
 	perUser   = 4
 )
-
-func env(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
 
 // burst is one sale burst and its drain.
 type burst struct {
@@ -91,8 +83,8 @@ type report struct {
 }
 
 func main() {
-	server := flag.String("mysql", env("COUPON_TEST_MYSQL", "root@tcp(127.0.0.1:3306)/"), "MySQL server DSN without a database")
-	redisAddr := flag.String("redis", env("COUPON_TEST_REDIS", "127.0.0.1:6379"), "Redis address (data DB 0, queue DB 1)")
+	server := flag.String("mysql", benchenv.Env("COUPON_TEST_MYSQL", "root@tcp(127.0.0.1:3306)/"), "MySQL server DSN without a database")
+	redisAddr := flag.String("redis", benchenv.Env("COUPON_TEST_REDIS", "127.0.0.1:6379"), "Redis address (data DB 0, queue DB 1)")
 	rows := flag.Int("rows", 1_000_000, "coupons the template holds before the sale (a multiple of -batch)")
 	batch := flag.Int("batch", 5000, "items per seeded stock batch header (a distribution batch's size)")
 	workers := flag.Int("workers", 64, "concurrent claimers")
@@ -105,18 +97,8 @@ func main() {
 	keys.SetNamespace("bench_reconcile:")
 	ctx := context.Background()
 
-	cfg, err := mysql.ParseDSN(*server)
+	dsn, err := benchenv.FreshDatabase(*server, dbName)
 	must(err)
-	admin, err := sql.Open("mysql", cfg.FormatDSN())
-	must(err)
-	for _, q := range []string{"DROP DATABASE IF EXISTS `" + dbName + "`", "CREATE DATABASE `" + dbName + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"} {
-		_, err := admin.Exec(q)
-		must(err)
-	}
-	admin.Close()
-	cfg.DBName = dbName
-	dsn := cfg.FormatDSN()
-	must(migrations.Apply(dsn))
 	db, sqlDB, err := store.OpenMySQL(dsn, *workers+8)
 	must(err)
 	defer db.Close()
@@ -149,12 +131,12 @@ func main() {
 	}
 
 	s := &sale{svc: svc, db: sqlDB, tpl: tpl.ID, issued: int64(*rows)}
-	rep.LoadAvgBefore = loadAvg()
+	rep.LoadAvgBefore = benchenv.LoadAvg()
 	log.Printf("burst without reconciliation (load average %s)", rep.LoadAvgBefore)
 	rep.Without = s.run(*workers, *duration, nil)
 	log.Printf("burst with reconciliations back to back")
 	rep.With = s.run(*workers, *duration, func() (*reconcile.Report, error) { return rec.Check(ctx, platform, tpl.ID) })
-	rep.LoadAvgAfter = loadAvg()
+	rep.LoadAvgAfter = benchenv.LoadAvg()
 	last, err := rec.Check(ctx, platform, tpl.ID)
 	must(err)
 	rep.FinalBalanced = last.Balanced
@@ -342,18 +324,6 @@ func unlinkNamespace(ctx context.Context, rdb *redis.Client) {
 	for iter.Next(ctx) {
 		rdb.Unlink(ctx, iter.Val())
 	}
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	s := string(b)
-	if len(s) > 14 {
-		s = s[:14]
-	}
-	return s
 }
 
 func must(err error) {
