@@ -89,7 +89,7 @@ func (s *Stack) StartWorker(t testing.TB) {
 	srv := asynq.NewServer(testutil.QueueOpt(), asynq.Config{
 		Concurrency: 4, Queues: jobs.Queues(), Logger: quiet{}, LogLevel: asynq.FatalLevel,
 		IsFailure: jobs.IsFailure, RetryDelayFunc: jobs.RetryDelay, ShutdownTimeout: 5 * time.Second,
-		DelayedTaskCheckInterval: jobs.DelayedTaskCheck, TaskCheckInterval: jobs.TaskCheck,
+		DelayedTaskCheckInterval: jobs.DelayedTaskCheck,
 	})
 	if err := srv.Start(s.Mux()); err != nil {
 		t.Fatal(err)
