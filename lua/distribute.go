@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -26,10 +27,6 @@ const (
 	// DistributeReplayed means the journal already held this batch: its stored outcomes came
 	// back and nothing was deducted again.
 	DistributeReplayed DistributeStatus = 1
-	// DistributeOtherBatch means the journal holds another batch of the task: finish that
-	// batch's after-commit work first.
-	// Nothing was written.
-	DistributeOtherBatch DistributeStatus = 2
 	// DistributeCacheMissing means the template hash is missing or incomplete: reload the cache
 	// and call again. Nothing was written.
 	DistributeCacheMissing DistributeStatus = 6
@@ -62,14 +59,14 @@ type DistributeOutcome struct {
 // coupon/keys: Template, DistributionJournal, ClaimCounter).
 type DistributeKeys struct {
 	Template string                    // the template cache hash
-	Journal  string                    // the task's batch journal
-	Journals string                    // the template's set of journals in flight
+	Journal  string                    // the task's journals (a hash by batch start)
+	Journals string                    // the template's set of journal hashes with batches in flight
 	Claims   func(userID int64) string // a user's claim hash
 }
 
 // Distribute runs distribute.lua for one batch: in one atomic round trip it deducts stock and
 // checks and raises each row's user counter (the claim script's hash and sequence) and journals
-// the outcome under k.Journal, keyed by start; or, when the journal already holds start, returns
+// the outcome in k.Journal under start; or, when the hash already holds start, returns
 // the stored outcomes without deducting again. out[i] belongs to rows[i] when status is
 // DistributeDeducted or DistributeReplayed; no user may appear twice in rows.
 func Distribute(ctx context.Context, rdb redis.Scripter, k DistributeKeys, start int, now time.Time, rows []DistributeRow) (DistributeStatus, []DistributeOutcome, error) {
@@ -120,9 +117,10 @@ type Journal struct {
 	Rows  []JournalRow
 }
 
-// ReadJournal returns the journal at key, or nil when there is none.
-func ReadJournal(ctx context.Context, rdb redis.Cmdable, key string) (*Journal, error) {
-	raw, err := rdb.Get(ctx, key).Bytes()
+// ReadJournal returns the journal of the batch following start in the task's hash at key, or nil
+// when there is none.
+func ReadJournal(ctx context.Context, rdb redis.Cmdable, key string, start int) (*Journal, error) {
+	raw, err := rdb.HGet(ctx, key, strconv.Itoa(start)).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}
@@ -130,6 +128,35 @@ func ReadJournal(ctx context.Context, rdb redis.Cmdable, key string) (*Journal, 
 		return nil, err
 	}
 	return ParseJournal(key, raw)
+}
+
+// ReadJournals returns the journals of every batch in flight in the task's hash at key, ordered by
+// start (none: an empty slice).
+func ReadJournals(ctx context.Context, rdb redis.Cmdable, key string) ([]*Journal, error) {
+	vals, err := rdb.HVals(ctx, key).Result()
+	if err != nil {
+		return nil, err
+	}
+	raw := make([]any, len(vals))
+	for i, v := range vals {
+		raw[i] = v
+	}
+	return parseJournals(key, raw)
+}
+
+// parseJournals parses the journals vals (strings) of the hash at key, ordered by start.
+func parseJournals(key string, vals []any) ([]*Journal, error) {
+	out := make([]*Journal, 0, len(vals))
+	for _, v := range vals {
+		str, _ := v.(string)
+		j, err := ParseJournal(key, []byte(str))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	slices.SortFunc(out, func(a, b *Journal) int { return a.Start - b.Start })
+	return out, nil
 }
 
 // ParseJournal reads the journal raw that was stored at key (key only names it in errors).
@@ -163,18 +190,18 @@ func ParseJournal(key string, raw []byte) (*Journal, error) {
 // AfterCommitKeys are the keys of one batch's after-commit script (the template's hash tag on all of them).
 type AfterCommitKeys struct {
 	Template string   // the template cache hash
-	Journal  string   // the task's batch journal
+	Journal  string   // the task's journals (a hash by batch start)
 	Stats    string   // the stats hash of the batch's created_at day (coupon/keys DailyStats)
 	Refused  []string // claim hashes of the users the journal accepted and MySQL refused
-	Journals string   // the template's set of journals in flight
+	Journals string   // the template's set of journal hashes with batches in flight
 }
 
-// DistributeAfterCommit runs distribute_after_commit.lua: when the journal still holds the batch of start,
-// it deletes it (and its entry in k.Journals), gives giveBack units back to the cached stock
+// DistributeAfterCommit runs distribute_after_commit.lua: when k.Journal still holds the batch of
+// start, it deletes that journal (and the hash's entry in k.Journals when it was its last), gives giveBack units back to the cached stock
 // (complete hash only) or, on drift (MySQL refused rows for want of stock Redis had shown),
 // deletes the template hash for an exact rebuild, lowers each refused user's counter by one and
 // adds issued to the day's "issued_distribution" counter, atomically, and reports done=true. A repeat (the
-// journal gone or holding another batch) changes nothing.
+// batch's journal gone) changes nothing.
 func DistributeAfterCommit(ctx context.Context, rdb redis.Scripter, k AfterCommitKeys, start, giveBack, issued int, drift bool) (done bool, err error) {
 	keys := append(append([]string{k.Template, k.Journal, k.Stats}, k.Refused...), k.Journals)
 	flag := "0"

@@ -3,32 +3,30 @@
 -- and journal what was decided, in one atomic round trip.
 --
 -- KEYS[1]      template hash      {t<id>}:tpl        (fields data stock status end limit; the claim script's)
--- KEYS[2]      batch journal      {t<id>}:dist:<task>
+-- KEYS[2]      the task's journals {t<id>}:dist:<task> (a hash: field = a batch's start, value = its journal)
 -- KEYS[2+i]    row i's user claim hash {t<id>}:u:<user> (fields n, seq; the claim script's counter)
--- KEYS[3+n]    the template's set of journals in flight {t<id>}:dists (n rows; the journal's key is
---              added when it is written)
+-- KEYS[3+n]    the template's set of journal hashes with batches in flight {t<id>}:dists (n rows; the
+--              task's hash is added when a journal is written)
 -- ARGV[1]      the batch's start: the task's resume position the batch follows
 -- ARGV[2]      now, unix milliseconds
 -- ARGV[2+i]    row i: "<row number>:<user id>" (one user at most once per batch)
 --
 -- Returns an array {status, code_1, rc_1, code_2, rc_2, …} (never a bit-packed number, which overflows):
---   status: 0 deducted now, 1 replayed (the journal already held this batch: its stored outcome,
---           nothing deducted again), 2 OTHER_BATCH (the journal holds another batch: finish its
---           after-commit first; nothing written), 6 CACHE_MISSING (no complete template hash: nothing written,
---           never a Lua error; reload the cache and call again)
+--   status: 0 deducted now, 1 replayed (the hash already held this batch's journal: its stored
+--           outcome, nothing deducted again), 6 CACHE_MISSING (no complete template hash: nothing
+--           written, never a Lua error; reload the cache and call again)
 --   code_i: 0 OK, 1 OUT_OF_STOCK, 2 LIMIT_REACHED, 4 ENDED (template not ACTIVE or past its end)
 --   rc_i:   row i's receive_count (the user's seq + 1, the claim script's sequence, so claims and distribution share one 1-based count); 0 unless OK
 --
 -- Each OK row did, as an accepted claim does: stock -1, n +1, seq +1, the claim hash expiring at the
--- template's end (seconds). The journal is a JSON object {start, rows: [[row, user, code, rc], …]},
--- without TTL: distribute_after_commit.lua deletes it once the batch is committed. Its key is in the
--- template's set of journals until then (a cache rebuild counts the units it holds).
-local journal = redis.call('GET', KEYS[2])
+-- template's end (seconds). The journal is a JSON object {start, rows: [[row, user, code, rc], …]}
+-- in field ARGV[1] of KEYS[2], without TTL: distribute_after_commit.lua deletes the field once the
+-- batch is committed. A task may have more than one batch in flight (the next batch is deducted
+-- while the last one is written). The hash's key is in the template's set until its last field
+-- is gone (a cache rebuild counts the units the journals hold).
+local journal = redis.call('HGET', KEYS[2], ARGV[1])
 if journal then
   local j = cjson.decode(journal)
-  if tostring(j.start) ~= ARGV[1] then
-    return {2}
-  end
   local out = {1}
   for _, r in ipairs(j.rows) do
     out[#out + 1] = r[3]
@@ -69,6 +67,6 @@ end
 if taken > 0 then
   redis.call('HINCRBY', KEYS[1], 'stock', -taken)
 end
-redis.call('SET', KEYS[2], cjson.encode({start = tonumber(ARGV[1]), rows = rows}))
+redis.call('HSET', KEYS[2], ARGV[1], cjson.encode({start = tonumber(ARGV[1]), rows = rows}))
 redis.call('SADD', KEYS[#ARGV + 1], KEYS[2])
 return out

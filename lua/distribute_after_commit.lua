@@ -4,10 +4,10 @@
 -- journal.
 --
 -- KEYS[1]      template hash    {t<id>}:tpl
--- KEYS[2]      batch journal    {t<id>}:dist:<task>
+-- KEYS[2]      the task's journals {t<id>}:dist:<task> (field = a batch's start)
 -- KEYS[3]      the stats hash   {t<id>}:stats:<day> of the coupons' created_at (field issued_distribution)
 -- KEYS[3+i]    user claim hash  {t<id>}:u:<user> of a row the journal accepted and MySQL refused
--- KEYS[#KEYS]  the template's set of journals in flight {t<id>}:dists
+-- KEYS[#KEYS]  the template's set of journal hashes with batches in flight {t<id>}:dists
 -- ARGV[1]      the batch's start, as given to distribute.lua
 -- ARGV[2]      stock units to give back (rows MySQL refused for a reason that frees the unit)
 -- ARGV[3]      coupons the batch issued (added to the stats' "issued_distribution")
@@ -15,19 +15,19 @@
 --              template hash is deleted instead of given units back, so the next lookup rebuilds
 --              it exactly from MySQL (as the claims' persister does on drift)
 --
--- Returns 1 when this call did the batch's after-commit; 0 when the journal was gone or held another batch
--- (done before): nothing changed then.
+-- Returns 1 when this call did the batch's after-commit; 0 when the batch's journal was gone (done
+-- before): nothing changed then.
 --
--- It deletes the journal and its entry in the set; on drift deletes the template hash,
+-- It deletes the batch's journal (and the hash's entry in the set when it was the hash's last); on drift deletes the template hash,
 -- otherwise adds ARGV[2] to "stock" only when the complete hash exists (never a partial hash,
 -- which would break later reads); lowers "n" of each KEYS[3+i] by one when the hash exists and n > 0 ("seq"
 -- is kept, so no receive_count is reused); adds ARGV[3] to "issued_distribution" of KEYS[3].
-local journal = redis.call('GET', KEYS[2])
-if not journal or tostring(cjson.decode(journal).start) ~= ARGV[1] then
+if redis.call('HDEL', KEYS[2], ARGV[1]) == 0 then
   return 0
 end
-redis.call('DEL', KEYS[2])
-redis.call('SREM', KEYS[#KEYS], KEYS[2])
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  redis.call('SREM', KEYS[#KEYS], KEYS[2])
+end
 local give = tonumber(ARGV[2])
 if ARGV[4] == '1' then
   redis.call('DEL', KEYS[1])

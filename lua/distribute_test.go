@@ -50,12 +50,16 @@ func TestDistributeDeductReplayAfterCommit(t *testing.T) {
 	if s := hgetInt(t, rdb, k.Template, "stock"); s != 0 {
 		t.Fatalf("replay deducted again: stock %d", s)
 	}
-	if status, _, _ := Distribute(ctx, rdb, k, 6, time.Now(), rows[:1]); status != DistributeOtherBatch {
-		t.Fatalf("next batch before the after-commit: %v, want OTHER_BATCH", status)
+	// The next batch is deducted while this one is still in flight: both are journaled.
+	if status, next, _ := Distribute(ctx, rdb, k, 6, time.Now(), []DistributeRow{{7, 15}}); status != DistributeDeducted || next[0].Code != DistributeOutOfStock {
+		t.Fatalf("next batch before the after-commit: %v %v, want deducted, OUT_OF_STOCK", status, next)
 	}
-	j, err := ReadJournal(ctx, rdb, k.Journal)
-	if err != nil || j == nil || j.Start != 0 || len(j.Rows) != 5 || j.Rows[2] != (JournalRow{4, 12, DistributeOK, 1}) {
-		t.Fatalf("journal %+v %v", j, err)
+	js, err := ReadJournals(ctx, rdb, k.Journal)
+	if err != nil || len(js) != 2 || js[0].Start != 0 || js[1].Start != 6 || len(js[0].Rows) != 5 || js[0].Rows[2] != (JournalRow{4, 12, DistributeOK, 1}) {
+		t.Fatalf("journals %+v %v", js, err)
+	}
+	if j, err := ReadJournal(ctx, rdb, k.Journal, 6); err != nil || j == nil || j.Rows[0] != (JournalRow{7, 15, DistributeOutOfStock, 0}) {
+		t.Fatalf("journal of the batch after row 6: %+v %v", j, err)
 	}
 	if in, _ := rdb.SIsMember(ctx, k.Journals, k.Journal).Result(); !in {
 		t.Fatalf("journal %s not in the set of journals in flight", k.Journal)
@@ -74,11 +78,20 @@ func TestDistributeDeductReplayAfterCommit(t *testing.T) {
 	if seq := hgetInt(t, rdb, k.Claims(12), "seq"); seq != 1 {
 		t.Fatalf("seq %d: a receive_count must never be handed out twice", seq)
 	}
-	if j, _ := ReadJournal(ctx, rdb, k.Journal); j != nil {
+	if j, _ := ReadJournal(ctx, rdb, k.Journal, 0); j != nil {
 		t.Fatalf("journal left after the after-commit: %+v", j)
 	}
+	if in, _ := rdb.SIsMember(ctx, k.Journals, k.Journal).Result(); !in {
+		t.Fatalf("the hash left the set while the batch after row 6 is still in flight")
+	}
+	if done, err := DistributeAfterCommit(ctx, rdb, AfterCommitKeys{Template: k.Template, Journal: k.Journal, Stats: sk.Stats, Journals: k.Journals}, 6, 0, 0, false); err != nil || !done {
+		t.Fatalf("after-commit of the batch after row 6: %v %v", done, err)
+	}
 	if n, _ := rdb.SCard(ctx, k.Journals).Result(); n != 0 {
-		t.Fatalf("%d journals left in the set after the after-commit", n)
+		t.Fatalf("%d journal hashes left in the set after the last after-commit", n)
+	}
+	if n, _ := rdb.Exists(ctx, k.Journal).Result(); n != 0 {
+		t.Fatalf("the journal hash is left after its last after-commit")
 	}
 }
 

@@ -15,7 +15,7 @@ type SnapshotKeys struct {
 	Template         string   // the template cache hash
 	Outbox           string   // the template's outbox stream
 	RedemptionPrefix string   // the template's redemption key less the redemption id
-	Journals         []string // distribution journals of the template's tasks that may be running
+	Journals         []string // journal hashes of the template's tasks that may be running
 	Counters         []string // users' claim hashes
 }
 
@@ -36,8 +36,8 @@ type Snapshot struct {
 	Stock, Total int64 // the hash's stock and total
 	Truncated    bool  // the outbox held more entries than asked for: Entries is empty
 	Entries      []SnapshotEntry
-	Journals     []*Journal // per SnapshotKeys.Journals, nil where there is none
-	Counters     []int64    // per SnapshotKeys.Counters, the "n" field, -1 where there is none
+	Journals     [][]*Journal // per SnapshotKeys.Journals, the batches in flight (ordered by start)
+	Counters     []int64      // per SnapshotKeys.Counters, the "n" field, -1 where there is none
 }
 
 // ReconcileSnapshot reads the outbox's redemption ids (up to maxEntries+1 entries), then runs
@@ -80,12 +80,8 @@ func ReconcileSnapshot(ctx context.Context, rdb redis.Cmdable, k SnapshotKeys, m
 	}
 	journals, _ := raw[5].([]any)
 	for i, j := range journals {
-		str, _ := j.(string)
-		if str == "" {
-			s.Journals = append(s.Journals, nil)
-			continue
-		}
-		parsed, err := ParseJournal(k.Journals[i], []byte(str))
+		vals, _ := j.([]any)
+		parsed, err := parseJournals(k.Journals[i], vals)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,7 @@
 --
 -- KEYS[1]            template hash        {t<id>}:tpl                 (fields data stock total)
 -- KEYS[2]            outbox stream        {t<id>}:outbox
--- KEYS[3..2+J]       distribution journals {t<id>}:dist:<task>        (J = ARGV[1])
+-- KEYS[3..2+J]       tasks' journal hashes {t<id>}:dist:<task>        (J = ARGV[1])
 -- KEYS[3+J..2+J+C]   users' claim hashes  {t<id>}:u:<user>            (field n; C = ARGV[2])
 -- KEYS[3+J+C..]      redemption keys      {t<id>}:rd:<rid>            of the outbox's claims as the
 --                    caller read the outbox just before (the script touches no key it is not given)
@@ -24,7 +24,7 @@
 --              exists (a failed claim whose unit has not been given back yet), 0 when it does not,
 --              -1 when it was not among KEYS (an entry appended after the caller's read); an entry
 --              without rid or user gives "" for them
---   journals:  one string per journal key, "" when the key does not exist
+--   journals:  one array per journal hash: the journals of its batches in flight (empty when none)
 --   counters:  one integer per claim hash: its "n", -1 when the hash or the field does not exist
 local cached, stock, total = 0, 0, 0
 local tpl = redis.call('HMGET', KEYS[1], 'data', 'stock', 'total')
@@ -67,7 +67,7 @@ end
 
 local journals = {}
 for i = 3, 2 + nJournals do
-  journals[#journals + 1] = redis.call('GET', KEYS[i]) or ''
+  journals[#journals + 1] = redis.call('HVALS', KEYS[i])
 end
 
 local counters = {}

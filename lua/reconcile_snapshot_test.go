@@ -19,7 +19,7 @@ func TestReconcileSnapshotReadsOneInstant(t *testing.T) {
 		Journals: []string{ns + "{t8}:dist:1", ns + "{t8}:dist:2"}, Counters: []string{ns + "{t8}:u:5", ns + "{t8}:u:6"}}
 	empty, err := ReconcileSnapshot(ctx, rdb, k, 10)
 	if err != nil || empty.Cached || empty.Truncated || len(empty.Entries) != 0 || !slices.Equal(empty.Counters, []int64{-1, -1}) ||
-		len(empty.Journals) != 2 || empty.Journals[0] != nil {
+		len(empty.Journals) != 2 || len(empty.Journals[0]) != 0 {
 		t.Fatalf("empty snapshot = %+v, %v", empty, err)
 	}
 	rdb.HSet(ctx, k.Template, "data", "{}", "stock", 7, "total", 10)
@@ -29,7 +29,7 @@ func TestReconcileSnapshotReadsOneInstant(t *testing.T) {
 	rdb.XAdd(ctx, &redis.XAddArgs{Stream: k.Outbox, Values: []string{"junk", "x"}})
 	rdb.Set(ctx, k.RedemptionPrefix+"8-2", 5, 0)
 	rdb.HSet(ctx, k.Counters[0], "n", 2, "seq", 3)
-	rdb.Set(ctx, k.Journals[1], `{"start":4,"rows":[[5,"6",0,1],[6,"7",1,0]]}`, 0)
+	rdb.HSet(ctx, k.Journals[1], "4", `{"start":4,"rows":[[5,"6",0,1],[6,"7",1,0]]}`)
 	s, err := ReconcileSnapshot(ctx, rdb, k, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -49,8 +49,8 @@ func TestReconcileSnapshotReadsOneInstant(t *testing.T) {
 	if !slices.Equal(s.Counters, []int64{2, -1}) {
 		t.Fatalf("counters = %v", s.Counters)
 	}
-	if s.Journals[0] != nil || s.Journals[1] == nil || s.Journals[1].Start != 4 || len(s.Journals[1].Rows) != 2 ||
-		s.Journals[1].Rows[0] != (JournalRow{Row: 5, UserID: 6, Code: DistributeOK, ReceiveCount: 1}) {
+	if len(s.Journals[0]) != 0 || len(s.Journals[1]) != 1 || s.Journals[1][0].Start != 4 || len(s.Journals[1][0].Rows) != 2 ||
+		s.Journals[1][0].Rows[0] != (JournalRow{Row: 5, UserID: 6, Code: DistributeOK, ReceiveCount: 1}) {
 		t.Fatalf("journals = %+v", s.Journals)
 	}
 	short, err := ReconcileSnapshot(ctx, rdb, k, 2)

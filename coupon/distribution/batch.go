@@ -39,33 +39,69 @@ type rowOutcome struct {
 	reason string
 }
 
-// runBatch does one batch, exactly once whatever crashes: the deduction script (a replay returns
-// the journaled outcome), one transaction (a batch already committed is recognised by the resume
-// position and not written again), then the after-commit work. It returns the task as committed.
-func (s *Service) runBatch(ctx context.Context, t *ent.CouponTask, b batch) (*ent.CouponTask, error) {
-	began := time.Now()
-	var outcomes []lua.DistributeOutcome
+// pending is a batch whose deduction and T1 are done, for finishBatchWrites to finish.
+type pending struct {
+	b        batch
+	task     *ent.CouponTask    // as T1 left it (or found it: a replay)
+	res      *issue.Reservation // nil: an earlier run reserved the batch (replay)
+	items    []issue.Item       // the coupons the accepted rows ask for
+	rows     map[string]Row     // the accepted rows by redemption id
+	outcomes []rowOutcome       // the failures decided before MySQL
+	began    time.Time
+}
+
+// reserveBatch does the first half of one batch, exactly once whatever crashes: the deduction
+// script (a replay returns the journaled outcome) and T1 (a batch already reserved is recognised
+// by the resume position and not reserved again). finishWrites does the rest. A T1 put off
+// because the template's stock is short while a batch is open (issue.ErrBusy: possibly this
+// task's previous batch, still being written) waits for the previous batch (settle) and is tried
+// once more.
+func (s *Service) reserveBatch(ctx context.Context, t *ent.CouponTask, b batch, settle func() error) (*pending, error) {
+	p := &pending{b: b, began: time.Now()}
+	var out []lua.DistributeOutcome
 	if len(b.candidates) > 0 {
 		var err error
-		if outcomes, err = s.deduct(ctx, t, b); err != nil {
+		if out, err = s.deduct(ctx, t, b); err != nil {
 			return nil, err
 		}
 	}
 	s.stepDone("deducted")
-	res, err := s.commit(ctx, t, b, outcomes)
+	err := s.reserve(ctx, t, p, out)
+	if errors.Is(err, issue.ErrBusy) {
+		if err = settle(); err == nil {
+			err = s.reserve(ctx, t, p, out)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
+	s.stepDone("reserved")
+	return p, nil
+}
+
+// finishWrites does the second half of a reserved batch: its T2s and T3 (finishBatch; a replay
+// finishes or reads back what an earlier run did), then the after-commit work.
+func (s *Service) finishWrites(ctx context.Context, p *pending) error {
+	res := commitResult{task: p.task, outcomes: p.outcomes}
+	var err error
+	if p.res == nil {
+		res, err = s.replay(ctx, p.task, p.b, p.items, p.rows)
+	} else {
+		res.plan, res.task, err = s.finishBatch(ctx, p.res, p.items, p.rows)
+	}
+	if err != nil {
+		return err
+	}
 	s.stepDone("committed")
-	if len(b.candidates) > 0 {
-		if err := s.afterCommit(ctx, res.task, b.start, res.plan); err != nil {
-			return nil, err
+	if len(p.b.candidates) > 0 {
+		if err := s.afterCommit(ctx, res.task, p.b.start, res.plan); err != nil {
+			return err
 		}
 	}
 	s.stepDone("after-commit")
-	observeBatch(res, time.Since(began))
-	s.announce(ctx, t.ID)
-	return res.task, nil
+	observeBatch(res, time.Since(p.began))
+	s.announce(ctx, p.task.ID)
+	return nil
 }
 
 // deduct runs the deduction script for the batch's candidates, reloading the template cache
@@ -103,7 +139,7 @@ type afterCommitPlan struct {
 	issued   []*ent.UserCoupon // the batch's coupons (expiry buckets, stats)
 }
 
-// commitResult is a committed batch.
+// commitResult is a batch whose T3 is done.
 type commitResult struct {
 	task     *ent.CouponTask
 	plan     afterCommitPlan
@@ -117,23 +153,24 @@ const maxRowsPerInsert = 2000
 // errReplayed stops a T1 that found the task's resume position past the batch's start.
 var errReplayed = errors.New("the batch was reserved by an earlier run")
 
-// commit writes the batch as a reservation batch (coupon/issue), exactly once: T1, under the task
-// row's lock, recognises a batch whose start is not the task's resume position as reserved
-// before (a replay: its OPEN header is finished, a SETTLED one's plan read back); otherwise it
-// records the rows that failed before MySQL (invalid, repeated, refused by the script), moves the
-// task's resume position and processed rows past the batch, and reserves a unit for each row the
-// script accepted under an OPEN header. Then finishBatch writes their coupons and settles.
-func (s *Service) commit(ctx context.Context, t *ent.CouponTask, b batch, out []lua.DistributeOutcome) (commitResult, error) {
-	var res commitResult
+// reserve is the batch's T1 (coupon/issue), exactly once: under the task row's lock it
+// recognises a batch whose start is not the task's resume position as reserved before (a replay:
+// p.res stays nil, p.task is the task as it is); otherwise it records the rows that failed before
+// MySQL (invalid, repeated, refused by the script), moves the task's resume position and
+// processed rows past the batch, and reserves a unit for each row the script accepted under an
+// OPEN header (p.res, p.task as T1 left it).
+func (s *Service) reserve(ctx context.Context, t *ent.CouponTask, p *pending, out []lua.DistributeOutcome) error {
+	b := p.b
 	accepted, outcomes := decide(b, out)
-	items, rows := s.items(t, accepted)
+	p.items, p.rows = s.items(t, accepted)
+	p.outcomes = outcomes
 	var task *ent.CouponTask
 	r, err := issue.Reserve(ctx, s.db, issue.ReserveSpec{TemplateID: t.TemplateID, ShopNumber: t.ShopNumber, Source: stockbatch.SourceDISTRIBUTION,
-		Items: items, TaskID: &t.ID, TaskStart: &b.start,
+		Items: p.items, TaskID: &t.ID, TaskStart: &b.start,
 		Prepare: func(ctx context.Context, tx *ent.Tx) error {
-			cur, err := tx.CouponTask.Query().Where(coupontask.ID(t.ID), coupontask.ShopNumber(t.ShopNumber)).ForUpdate().Only(ctx)
+			cur, err := lockTask(ctx, tx, t)
 			if err != nil {
-				return fmt.Errorf("lock task %d: %w", t.ID, err)
+				return err
 			}
 			if cur.ResumeRow != b.start {
 				task = cur
@@ -150,14 +187,24 @@ func (s *Service) commit(ctx context.Context, t *ent.CouponTask, b batch, out []
 		}})
 	switch {
 	case errors.Is(err, errReplayed):
-		return s.replay(ctx, task, b, items, rows)
+		p.task = task
+		return nil
 	case err != nil:
-		return res, err
+		return err
 	}
-	s.stepDone("reserved")
-	res.plan, res.task, err = s.finishBatch(ctx, r, items, rows)
-	res.outcomes = outcomes
-	return res, err
+	p.task, p.res = task, r
+	return nil
+}
+
+// lockTask locks task t's row (named by its shard key too) in tx and returns it as it is. A
+// batch's T1 and T3 both lock it before the template row, so the next batch's T1 and this one's
+// T3, which run at the same time, cannot deadlock.
+func lockTask(ctx context.Context, tx *ent.Tx, t *ent.CouponTask) (*ent.CouponTask, error) {
+	cur, err := tx.CouponTask.Query().Where(coupontask.ID(t.ID), coupontask.ShopNumber(t.ShopNumber)).ForUpdate().Only(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("lock task %d: %w", t.ID, err)
+	}
+	return cur, nil
 }
 
 // items are the coupons the accepted rows ask for, with redemption ids derived from (task, row),
@@ -195,8 +242,8 @@ func (s *Service) replay(ctx context.Context, t *ent.CouponTask, b batch, items 
 	if len(b.candidates) == 0 {
 		return res, nil
 	}
-	j, err := lua.ReadJournal(ctx, s.rdb, keys.DistributionJournal(t.TemplateID, t.ID))
-	if err != nil || j == nil || j.Start != b.start {
+	j, err := lua.ReadJournal(ctx, s.rdb, keys.DistributionJournal(t.TemplateID, t.ID), b.start)
+	if err != nil || j == nil {
 		return res, err // after-commit work done already (or none to do)
 	}
 	res.plan, err = s.planFromDB(ctx, t, j)
@@ -243,6 +290,10 @@ func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items [
 	t := &ent.CouponTask{ID: taskID, ShopNumber: r.Header.ShopNumber}
 	var task *ent.CouponTask
 	err := issue.Settle(ctx, s.db, r.Header, issue.Settlement{Used: used,
+		First: func(ctx context.Context, tx *ent.Tx) error {
+			_, err := lockTask(ctx, tx, t)
+			return err
+		},
 		Finish: func(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate) error {
 			if drifted > 0 { // Redis took stock MySQL does not have
 				err := template.WriteAudit(ctx, tx, template.AuditEntry{Shop: tpl.ShopNumber, TemplateID: tpl.ID,

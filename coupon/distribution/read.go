@@ -73,9 +73,9 @@ func (rr *rowReader) nextBatch(start int) batch {
 	return b
 }
 
-// readAhead reads the batches following row start in a goroutine while the caller writes the
-// current one: one batch waits in the channel, the next is being read, so at most two batches
-// are held beyond the one being written and memory stays bounded whatever the file's size. The
+// readAhead reads the batches following row start in a goroutine while the caller reserves and
+// writes the ones before: one batch waits in the channel, the next is being read, so at most two
+// batches are held beyond the caller's two in flight and memory stays bounded whatever the file's size. The
 // last batch sent has no rows (the end of the file) or a fail reason. stop ends the reading and
 // waits for the goroutine. The reader owns rr (and the sheet) until stop returns.
 func (rr *rowReader) readAhead(start int) (<-chan batch, func()) {

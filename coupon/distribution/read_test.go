@@ -43,8 +43,9 @@ func TestRunReadsTheFileOnce(t *testing.T) {
 	}
 }
 
-// A worker killed between two batches while its reader is two batches ahead (batch 3 waiting,
-// batch 4 read, and no further: the read-ahead is bounded) loses and doubles nothing: the rows read ahead were never written, the resumed
+// A worker killed after batch 2's commit, with batch 3 reserved meanwhile (its T1 done, its
+// writes not begun) and its reader ahead (batch 4 waiting, batch 5 read, and no further: the
+// read-ahead is bounded), loses and doubles nothing: the rows read ahead were never written, the resumed
 // run reads the file again from its start (skipping what was committed, remembering its ids so a
 // repeat across the kill is still DUPLICATE_IN_FILE) and every row is accounted for once.
 func TestKillWhileTheReaderIsAhead(t *testing.T) {
@@ -66,9 +67,9 @@ func TestKillWhileTheReaderIsAhead(t *testing.T) {
 				if batches++; batches < 2 {
 					return
 				}
-				// Batch 2 is written: wait for the reader to hold batch 3 and have read batch 4
-				// (header + 4 batches of rows).
-				for deadline := time.Now().Add(10 * time.Second); distribution.SheetRowsRead()-before < 1+4*batch; {
+				// Batch 2 is written: wait for the reader to hold batch 4 and have read batch 5
+				// (header + 5 batches of rows) while batch 3 is reserved.
+				for deadline := time.Now().Add(10 * time.Second); distribution.SheetRowsRead()-before < 1+5*batch; {
 					if time.Now().After(deadline) {
 						break
 					}
@@ -83,11 +84,11 @@ func TestKillWhileTheReaderIsAhead(t *testing.T) {
 				t.Fatal("the run was not interrupted")
 			}()
 			s.Distribution.SetStep(nil)
-			if ahead != 1+4*batch {
-				t.Fatalf("the reader had read %d rows when batch 2 was written, want %d: two batches ahead, no more", ahead, 1+4*batch)
+			if ahead != 1+5*batch {
+				t.Fatalf("the reader had read %d rows when batch 2 was written, want %d: three batches ahead, no more", ahead, 1+5*batch)
 			}
-			if got := get(t, s, task.ID); got.ProcessedRows != 2*batch {
-				t.Fatalf("after the kill: %d rows processed, want %d (batches 3 and 4 read, not written)", got.ProcessedRows, 2*batch)
+			if got := get(t, s, task.ID); got.ProcessedRows != 3*batch {
+				t.Fatalf("after the kill: %d rows processed, want %d (batch 3 reserved, batches 4 and 5 read, not written)", got.ProcessedRows, 3*batch)
 			}
 			done := run(t, s, task.ID)
 			accounted(t, s, done, 60, 55)

@@ -19,9 +19,9 @@ import (
 
 // Run executes task id, or resumes it where its last committed batch ended. One worker runs a
 // task at a time (a lease); Run returns nil at once when another holds it, or when the task has
-// nothing left to do. It first finishes the batch a killed worker left journaled (committing it if
-// the commit never happened, doing its after-commit work if only that was left), then streams the
-// remaining rows batch by batch. A CANCELED task stops at the next batch boundary; a task whose
+// nothing left to do. It first finishes the batches a killed worker left journaled (writing and
+// settling those it had reserved, doing their after-commit work if only that was left; the one
+// it had not reserved is committed first thing), then streams the remaining rows batch by batch. A CANCELED task stops at the next batch boundary; a task whose
 // template ended or whose file is gone before it started ends FAILED with the reason.
 func (s *Service) Run(ctx context.Context, id int64) error {
 	ctx, release, err := lease.Take(ctx, s.rdb, keys.DistributionLease(id), s.cfg.LeaseTTL)
@@ -36,17 +36,20 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
-	journal, err := lua.ReadJournal(ctx, s.rdb, keys.DistributionJournal(t.TemplateID, t.ID))
+	journals, err := lua.ReadJournals(ctx, s.rdb, keys.DistributionJournal(t.TemplateID, t.ID))
 	if err != nil {
 		return err
 	}
-	if journal != nil && journal.Start < t.ResumeRow {
-		if err := s.afterCommitFromDB(ctx, t, journal); err != nil {
+	pendingBatch := false // journaled, not reserved: commit it whatever the status
+	for _, j := range journals {
+		if j.Start >= t.ResumeRow {
+			pendingBatch = true
+			continue
+		}
+		if err := s.afterCommitFromDB(ctx, t, j); err != nil {
 			return err
 		}
-		journal = nil
 	}
-	pendingBatch := journal != nil // journaled, not committed: commit it whatever the status
 	if !pendingBatch {
 		switch t.Status {
 		case coupontask.StatusSUCCESS, coupontask.StatusFAILED:
@@ -109,10 +112,12 @@ func (s *Service) acknowledgeCancel(ctx context.Context, t *ent.CouponTask) erro
 }
 
 // execute opens the task's file once and streams it, once, from its resume position (the rows
-// before it only skipped), after the row cap (checkRows) when no batch was written yet; a reader
-// goroutine parses the batches ahead while the current one is written (rowReader.readAhead).
-// pendingBatch: the first batch was journaled by a run that died before committing it; it is
-// committed whatever the task's status.
+// before it only skipped), after the row cap (checkRows) when no batch was written yet. Three
+// things overlap: a reader goroutine parses the batches ahead (rowReader.readAhead), this
+// goroutine deducts and reserves the next batch (reserveBatch), and a writer goroutine writes and
+// settles the batch reserved before it (finishWrites; one at a time, in order), so at most two
+// batches are in flight. pendingBatch: the first batch was journaled by a run that died before
+// reserving it; it is committed whatever the task's status.
 func (s *Service) execute(ctx context.Context, t *ent.CouponTask, pendingBatch bool) error {
 	path, remove, err := s.files.Fetch(ctx, t.FilePath)
 	if errors.Is(err, errFileGone) {
@@ -138,10 +143,19 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, pendingBatch b
 	}
 	batches, stopReading := rr.readAhead(t.ResumeRow)
 	defer stopReading()
+	var w writes
+	defer w.abandon()
 	for {
 		if !pendingBatch {
-			if stop, err := s.canceled(ctx, t.ID); stop || err != nil {
+			c, err := s.canceled(ctx, t.ID)
+			if err != nil {
 				return err
+			}
+			if c != nil {
+				if err := w.wait(); err != nil {
+					return err
+				}
+				return s.acknowledgeCancel(ctx, c)
 			}
 		}
 		b := <-batches
@@ -149,10 +163,21 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, pendingBatch b
 			if b.start != t.ResumeRow {
 				return fmt.Errorf("task %d: batch after row %d read, resume position is %d", t.ID, b.start, t.ResumeRow)
 			}
-			if t, err = s.runBatch(ctx, t, b); err != nil {
+			p, err := s.reserveBatch(ctx, t, b, w.wait)
+			if err != nil {
 				return err
 			}
+			if err := w.wait(); err != nil {
+				return err
+			}
+			w.start(func() error { return s.finishWrites(ctx, p) })
+			t = p.task
 			pendingBatch = false
+		}
+		if b.fail != "" || len(b.rows) == 0 {
+			if err := w.wait(); err != nil {
+				return err
+			}
 		}
 		switch {
 		case b.fail != "":
@@ -171,17 +196,14 @@ func kindOf(key string) Kind {
 	return KindXLSX
 }
 
-// canceled reports whether the task was canceled, acknowledging it when so.
-func (s *Service) canceled(ctx context.Context, id int64) (bool, error) {
+// canceled returns the task when it was canceled, nil otherwise.
+func (s *Service) canceled(ctx context.Context, id int64) (*ent.CouponTask, error) {
 	t, err := s.db.CouponTask.Get(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	if t.Status != coupontask.StatusCANCELED {
-		return false, nil
+	if err != nil || t.Status != coupontask.StatusCANCELED {
+		return nil, err
 	}
 	slog.InfoContext(ctx, "distribution task stops at a batch boundary: canceled", "task", id, "row", t.ResumeRow)
-	return true, s.acknowledgeCancel(ctx, t)
+	return t, nil
 }
 
 // finish ends a task whose every data row is accounted for: SUCCESS, with send_num set to the
@@ -198,8 +220,13 @@ func (s *Service) finish(ctx context.Context, t *ent.CouponTask) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.canceled(ctx, t.ID); err != nil { // canceled after the last batch
-		return err
+	if c, err := s.canceled(ctx, t.ID); c != nil || err != nil { // canceled after the last batch
+		if err != nil {
+			return err
+		}
+		if err := s.acknowledgeCancel(ctx, c); err != nil {
+			return err
+		}
 	}
 	s.announce(ctx, t.ID)
 	return nil

@@ -2,6 +2,7 @@ package distribution
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -55,9 +56,11 @@ type Service struct {
 	sched  Scheduler
 	cfg    Config
 	now    func() time.Time
-	// step, when set, is called after each step of a batch ("deducted", "committed",
-	// "after-commit"): the tests' way to inject a fault between two steps.
-	step func(name string)
+	// step, when set, is called after each step of a batch ("deducted", "reserved", "written",
+	// "committed", "after-commit"), one call at a time (the steps of two batches run on two
+	// goroutines): the tests' way to inject a fault between two steps.
+	step   func(name string)
+	stepMu sync.Mutex
 	// progress is the process's one Redis subscription to task announcements (hub.go).
 	progress progressHub
 }
@@ -69,6 +72,8 @@ func New(db *ent.Client, rdb redis.UniversalClient, cache *template.Cache, issue
 
 func (s *Service) stepDone(name string) {
 	if s.step != nil {
+		s.stepMu.Lock()
+		defer s.stepMu.Unlock()
 		s.step(name)
 	}
 }

@@ -20,23 +20,32 @@ var ErrSettled = errors.New("issue: the stock batch is settled already")
 // the template's shard.
 type Settlement struct {
 	Used int
+	// First, when set, runs first in T3, before the template row is locked (distribution locks
+	// its task row here, in its T1's order).
+	First func(ctx context.Context, tx *ent.Tx) error
 	// Finish, when set, runs in T3 after the header is settled, with the template row as T3 locked
 	// it (claims: the drift audit; distribution: the task's counters, its
 	// failure rows and the drift audit).
 	Finish func(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate) error
 }
 
-// Settle is T3, on the template's shard: it locks the template row and the header, and, when the
+// Settle is T3, on the template's shard: after s.First it locks the template row and the header, and, when the
 // header is still OPEN, gives back reserved − used units, adds used to the template's issued
 // coupons, marks the header SETTLED with used, and runs s.Finish. A header settled
 // already makes it write nothing and return ErrSettled, so a replayed T3 does nothing.
 func Settle(ctx context.Context, db *ent.Client, h *ent.StockBatch, s Settlement) error {
 	return store.WithTx(ctx, db, func(tx *ent.Tx) error {
+		if s.First != nil {
+			if err := s.First(ctx, tx); err != nil {
+				return err
+			}
+		}
 		tpl, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(h.TemplateID), coupontemplate.ShopNumber(h.ShopNumber)).ForUpdate().Only(ctx)
 		if err != nil {
 			return fmt.Errorf("lock template %d: %w", h.TemplateID, err)
 		}
-		cur, err := tx.StockBatch.Query().Where(stockbatch.ID(h.ID), stockbatch.ShopNumber(h.ShopNumber)).ForUpdate().Only(ctx)
+		cur, err := tx.StockBatch.Query().Where(stockbatch.ID(h.ID), stockbatch.ShopNumber(h.ShopNumber)).
+			Select(stockbatch.FieldID, stockbatch.FieldShopNumber, stockbatch.FieldState, stockbatch.FieldReserved).ForUpdate().Only(ctx) // not the items
 		if err != nil {
 			return fmt.Errorf("lock stock batch %d: %w", h.ID, err)
 		}

@@ -105,13 +105,12 @@ func snapshotRefs(snap *lua.Snapshot, tasks []int64) (claims, rows []issue.Ref) 
 			claims = append(claims, issue.Ref{User: e.UserID, RedemptionID: e.RedemptionID})
 		}
 	}
-	for i, j := range snap.Journals {
-		if j == nil {
-			continue
-		}
-		for _, row := range j.Rows {
-			if row.Code == lua.DistributeOK {
-				rows = append(rows, issue.Ref{User: row.UserID, RedemptionID: issue.DistributionRedemptionID(tasks[i], row.Row)})
+	for i, js := range snap.Journals {
+		for _, j := range js {
+			for _, row := range j.Rows {
+				if row.Code == lua.DistributeOK {
+					rows = append(rows, issue.Ref{User: row.UserID, RedemptionID: issue.DistributionRedemptionID(tasks[i], row.Row)})
+				}
 			}
 		}
 	}

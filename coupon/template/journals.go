@@ -19,8 +19,8 @@ type inFlight struct {
 	accepted []lua.JournalRow
 }
 
-// distributions returns the template's distribution batches in flight (the journals named in
-// keys.DistributionJournals), sorted by journal key.
+// distributions returns the template's distribution batches in flight (the journals in the hashes
+// named in keys.DistributionJournals), sorted by hash key, then start.
 func (c *Cache) distributions(ctx context.Context, id int64) ([]inFlight, error) {
 	members, err := c.rdb.SMembers(ctx, keys.DistributionJournals(id)).Result()
 	if err != nil {
@@ -33,20 +33,19 @@ func (c *Cache) distributions(ctx context.Context, id int64) ([]inFlight, error)
 		if !ok {
 			continue
 		}
-		j, err := lua.ReadJournal(ctx, c.rdb, k)
+		js, err := lua.ReadJournals(ctx, c.rdb, k) // none: done (the after-commit script removes the last journal and the set entry together)
 		if err != nil {
 			return nil, err
 		}
-		if j == nil {
-			continue // done: the after-commit script removes the journal and its set entry together
-		}
-		b := inFlight{key: k, task: task, start: j.Start}
-		for _, r := range j.Rows {
-			if r.Code == lua.DistributeOK {
-				b.accepted = append(b.accepted, r)
+		for _, j := range js {
+			b := inFlight{key: k, task: task, start: j.Start}
+			for _, r := range j.Rows {
+				if r.Code == lua.DistributeOK {
+					b.accepted = append(b.accepted, r)
+				}
 			}
+			out = append(out, b)
 		}
-		out = append(out, b)
 	}
 	return out, nil
 }
