@@ -5,7 +5,10 @@
 // values), and the time MariaDB's own bulk load takes to write the same rows (the task's coupons,
 // read back) into an empty copy of user_coupon (CREATE TABLE … LIKE, one LOAD DATA LOCAL INFILE).
 // It also reports rows/s, the worker's peak RSS (VmHWM) and CPU time, and the claim latency of a flash sale on
-// another template running meanwhile (redeemCoupon over HTTP from -claimers closed-loop workers).
+// another template running meanwhile (redeemCoupon over HTTP from -claimers closed-loop workers;
+// none by default, as LOAD DATA runs alone). It also reports the CPU time MariaDB and Redis used
+// during the run, whole processes (under bench/isolated.sh they serve the benchmark alone), so the
+// run's CPU can be set against what two cores give in its wall time.
 //
 //	go run ./bench/distribution                  # 200,000 rows: the ratio to LOAD DATA (target ≤ 1.5×)
 //	go run ./bench/distribution -rows 1000000    # the worker's peak RSS (target < 150 MB)
@@ -28,7 +31,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,7 +56,7 @@ func main() {
 	redisAddr := flag.String("redis", "127.0.0.1:6379", "Redis address (DBs 10 and 11 are flushed)")
 	dbFlag := flag.String("db", "coupond_bench_dist", "database re-created for the run")
 	batch := flag.Int("batch", 5000, "COUPON_DISTRIBUTION_BATCH")
-	claimers := flag.Int("claimers", 8, "closed-loop redeemCoupon workers on another template during the run (0: none)")
+	claimers := flag.Int("claimers", 0, "closed-loop redeemCoupon workers on another template during the run (0: none, as LOAD DATA runs alone)")
 	keep := flag.Bool("keep", false, "keep the work directory (binary, file, logs)")
 	profile := flag.Bool("pprof", false, "save a CPU profile of the worker (5 s from the upload) as worker-cpu.prof in the work directory (implies -keep)")
 	flag.Parse()
@@ -103,6 +108,8 @@ func main() {
 
 	ctx, stopSale := context.WithCancel(context.Background())
 	sale := startSale(ctx, url, signer, saleTpl, *claimers)
+	servers := serverPids()
+	serversBefore := cpuTimes(servers)
 	begin := time.Now()
 	taskID := upload(url, merchant, distTpl, file)
 	if *profile {
@@ -121,6 +128,10 @@ func main() {
 		time.Sleep(20 * time.Millisecond)
 	}
 	took := time.Since(begin)
+	serversCPU := cpuTimes(servers)
+	for name, d := range serversBefore {
+		serversCPU[name] -= d
+	}
 	stopSale()
 	lat := sale.wait()
 	hwm := vmHWM(worker.Process.Pid)
@@ -139,6 +150,14 @@ func main() {
 	fmt.Printf("| rows/s end to end | %.0f | |\n", float64(processed)/took.Seconds())
 	fmt.Printf("| worker peak RSS (VmHWM) | %.0f MB | < 150 MB (%s) |\n", float64(hwm)/1e6, met(hwm < 150e6))
 	fmt.Printf("| worker CPU (user + system, from its start to SUCCESS) | %.2f s (%.1f µs per row) | |\n", cpu.Seconds(), float64(cpu.Microseconds())/float64(max(processed, 1)))
+	total := cpu
+	var parts []string
+	for _, name := range []string{"mariadbd", "redis-server"} {
+		total += serversCPU[name]
+		parts = append(parts, fmt.Sprintf("%s %.2f s", name, serversCPU[name].Seconds()))
+	}
+	fmt.Printf("| CPU during the run, whole processes | %s, with the worker's: %.2f s, %.0f%% of %d cores over the run's wall time | |\n",
+		strings.Join(parts, ", "), total.Seconds(), 100*total.Seconds()/(took.Seconds()*float64(runtime.NumCPU())), runtime.NumCPU())
 	if len(lat) > 0 {
 		fmt.Printf("| concurrent claims on another template | %d, p50 %.1f ms, p99 %.1f ms, max %.1f ms | |\n",
 			len(lat), ms(pct(lat, 0.50)), ms(pct(lat, 0.99)), ms(lat[len(lat)-1]))
@@ -301,6 +320,41 @@ func vmHWM(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// serverPids returns the pids of the processes named mariadbd (or mysqld) and redis-server, by
+// name (mysqld counted as mariadbd).
+func serverPids() map[string][]int {
+	out := map[string][]int{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		comm, err := os.ReadFile(filepath.Join("/proc", d.Name(), "comm"))
+		if err != nil {
+			continue
+		}
+		switch name := strings.TrimSpace(string(comm)); name {
+		case "mariadbd", "mysqld":
+			out["mariadbd"] = append(out["mariadbd"], pid)
+		case "redis-server":
+			out[name] = append(out[name], pid)
+		}
+	}
+	return out
+}
+
+// cpuTimes is the CPU time used so far by each name's processes (cpuTime), summed.
+func cpuTimes(pids map[string][]int) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for name, ps := range pids {
+		for _, pid := range ps {
+			out[name] += cpuTime(pid)
+		}
+	}
+	return out
 }
 
 // cpuTime is the CPU time the process has used so far, user and system (/proc/<pid>/stat, in
