@@ -4,14 +4,18 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
 	"coupond/coupon"
+	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/redemptionfailure"
+	"coupond/ent/schematype"
+	"coupond/ent/stockbatch"
 	"coupond/ent/usercoupon"
 	"coupond/lua"
 	"coupond/store"
@@ -141,9 +145,10 @@ func (r *Redeemer) repair(ctx context.Context) (int, error) {
 	return r.recordLost(ctx, recent)
 }
 
-// restoreAnswers stores again the answers of requestId calls whose request key the restart lost.
+// restoreAnswers stores again the answers of requestId calls whose request key the restart lost:
+// the latest remembered of each (a sync claim's refusal after the script's acceptance).
 func (r *Redeemer) restoreAnswers(ctx context.Context, recent []recent) error {
-	for _, c := range recent {
+	for _, c := range slices.Backward(recent) {
 		if c.requestID == "" {
 			continue
 		}
@@ -173,10 +178,13 @@ func (r *Redeemer) resyncCounters(ctx context.Context, recent []recent) error {
 }
 
 // recordLost records as FAILED (ReasonLost) the claims with no redemption key in Redis that MySQL
-// holds no coupon or failure for. Each template's claims are checked and recorded in one
-// transaction holding the template row FOR UPDATE, as a persister's batch does: a batch still in
-// flight with such a claim (read before the restart) either commits first, and its coupon is seen
-// here, or sees the failure recorded here and issues nothing. A claim never ends both ways.
+// holds no coupon or failure for, so that a claim never ends both ways. Each template's claims
+// are decided while a transaction holds the template row FOR UPDATE, so no batch reserves units
+// (T1) meanwhile; a batch reserved before with such a claim (its outbox entry read before the
+// restart) is fenced first (issue.Fence: its T2s have committed, and their coupons are seen, or
+// never will); then one transaction (recordUndecided) records the claims still undecided and
+// commits before the template row is let go. A batch reserved afterwards reads the failures as
+// earlier refusals and issues nothing for them.
 func (r *Redeemer) recordLost(ctx context.Context, claims []recent) (int, error) {
 	var accepted []recent
 	for _, c := range claims {
@@ -203,26 +211,15 @@ func (r *Redeemer) recordLost(ctx context.Context, claims []recent) (int, error)
 	for templateID, cs := range gone {
 		var recorded []recent
 		err := store.WithTx(ctx, r.db, func(tx *ent.Tx) error {
-			recorded = nil
 			if _, err := tx.CouponTemplate.Query().Where(coupontemplate.ID(templateID)).ForUpdate().Only(ctx); err != nil {
 				return fmt.Errorf("lock template %d: %w", templateID, err)
 			}
-			for _, c := range cs {
-				known, err := decided(ctx, tx, c)
-				if err != nil {
-					return err
-				}
-				if known {
-					continue
-				}
-				err = tx.RedemptionFailure.Create().SetUserID(c.userID).SetTemplateID(c.templateID).
-					SetRedemptionID(c.answer.RedemptionID).SetReason(ReasonLost).Exec(ctx)
-				if err != nil {
-					return fmt.Errorf("record lost claim: %w", err)
-				}
-				recorded = append(recorded, c)
+			if err := r.fenceInFlight(ctx, templateID, cs); err != nil {
+				return err
 			}
-			return nil
+			var err error
+			recorded, err = r.recordUndecided(ctx, cs)
+			return err
 		}, nil)
 		if err != nil {
 			return lost, err
@@ -234,6 +231,54 @@ func (r *Redeemer) recordLost(ctx context.Context, claims []recent) (int, error)
 		}
 	}
 	return lost, nil
+}
+
+// fenceInFlight fences the template's OPEN claim batches that hold any of the claims cs
+// (issue.Fence), reading the headers as committed now.
+func (r *Redeemer) fenceInFlight(ctx context.Context, templateID int64, cs []recent) error {
+	rids := make(map[string]bool, len(cs))
+	for _, c := range cs {
+		rids[c.answer.RedemptionID] = true
+	}
+	hs, err := r.db.StockBatch.Query().Where(stockbatch.TemplateID(templateID), stockbatch.StateEQ(stockbatch.StateOPEN),
+		stockbatch.SourceEQ(stockbatch.SourceCLAIM)).All(ctx)
+	if err != nil {
+		return fmt.Errorf("open stock batches of %d: %w", templateID, err)
+	}
+	for _, h := range hs {
+		if slices.ContainsFunc(h.Items, func(it schematype.BatchItem) bool { return rids[it.Rid] }) {
+			if err := issue.Fence(ctx, r.db, h, r.persister.cfg.UserShards); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// recordUndecided records as FAILED (ReasonLost), in one transaction, the claims of cs MySQL holds
+// no coupon or failure for, and returns them.
+func (r *Redeemer) recordUndecided(ctx context.Context, cs []recent) ([]recent, error) {
+	var recorded []recent
+	err := store.WithTx(ctx, r.db, func(tx *ent.Tx) error {
+		recorded = nil
+		for _, c := range cs {
+			known, err := decided(ctx, tx, c)
+			if err != nil {
+				return err
+			}
+			if known {
+				continue
+			}
+			err = tx.RedemptionFailure.Create().SetUserID(c.userID).SetTemplateID(c.templateID).
+				SetRedemptionID(c.answer.RedemptionID).SetReason(ReasonLost).Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("record lost claim: %w", err)
+			}
+			recorded = append(recorded, c)
+		}
+		return nil
+	}, nil)
+	return recorded, err
 }
 
 // decided reports whether MySQL holds a coupon or a failure for the claim.

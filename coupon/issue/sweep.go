@@ -20,10 +20,20 @@ import (
 // written again.
 const SweepAfter = 3 * time.Second
 
+// Fence fences every user shard's share of claim header h (fenceSweep; the items grouped over
+// shards as its T2s were): when it returns, each T2 of h has committed or never will (ErrFenced).
+func Fence(ctx context.Context, db *ent.Client, h *ent.StockBatch, shards int) error {
+	for _, g := range store.GroupByUserShard(h.Items, shards, func(it schematype.BatchItem) int64 { return it.User }) {
+		if err := fenceSweep(ctx, db, h.ID, g[0].User); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Sweep settles the OPEN claim headers older than after (a persister crashed or stalled between
 // T1 and T3): each from the coupons carrying it (its T2s that committed), giving back the other
-// units. Before counting a shard's coupons of a header it fences the header's share of that
-// shard (fenceSweep; the items grouped over shards as the T2s were), so no T2 of it can commit
+// units. Before counting a header's coupons it fences it (Fence), so no T2 of it can commit
 // afterwards and the count is final. The claims it reserved for are still in their outbox (acknowledged only after T3) and
 // are persisted again by the next batch, their coupons recognised as written. Distribution
 // headers are finished by their task's run, which resumes its batch. It returns how many headers
@@ -36,10 +46,8 @@ func Sweep(ctx context.Context, db *ent.Client, after time.Duration, shards int)
 	}
 	settled := 0
 	for _, h := range hs {
-		for _, g := range store.GroupByUserShard(h.Items, shards, func(it schematype.BatchItem) int64 { return it.User }) {
-			if err := fenceSweep(ctx, db, h.ID, g[0].User); err != nil {
-				return settled, err
-			}
+		if err := Fence(ctx, db, h, shards); err != nil {
+			return settled, err
 		}
 		w, err := WrittenOf(ctx, db, h)
 		if err != nil {
