@@ -298,6 +298,17 @@ func RedeemRelease(ctx context.Context, rdb redis.Scripter, k ReleaseKeys) (rele
 // to 7 ("code:receive_count:redemption_id", EX ttl), unless the key exists: the way to give a
 // replay its first answer back after Redis lost it. It reports whether it stored it.
 func RestoreAnswer(ctx context.Context, rdb redis.Cmdable, k string, res RedeemResult, ttl time.Duration) (bool, error) {
-	v := strconv.Itoa(int(res.Code)) + ":" + strconv.Itoa(res.ReceiveCount) + ":" + res.RedemptionID
-	return rdb.SetNX(ctx, k, v, ttl).Result()
+	return rdb.SetNX(ctx, k, storedAnswer(res), ttl).Result()
+}
+
+// StoreAnswer stores res under the request key k as redeem.lua stores an answer (EX ttl), over
+// what the key held: the way to make a replay answer what the request was answered in the end
+// (a sync claim the script accepted and MySQL refused).
+func StoreAnswer(ctx context.Context, rdb redis.Cmdable, k string, res RedeemResult, ttl time.Duration) error {
+	return rdb.Set(ctx, k, storedAnswer(res), ttl).Err()
+}
+
+// storedAnswer is res as redeem.lua stores it under a request key: "code:receive_count:redemption_id".
+func storedAnswer(res RedeemResult) string {
+	return strconv.Itoa(int(res.Code)) + ":" + strconv.Itoa(res.ReceiveCount) + ":" + res.RedemptionID
 }

@@ -142,12 +142,8 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 	case res.Replayed:
 		// A replay answers the claim as it stands now (PENDING, ISSUED with the coupon, or FAILED),
 		// so a client's cache never goes back from ISSUED to PENDING; the first answer reads nothing.
-		// In sync mode a FAILED claim was answered with its refusal, and is again.
-		red, err := r.Redemption(ctx, userID, res.RedemptionID)
-		if err == nil && r.cfg.Mode == ModeSync && red.Status == RedemptionFailed {
-			return nil, failureError(*red.FailureReason)
-		}
-		return red, err
+		// (A sync claim answered with a refusal has the refusal stored instead: storeRefusal.)
+		return r.Redemption(ctx, userID, res.RedemptionID)
 	}
 	if r.cfg.Mode == ModeSync {
 		return r.finishNow(ctx, templateID, userID, requestID, res, now)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"coupond/coupon/keys"
 	"coupond/lua"
 )
 
@@ -29,7 +30,27 @@ func (r *Redeemer) finishNow(ctx context.Context, templateID, userID int64, requ
 		return &Redemption{ID: c.redemptionID, Status: RedemptionPending}, nil
 	}
 	if red.Status == RedemptionFailed { // (a repeated requestId ends ISSUED with the first coupon)
+		r.storeRefusal(ctx, templateID, userID, requestID, *red.FailureReason, now)
 		return nil, failureError(*red.FailureReason)
 	}
 	return red, nil
+}
+
+// storeRefusal makes the refusal a sync claim is answered with (MySQL refused what the script had
+// accepted) the answer its requestId replays, in place of the acceptance the script stored: in
+// Redis, and among the answers the loss watch stores again after a restart. A claim answered
+// PENDING (finishNow could not finish it) keeps its acceptance: its replays answer the
+// redemption as it stands, FAILED with the reason if it came to that.
+func (r *Redeemer) storeRefusal(ctx context.Context, templateID, userID int64, requestID, reason string, now time.Time) {
+	if requestID == "" {
+		return
+	}
+	res := lua.RedeemResult{Code: lua.RedeemOutOfStock}
+	if reason == ReasonLimitReached {
+		res.Code = lua.RedeemLimitReached
+	}
+	if err := lua.StoreAnswer(ctx, r.rdb, keys.Request(templateID, userID, requestID), res, r.cfg.RequestTTL); err != nil {
+		slog.WarnContext(ctx, "refusal of a sync claim not stored for its replays", "template", templateID, "user", userID, "err", err)
+	}
+	r.losses.remember(templateID, userID, requestID, res, now)
 }
