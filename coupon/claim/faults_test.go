@@ -3,6 +3,7 @@ package claim_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -12,7 +13,9 @@ import (
 
 	"coupond/coupon"
 	"coupond/coupon/claim"
+	"coupond/coupon/issue"
 	"coupond/coupon/keys"
+	"coupond/ent/stockbatch"
 	"coupond/ent/usercoupon"
 	"coupond/services"
 	"coupond/testutil/stack"
@@ -325,5 +328,49 @@ func TestRestartRepairsAnswersAndCounters(t *testing.T) {
 	}
 	if _, err := e.redeemer.Redeem(e.Ctx, 3, tpl.ID, "c"); codeOf(err) != coupon.CodeOutOfStock {
 		t.Fatalf("replay of the refusal: %v, want OUT_OF_STOCK again", err)
+	}
+}
+
+// A sync claim answered PENDING (its group's write could not finish: here its T1 is put off behind
+// another open batch) that MySQL later refuses (its user holds the limit already; Redis had lost
+// the counter) is replayed with its first answer: the same redemption, now FAILED with the reason,
+// never a bare refusal it was not given. A sync claim answered with a refusal is replayed with
+// that refusal.
+func TestSyncReplayAnswersWhatTheClaimWasAnswered(t *testing.T) {
+	e := newRedeemEnv(t, "sync_replay", claim.Config{Mode: claim.ModeSync})
+	tpl := e.Template(t, 10, 1, nil)
+	if _, err := e.redeemer.Redeem(e.Ctx, 77, tpl.ID, "first"); err != nil {
+		t.Fatal(err)
+	}
+	// Another batch holds the database's last 9 units, OPEN: a T1 short of stock waits for it.
+	items := make([]issue.Item, 9)
+	for i := range items {
+		items[i].UserID, items[i].RedemptionID = int64(1000+i), fmt.Sprintf("other-%d", i)
+	}
+	other, err := issue.Reserve(e.Ctx, e.DB, issue.ReserveSpec{TemplateID: tpl.ID, ShopNumber: tpl.ShopNumber, Source: stockbatch.SourceCLAIM, Items: items})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Redis.Del(e.Ctx, keys.ClaimCounter(tpl.ID, 77)) // Redis forgets the user's coupon
+	pending, err := e.redeemer.Redeem(e.Ctx, 77, tpl.ID, "second")
+	if err != nil || pending.Status != claim.RedemptionPending {
+		t.Fatalf("claim whose T1 was put off: %+v, %v; want PENDING", pending, err)
+	}
+	if err := issue.Settle(e.Ctx, e.DB, other.Header, issue.Settlement{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.redeemer.Redeem(e.Ctx, 77, tpl.ID, "second")
+	if err != nil || again.ID != pending.ID || again.Status != claim.RedemptionFailed || *again.FailureReason != claim.ReasonLimitReached {
+		t.Fatalf("replay of the PENDING claim: %+v, %v; want redemption %s FAILED (limit)", again, err, pending.ID)
+	}
+	e.Redis.Del(e.Ctx, keys.ClaimCounter(tpl.ID, 77))
+	if _, err := e.redeemer.Redeem(e.Ctx, 77, tpl.ID, "third"); codeOf(err) != coupon.CodeLimitReached {
+		t.Fatalf("third claim: %v; want LIMIT_REACHED (MySQL refused it in the request)", err)
+	}
+	if red, err := e.redeemer.Redeem(e.Ctx, 77, tpl.ID, "third"); codeOf(err) != coupon.CodeLimitReached {
+		t.Fatalf("replay of the refused claim: %+v, %v; want LIMIT_REACHED again", red, err)
 	}
 }
