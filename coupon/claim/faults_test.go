@@ -374,3 +374,60 @@ func TestSyncReplayAnswersWhatTheClaimWasAnswered(t *testing.T) {
 		t.Fatalf("replay of the refused claim: %+v, %v; want LIMIT_REACHED again", red, err)
 	}
 }
+
+// A Redis power loss repaired while a persister's batch holding the lost claims is between its
+// read of earlier refusals and its commit (here its coupon INSERT waits behind another
+// transaction's lock): the repair fences the batch before deciding, so the claims end FAILED and
+// the batch's T2 fails (issue.ErrFenced) instead of also writing their coupons. No claim ends both ways.
+func TestLossRepairFencesABatchInFlight(t *testing.T) {
+	e := newRedeemEnv(t, "loss_fence", claim.Config{})
+	tpl := e.Template(t, 20, 1, nil)
+	rids := e.claimAll(t, tpl.ID, 1, 2, 3)
+	blocker, err := e.DB.Tx(e.Ctx) // holds the gap the first coupon's redemption id goes into
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Rollback()
+	rows, err := blocker.QueryContext(e.Ctx, "SELECT id FROM user_coupon WHERE redemption_id = ? FOR UPDATE", rids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	reserved := make(chan struct{})
+	e.persister.OnStep(func(step string) {
+		if step == "reserved" {
+			close(reserved)
+		}
+	})
+	defer e.persister.OnStep(nil)
+	drained := make(chan error, 1)
+	go func() {
+		_, err := e.persister.Drain(e.Ctx, tpl.ID)
+		drained <- err
+	}()
+	<-reserved
+	time.Sleep(300 * time.Millisecond) // T2 has read the users' coupons and refusals and waits at its INSERT
+	entries := e.Redis.XRange(e.Ctx, keys.Outbox(tpl.ID), "-", "+").Val()
+	for i, rid := range rids { // the power loss: the claims' redemption keys and entries are gone
+		e.Redis.Del(e.Ctx, keys.Redemption(tpl.ID, rid))
+		e.Redis.XDel(e.Ctx, keys.Outbox(tpl.ID), entries[i].ID)
+	}
+	if n, err := e.redeemer.RecordLost(e.Ctx); err != nil || n != 3 {
+		t.Fatalf("recorded %d lost (%v), want 3", n, err)
+	}
+	if err := blocker.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-drained; !errors.Is(err, issue.ErrFenced) {
+		t.Fatalf("the batch's T2 after the repair: %v, want ErrFenced", err)
+	}
+	if n := len(e.coupons(t, tpl.ID)); n != 0 {
+		t.Fatalf("%d coupons written for claims recorded lost", n)
+	}
+	for i, rid := range rids {
+		red, err := e.redeemer.Redemption(e.Ctx, int64(1+i), rid)
+		if err != nil || red.Status != claim.RedemptionFailed || *red.FailureReason != claim.ReasonLost {
+			t.Fatalf("redemption %s = %+v, %v; want FAILED (lost)", rid, red, err)
+		}
+	}
+}
