@@ -23,7 +23,7 @@ func (a *app) startWorker() (*worker, error) {
 		srv: asynq.NewServer(a.queueOpt, asynq.Config{
 			Concurrency: a.cfg.Concurrency, Queues: jobs.Queues(), Logger: slogAsynq{},
 			IsFailure: jobs.IsFailure, ErrorHandler: jobs.ErrorHandler, RetryDelayFunc: jobs.RetryDelay,
-			DelayedTaskCheckInterval: jobs.DelayedTaskCheck,
+			DelayedTaskCheckInterval: jobs.DelayedTaskCheck, TaskCheckInterval: jobs.TaskCheck,
 		}),
 		sched: asynq.NewScheduler(a.queueOpt, &asynq.SchedulerOpts{Logger: slogAsynq{}}),
 	}

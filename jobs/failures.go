@@ -39,6 +39,12 @@ var ErrorHandler = asynq.ErrorHandlerFunc(func(ctx context.Context, t *asynq.Tas
 // retries of persist tasks wait that long).
 const DelayedTaskCheck = 250 * time.Millisecond
 
+// TaskCheck is how long a worker whose queues were all empty waits before looking again
+// (asynq.Config.TaskCheckInterval, waited as a random half to one and a half of it): asynq's
+// default, 1 s, put 0.5 to 1.5 s between an upload and its distribution's start (a 200,000-row
+// run takes a few seconds). An idle worker pays one dequeue script per TaskCheck.
+const TaskCheck = 100 * time.Millisecond
+
 // RetryDelay is the worker's retry schedule (asynq.Config.RetryDelayFunc): a persist task retries
 // after 250 ms, 500 ms, 1 s (claims wait; the periodic drain also queues a fresh task every period),
 // a task whose error says when to retry (reminder.RetryError: a failed delivery's backoff) then,

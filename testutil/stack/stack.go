@@ -89,7 +89,7 @@ func (s *Stack) StartWorker(t testing.TB) {
 	srv := asynq.NewServer(testutil.QueueOpt(), asynq.Config{
 		Concurrency: 4, Queues: jobs.Queues(), Logger: quiet{}, LogLevel: asynq.FatalLevel,
 		IsFailure: jobs.IsFailure, RetryDelayFunc: jobs.RetryDelay, ShutdownTimeout: 5 * time.Second,
-		DelayedTaskCheckInterval: jobs.DelayedTaskCheck,
+		DelayedTaskCheckInterval: jobs.DelayedTaskCheck, TaskCheckInterval: jobs.TaskCheck,
 	})
 	if err := srv.Start(s.Mux()); err != nil {
 		t.Fatal(err)
