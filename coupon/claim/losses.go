@@ -182,8 +182,8 @@ func (r *Redeemer) resyncCounters(ctx context.Context, recent []recent) error {
 // are decided while a transaction holds the template row FOR UPDATE, so no batch reserves units
 // (T1) meanwhile; a batch reserved before with such a claim (its outbox entry read before the
 // restart) is fenced first (issue.Fence: its T2s have committed, and their coupons are seen, or
-// never will); then one transaction (recordUndecided) records the claims still undecided and
-// commits before the template row is let go. A batch reserved afterwards reads the failures as
+// never will); then one transaction per user shard (recordUndecided) records the claims still
+// undecided and commits before the template row is let go. A batch reserved afterwards reads the failures as
 // earlier refusals and issues nothing for them.
 func (r *Redeemer) recordLost(ctx context.Context, claims []recent) (int, error) {
 	var accepted []recent
@@ -217,17 +217,23 @@ func (r *Redeemer) recordLost(ctx context.Context, claims []recent) (int, error)
 			if err := r.fenceInFlight(ctx, templateID, cs); err != nil {
 				return err
 			}
-			var err error
-			recorded, err = r.recordUndecided(ctx, cs)
-			return err
+			recorded = nil
+			for _, g := range store.GroupByUserShard(cs, r.persister.cfg.UserShards, func(c recent) int64 { return c.userID }) {
+				rec, err := r.recordUndecided(ctx, g)
+				recorded = append(recorded, rec...)
+				if err != nil {
+					return err
+				}
+			}
+			return nil
 		}, nil)
-		if err != nil {
-			return lost, err
-		}
-		for _, c := range recorded {
+		for _, c := range recorded { // committed, even when a later shard's transaction failed
 			lost++
 			lostTotal.Inc()
 			slog.ErrorContext(ctx, "claim lost by Redis", "template", c.templateID, "user", c.userID, "redemption", c.answer.RedemptionID)
+		}
+		if err != nil {
+			return lost, err
 		}
 	}
 	return lost, nil
@@ -255,8 +261,8 @@ func (r *Redeemer) fenceInFlight(ctx context.Context, templateID int64, cs []rec
 	return nil
 }
 
-// recordUndecided records as FAILED (ReasonLost), in one transaction, the claims of cs MySQL holds
-// no coupon or failure for, and returns them.
+// recordUndecided records as FAILED (ReasonLost), in one transaction, the claims of cs (users of one
+// shard) MySQL holds no coupon or failure for, and returns them.
 func (r *Redeemer) recordUndecided(ctx context.Context, cs []recent) ([]recent, error) {
 	var recorded []recent
 	err := store.WithTx(ctx, r.db, func(tx *ent.Tx) error {
