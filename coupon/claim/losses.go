@@ -284,7 +284,10 @@ func (r *Redeemer) recordUndecided(ctx context.Context, cs []recent) ([]recent, 
 		}
 		return nil
 	}, nil)
-	return recorded, err
+	if err != nil {
+		return nil, err // rolled back: nothing recorded
+	}
+	return recorded, nil
 }
 
 // decided reports whether MySQL holds a coupon or a failure for the claim.
