@@ -149,6 +149,10 @@ func (s Shard) UserRate(userID int64) string { return s.key(":rl:" + id(userID))
 // loan is not settled yet: field the lend id, value LendEntry.
 func (s Shard) Lends() string { return s.key(":lends") }
 
+// Lent marks, on the lending shard, a lend that was settled, for ReceiptTTL: a replayed lend step
+// finds it and lends nothing again.
+func (s Shard) Lent(lendID string) string { return s.key(":lent:" + lendID) }
+
 // Receipt marks, on the borrowing shard, what became of one lend: "1" received (its units are in
 // this shard's stock), "0" cancelled (they go back to the lender). It lives ReceiptTTL.
 func (s Shard) Receipt(lendID string) string { return s.key(":recv:" + lendID) }
