@@ -70,6 +70,9 @@ type Cache struct {
 	// Bloom filter geometry: bits 0…bloomM-1 hold the filter, bit bloomM says it is complete.
 	bloomM uint64
 	bloomK uint
+	// onBorrowStep, when set, is called after each step of a Borrow ("lent", "received"); an error
+	// abandons the borrow there: the tests' crash between two steps.
+	onBorrowStep func(name string) error
 }
 
 // NewCache returns the template cache over rdb. It reads db to load a template by id on a
