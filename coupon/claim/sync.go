@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"coupond/coupon/keys"
 	"coupond/lua"
 )
 
@@ -17,12 +18,15 @@ const syncFinishTimeout = 10 * time.Second
 // claim stays in the outbox, the persister is asked to finish it, and the answer is PENDING. A claim
 // MySQL refuses (no stock, no free slot under the limit) ends FAILED with its counters given back,
 // and the request gets the refusal.
-func (r *Redeemer) finishNow(ctx context.Context, templateID, userID int64, requestID string, res lua.RedeemResult, now time.Time) (*Redemption, error) {
+//
+// The claim is on stock shard s (its outbox and its batch).
+func (r *Redeemer) finishNow(ctx context.Context, s keys.Shard, userID int64, requestID string, res lua.RedeemResult, now time.Time) (*Redemption, error) {
+	templateID := s.Template
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), syncFinishTimeout)
 	defer cancel()
 	c := claim{streamID: res.EntryID, redemptionID: res.RedemptionID, userID: userID,
 		receiveCount: res.ReceiveCount, at: time.UnixMilli(now.UnixMilli()).UTC(), requestID: requestID, counted: res.Counted}
-	red, err := r.persister.finish(ctx, templateID, c)
+	red, err := r.persister.finish(ctx, s, c)
 	if err != nil {
 		slog.WarnContext(ctx, "sync claim left to the persister", "template", templateID, "redemption", c.redemptionID, "err", err)
 		r.markDirty(templateID)

@@ -66,10 +66,10 @@ func id(n int64) string { return strconv.FormatInt(n, 10) }
 func Template(templateID int64) string { return single(templateID).Stock() }
 
 // TemplateNull marks an id known not to exist (null-value cache).
-func TemplateNull(templateID int64) string { return tagged(templateID, ":null") }
+func TemplateNull(templateID int64) string { return single(templateID).Null() }
 
 // TemplateLock is the cache rebuild lock.
-func TemplateLock(templateID int64) string { return tagged(templateID, ":lock") }
+func TemplateLock(templateID int64) string { return single(templateID).Lock() }
 
 // ClaimCounter is a user's claim hash for one template: field "n" counts the coupons the user
 // holds against limitPerPerson (given back when a claim fails), field "seq" hands out

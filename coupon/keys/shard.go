@@ -125,6 +125,13 @@ func (s Shard) key(suffix string) string { return Namespace() + s.tag + suffix }
 // shard's sub-stock), written and kept by the template cache.
 func (s Shard) Stock() string { return s.key(":tpl") }
 
+// Null is the null-value key on the shard's slot (TemplateNull with one shard); template_put.lua
+// deletes it with the shard's hash.
+func (s Shard) Null() string { return s.key(":null") }
+
+// Lock is the rebuild lock on the shard's slot (TemplateLock with one shard).
+func (s Shard) Lock() string { return s.key(":lock") }
+
 // ClaimCounter is a user's claim hash on the template (see the package function ClaimCounter).
 func (s Shard) ClaimCounter(userID int64) string { return s.key(":u:" + id(userID)) }
 

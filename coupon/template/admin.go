@@ -171,7 +171,7 @@ func (a *Admin) Terminate(ctx context.Context, actor coupon.Actor, id int64) (*c
 		if err := audit(ctx, tx, actor, row.ShopNumber, id, ActionTerminate, before, coupon.TemplateFromRow(row)); err != nil {
 			return err
 		}
-		if _, err := a.cache.MarkEnded(ctx, id); err != nil {
+		if _, err := a.cache.MarkEnded(ctx, id, row.StockShards); err != nil {
 			return fmt.Errorf("mark cached template ended: %w", err)
 		}
 		return nil

@@ -18,10 +18,11 @@ import (
 )
 
 // Stock shards (keys.Shard): a template created with N > 1 stock shards keeps its Redis stock in
-// N sub-stocks, and a shard whose sub-stock is empty borrows units from another one (Borrow), in
+// N sub-stocks, plus a reserve in its own hash (stock added later, see put), and a shard whose
+// sub-stock is empty borrows units from the reserve or another shard (Borrow), in
 // the three single-slot steps of lua.StockLend, lua.StockReceive and lua.StockSettle. A crash
 // between two steps leaves a lend open in the lender's journal, and SweepLends settles it. At every
-// instant Σ sub-stocks + Σ lends not received is what Redis may still hand out.
+// instant the reserve + Σ sub-stocks + Σ lends not received is what Redis may still hand out.
 
 // Limits of borrowing.
 const (
@@ -72,24 +73,52 @@ func borrowerKeys(s keys.Shard, lendID string) lua.BorrowerKeys {
 	return lua.BorrowerKeys{Stock: s.Stock(), Receipt: s.Receipt(lendID)}
 }
 
-// Borrow moves units into the empty sub-stock of shard borrower of the template's n shards from
-// the first other shard that has some, trying them from a random one on in order (so empty shards
-// do not all ask the same lender first): lend, receive,
-// settle. It returns the units the borrower received, 0 when every other shard answered empty (or
-// the borrower's hash is gone, when the units went back). An error leaves at most one lend open,
-// which SweepLends settles.
+// reserve is the lender that is no shard: the template's own hash.
+func reserve(templateID int64) keys.Shard { return keys.StockShard(templateID, 0, 1) }
+
+// lendJournals are the shards that may lend to a shard of the template's n: the reserve, then the
+// n shards.
+func lendJournals(templateID int64, n int) []keys.Shard {
+	out := []keys.Shard{reserve(templateID)}
+	for i := range n {
+		out = append(out, keys.StockShard(templateID, i, n))
+	}
+	return out
+}
+
+// Borrow moves units into the empty sub-stock of shard borrower of the template's n shards: from
+// the reserve when it has some, else from the first other shard that has some, trying them from a
+// random one on in order (so empty shards do not all ask the same lender first): lend, receive,
+// settle. It returns the units the borrower received, 0 when the reserve and every other shard
+// answered empty (or the borrower's hash is gone, when the units went back). Concurrent borrows
+// of one shard in this process share one. An error leaves at most one lend open, which SweepLends
+// settles.
 func (c *Cache) Borrow(ctx context.Context, templateID int64, borrower, n int) (int, error) {
 	if n < 2 {
 		return 0, nil
 	}
+	v, err, _ := c.group.Do("borrow:"+strconv.FormatInt(templateID, 10)+":"+strconv.Itoa(borrower), func() (any, error) {
+		return c.borrow(context.WithoutCancel(ctx), templateID, borrower, n)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return v.(int), nil
+}
+
+// borrow is one Borrow.
+func (c *Cache) borrow(ctx context.Context, templateID int64, borrower, n int) (int, error) {
 	to := keys.StockShard(templateID, borrower, n)
 	first := rand.IntN(n - 1)
+	lenders := []keys.Shard{reserve(templateID)}
 	for k := range n - 1 {
-		from := keys.StockShard(templateID, (borrower+1+(first+k)%(n-1))%n, n)
+		lenders = append(lenders, keys.StockShard(templateID, (borrower+1+(first+k)%(n-1))%n, n))
+	}
+	for _, from := range lenders {
 		lendID := strconv.FormatInt(idgen.Next(), 10)
 		units, err := lua.StockLend(ctx, c.rdb, lenderKeys(from, lendID), lendID, borrower, borrowChunk, time.Now())
 		if err != nil {
-			return 0, fmt.Errorf("lend from shard %d: %w", from.Index, err)
+			return 0, fmt.Errorf("lend from %s: %w", from.Tag(), err)
 		}
 		if units == 0 {
 			continue
@@ -132,11 +161,10 @@ func (c *Cache) borrowStep(name string) error {
 // sweeps: every step is idempotent and the receipt decides once.
 func (c *Cache) SweepLends(ctx context.Context, templateID int64, n int, after time.Duration) (int, error) {
 	settled := 0
-	for i := range n {
-		from := keys.StockShard(templateID, i, n)
+	for _, from := range lendJournals(templateID, n) {
 		open, err := lua.OpenLends(ctx, c.rdb, from.Lends())
 		if err != nil {
-			return settled, fmt.Errorf("read lends of shard %d: %w", i, err)
+			return settled, fmt.Errorf("read lends of %s: %w", from.Tag(), err)
 		}
 		for _, l := range open {
 			if time.Since(l.At) < after || l.Borrower < 0 || l.Borrower >= n {
@@ -161,11 +189,10 @@ func (c *Cache) SweepLends(ctx context.Context, templateID int64, n int, after t
 }
 
 // OpenLendUnits is the units of the template's n shards lent and not received yet: with the
-// sub-stocks, what Redis may still hand out (the open lends gauge of the stats).
+// reserve and the sub-stocks, what Redis may still hand out.
 func (c *Cache) OpenLendUnits(ctx context.Context, templateID int64, n int) (int, error) {
 	total := 0
-	for i := range n {
-		s := keys.StockShard(templateID, i, n)
+	for _, s := range lendJournals(templateID, n) {
 		open, err := lua.OpenLends(ctx, c.rdb, s.Lends())
 		if err != nil {
 			return 0, err
@@ -184,4 +211,22 @@ func (c *Cache) OpenLendUnits(ctx context.Context, templateID int64, n int) (int
 		}
 	}
 	return total, nil
+}
+
+// ShardStocks returns the stock of each of the template's n stock shards (0 for a shard without
+// a hash), in one pipelined round trip (one per master on a Redis Cluster).
+func (c *Cache) ShardStocks(ctx context.Context, templateID int64, n int) ([]int, error) {
+	pipe := c.rdb.Pipeline()
+	cmds := make([]*redis.StringCmd, n)
+	for i := range n {
+		cmds[i] = pipe.HGet(ctx, keys.StockShard(templateID, i, n).Stock(), "stock")
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("read stock shards of %d: %w", templateID, err)
+	}
+	out := make([]int, n)
+	for i, cmd := range cmds {
+		out[i], _ = cmd.Int()
+	}
+	return out, nil
 }
