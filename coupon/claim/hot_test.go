@@ -7,12 +7,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"coupond/coupon"
 	"coupond/coupon/claim"
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
 	"coupond/ent/usercoupon"
+	"coupond/lua"
 	"coupond/services"
 	"coupond/testutil"
 	"coupond/testutil/stack"
@@ -68,6 +70,14 @@ func TestHotTemplateStockShards(t *testing.T) {
 	}
 	if got, _ := s.Redis.HGet(s.Ctx, keys.Template(tpl.ID), "stock").Int(); got != 0 {
 		t.Fatalf("the template's own hash holds %d of the stock, want 0 (all in the shards)", got)
+	}
+	live := *tpl
+	live.Stock = -1
+	if err := s.Templates.LiveStocks(s.Ctx, []*coupon.Template{&live}); err != nil || live.Stock != stock {
+		t.Fatalf("live stock (the stats' and the list's) %d, %v; want %d summed over the shards", live.Stock, err, stock)
+	}
+	if got, err := s.Cache.Get(s.Ctx, tpl.ID); err != nil || got.Stock != stock {
+		t.Fatalf("cached template's stock: %v, %v", got, err)
 	}
 	borrowsBefore := counterValue("coupond_stock_borrows_total")
 	answers := make([]answer, claims)
@@ -222,4 +232,36 @@ func TestHotTemplateSpreadsOverMasters(t *testing.T) {
 		t.Fatalf("MySQL: %d coupons (%v), stock %d; want %d, 0", n, err, row.Stock, stock)
 	}
 	t.Logf("claims per master: %v", perMaster)
+}
+
+// TestHotTemplateOpenLendComesBack: a lend a crashed borrower left open (lent, never received)
+// holds units no shard shows; claims that find nothing to borrow sweep it back first, so every unit
+// is claimed and OUT_OF_STOCK comes only after the last one.
+func TestHotTemplateOpenLendComesBack(t *testing.T) {
+	s := stack.New(t, "claim", "hot_open", stack.Options{Config: services.Config{Redeem: claim.Config{TemplateRate: 1e9}}})
+	n := 2
+	tpl := s.Template(t, 10, 1, func(in *template.CreateInput) { in.StockShards = &n })
+	from := keys.StockShard(tpl.ID, 1, 2)
+	lent, err := lua.StockLend(s.Ctx, s.Redis, lua.LenderKeys{Stock: from.Stock(), Lends: from.Lends(), Settled: from.Lent("x")},
+		"x", 0, 64, time.Now().Add(-time.Minute))
+	if err != nil || lent != 3 {
+		t.Fatalf("lend: %d, %v", lent, err)
+	}
+	accepted := 0
+	for u := int64(1); u <= 40; u++ {
+		_, err := s.Redeemer.Redeem(s.Ctx, u, tpl.ID, "")
+		switch {
+		case err == nil:
+			accepted++
+		case coupon.AsErrors(err) != nil && coupon.AsErrors(err)[0].Code == coupon.CodeOutOfStock:
+		default:
+			t.Fatal(err)
+		}
+	}
+	if accepted != 10 {
+		t.Fatalf("accepted %d claims, want all 10 units (3 of them in the open lend)", accepted)
+	}
+	if open, err := s.Cache.OpenLendUnits(s.Ctx, tpl.ID, 2); err != nil || open != 0 {
+		t.Fatalf("open lend units %d, %v", open, err)
+	}
 }

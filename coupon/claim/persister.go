@@ -88,11 +88,17 @@ func NewPersister(db *ent.Client, rdb redis.UniversalClient, issuer *issue.Issue
 // lease taken returns 0 at once (the holder is on it), and one that loses its lease stops.
 //
 // A template with stock shards has one outbox and one lease per shard: Drain drains them one
-// after the other, each under its own lease.
+// after the other, each under its own lease, after settling the lends between its shards that a
+// crashed borrower left open (template.Cache.SweepLends).
 func (p *Persister) Drain(ctx context.Context, templateID int64) (int, error) {
 	n, err := p.shardCount(ctx, templateID)
 	if err != nil {
 		return 0, fmt.Errorf("template %d: %w", templateID, err)
+	}
+	if n > 1 { // lends between the shards a crashed borrower left open
+		if _, err := p.cache.SweepLends(ctx, templateID, n, template.SweepLendsAfter); err != nil {
+			return 0, err
+		}
 	}
 	total := 0
 	for i := range n {

@@ -161,7 +161,8 @@ const maxBorrows = 4
 // claim runs the claim script on the user's stock shard of t. On a template with stock shards, a
 // shard found empty borrows units from the reserve or the other shards (template.Cache.Borrow) and
 // the script runs again; OUT_OF_STOCK is answered (and stored under the request key) only by a
-// run after a borrow found nothing anywhere, or after maxBorrows borrows.
+// run after a borrow found nothing anywhere (lends left open longer than SweepLendsAfter swept
+// back first), or after maxBorrows borrows.
 func (r *Redeemer) claim(ctx context.Context, t *coupon.Template, userID int64, requestID string, now time.Time) (lua.RedeemResult, error) {
 	s := keys.UserStock(t.ID, userID, t.StockShards())
 	for borrows := 0; ; borrows++ {
@@ -171,6 +172,13 @@ func (r *Redeemer) claim(ctx context.Context, t *coupon.Template, userID int64, 
 			return res, err
 		}
 		got, err := r.cache.Borrow(ctx, t.ID, s.Index, s.Count)
+		if err == nil && got == 0 {
+			// Nothing to borrow: units in lends a crashed borrower left open go back first.
+			var swept int
+			if swept, err = r.cache.SweepLends(ctx, t.ID, s.Count, template.SweepLendsAfter); err == nil && swept > 0 {
+				got, err = r.cache.Borrow(ctx, t.ID, s.Index, s.Count)
+			}
+		}
 		if err != nil {
 			return res, fmt.Errorf("borrow stock: %w", err)
 		}
