@@ -99,6 +99,9 @@ func (p *Persister) Drain(ctx context.Context, templateID int64) (int, error) {
 		if _, err := p.cache.SweepLends(ctx, templateID, n, template.SweepLendsAfter); err != nil {
 			return 0, err
 		}
+		if err := p.cache.ObserveShards(ctx, templateID, n); err != nil {
+			return 0, err
+		}
 	}
 	total := 0
 	for i := range n {

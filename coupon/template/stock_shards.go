@@ -46,7 +46,39 @@ var (
 		Name: "coupond_stock_lends_swept_total",
 		Help: "Lends between stock shards a crash left open, settled by the sweep.",
 	})
+	shardRemaining = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "coupond_stock_shard_remaining",
+		Help: "Stock left in each stock shard of a template with stock shards (shard \"reserve\": the template's own hash), as last observed by its persister's drain.",
+	}, []string{"template", "shard"})
+	openLends = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "coupond_stock_open_lend_units",
+		Help: "Units of a template with stock shards lent between its shards and not received yet, as last observed by its persister's drain.",
+	}, []string{"template"})
 )
+
+// ObserveShards sets coupond_stock_shard_remaining and coupond_stock_open_lend_units of the
+// template's n stock shards from Redis.
+func (c *Cache) ObserveShards(ctx context.Context, templateID int64, n int) error {
+	stocks, err := c.ShardStocks(ctx, templateID, n)
+	if err != nil {
+		return err
+	}
+	open, err := c.OpenLendUnits(ctx, templateID, n)
+	if err != nil {
+		return err
+	}
+	reserve, err := c.rdb.HGet(ctx, keys.Template(templateID), "stock").Int()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return err
+	}
+	id := strconv.FormatInt(templateID, 10)
+	for i, s := range stocks {
+		shardRemaining.WithLabelValues(id, strconv.Itoa(i)).Set(float64(s))
+	}
+	shardRemaining.WithLabelValues(id, "reserve").Set(float64(reserve))
+	openLends.WithLabelValues(id).Set(float64(open))
+	return nil
+}
 
 // SplitStock is how stock is split over n stock shards: stock/n each, the remainder one unit each
 // to the first shards, so the shares differ by at most one and sum to stock. n ≤ 1 (or a stock

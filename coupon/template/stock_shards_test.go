@@ -3,12 +3,14 @@ package template
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"coupond/coupon/keys"
 
+	promtest "github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -83,6 +85,13 @@ func TestBorrowFillsTheEmptyShard(t *testing.T) {
 	}
 	if s := shardStocks(t, rdb, 4); s[0] != 5 || s[2] != 5 || redisUnits(t, c, 4) != 10 {
 		t.Fatalf("stocks %v after the borrow", s)
+	}
+	if err := c.ObserveShards(ctx, shardedTemplate, 4); err != nil {
+		t.Fatal(err)
+	}
+	id := strconv.Itoa(shardedTemplate)
+	if a, b := promtest.ToFloat64(shardRemaining.WithLabelValues(id, "0")), promtest.ToFloat64(shardRemaining.WithLabelValues(id, "2")); a != 5 || b != 5 {
+		t.Fatalf("coupond_stock_shard_remaining of shards 0 and 2: %v, %v; want 5, 5", a, b)
 	}
 	seedShards(t, rdb, 0, 0, 0, 0)
 	if got, err := c.Borrow(ctx, shardedTemplate, 1, 4); err != nil || got != 0 {
