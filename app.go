@@ -96,6 +96,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		Cache:            template.CacheOptions{UserShards: cfg.MySQLUserShards},
 		Reconcile:        reconcileConfig(cfg),
 		ExpiryUserShards: cfg.MySQLUserShards,
+		StockShards:      cfg.StockShards,
 	})
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		a.close()

@@ -12,6 +12,7 @@ import (
 
 	"coupond/coupon/claim"
 	"coupond/coupon/reconcile"
+	"coupond/coupon/template"
 	"coupond/defaults"
 	"coupond/graph"
 )
@@ -43,6 +44,7 @@ type config struct {
 	ShutdownTimeout time.Duration
 	Redeem          claim.Config
 	PersistBatch    int
+	StockShards     int
 	DrainEvery      time.Duration
 	SweepEvery      time.Duration
 	LockTTL         time.Duration
@@ -145,6 +147,7 @@ var settings = []setting{
 	{"COUPON_REDEEM_TEMPLATE_RATE", strconv.FormatFloat(defaults.RedeemTemplateRate, 'f', -1, 64), "claims/s one instance admits per template (token bucket)", rate(func(c *config) *float64 { return &c.Redeem.TemplateRate })},
 	{"COUPON_REDEEM_HOT_TEMPLATES", "", "per-template overrides, e.g. 123=200000,456=80000", hotTemplates},
 	{"COUPON_REDEEM_USER_RATE", "10", "claim attempts per second per user and template (0: off)", num(func(c *config) *int { return &c.Redeem.UserRate })},
+	{"COUPON_STOCK_SHARDS_DEFAULT", "1", "Redis sub-stocks of a template created without stockShards (1 to 64; README \"Hot templates\"): 1 keeps the stock in the template's hash", stockShards},
 	{"COUPON_PERSIST_BATCH", strconv.Itoa(defaults.PersistBatch), "claims per persister batch", num(func(c *config) *int { return &c.PersistBatch })},
 	{"COUPON_DRAIN_EVERY", "1s", "period of the outbox safety-net drain", dur(func(c *config) *time.Duration { return &c.DrainEvery })},
 	{"COUPON_SWEEP_EVERY", "10m", "period of the expiry sweep", dur(func(c *config) *time.Duration { return &c.SweepEvery })},
@@ -302,6 +305,16 @@ func positive(field func(*config) *int) func(*config, string) error {
 		*field(c) = n
 		return nil
 	}
+}
+
+// stockShards reads COUPON_STOCK_SHARDS_DEFAULT: 1 to template.MaxStockShards.
+func stockShards(c *config, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > template.MaxStockShards {
+		return fmt.Errorf("not a number from 1 to %d", template.MaxStockShards)
+	}
+	c.StockShards = n
+	return nil
 }
 
 // timeZone reads COUPON_STATS_TIMEZONE (an IANA name; the zone database is embedded).

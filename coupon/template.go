@@ -40,7 +40,14 @@ type Template struct {
 	Stored       coupontemplate.Status       `json:"status"` // ACTIVE or ENDED (terminated)
 	CreatedAt    time.Time                   `json:"created"`
 	Version      int                         `json:"version"`
+	// Shards is how many Redis sub-stocks the stock is split into (StockShards); 0 in a cached
+	// copy written before the field existed, which means 1.
+	Shards int `json:"shards,omitempty"`
 }
+
+// StockShards is how many Redis sub-stocks the template's stock is split into: 1 (the template's
+// own hash holds the stock) unless it was created with more.
+func (t *Template) StockShards() int { return max(t.Shards, 1) }
 
 // StatusAt is the client-facing status at time now.
 func (t *Template) StatusAt(now time.Time) TemplateStatus {
@@ -76,6 +83,7 @@ func TemplateFromRow(r *ent.CouponTemplate) *Template {
 		Goods: r.Goods, Type: r.Type, ValidStart: ms(r.ValidStartTime), ValidEnd: ms(r.ValidEndTime),
 		TotalStock: r.TotalStock, Stock: r.Stock, Receive: r.ReceiveRule, Consume: r.ConsumeRule,
 		RefundPolicy: r.RefundPolicy, Stored: r.Status, CreatedAt: ms(r.CreatedAt), Version: r.Version,
+		Shards: r.StockShards,
 	}
 }
 

@@ -58,7 +58,9 @@ type CouponTemplate struct {
 	// user id of the creator
 	CreatedBy int64 `json:"created_by,omitempty"`
 	// bumped by every administrative change
-	Version      int `json:"version,omitempty"`
+	Version int `json:"version,omitempty"`
+	// Redis sub-stocks the stock is split into (1: one stock, the hash of the template)
+	StockShards  int `json:"stock_shards,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -69,7 +71,7 @@ func (*CouponTemplate) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case coupontemplate.FieldReceiveRule, coupontemplate.FieldConsumeRule:
 			values[i] = new([]byte)
-		case coupontemplate.FieldID, coupontemplate.FieldShopNumber, coupontemplate.FieldTotalStock, coupontemplate.FieldStock, coupontemplate.FieldIssued, coupontemplate.FieldBatchSeq, coupontemplate.FieldCreatedBy, coupontemplate.FieldVersion:
+		case coupontemplate.FieldID, coupontemplate.FieldShopNumber, coupontemplate.FieldTotalStock, coupontemplate.FieldStock, coupontemplate.FieldIssued, coupontemplate.FieldBatchSeq, coupontemplate.FieldCreatedBy, coupontemplate.FieldVersion, coupontemplate.FieldStockShards:
 			values[i] = new(sql.NullInt64)
 		case coupontemplate.FieldName, coupontemplate.FieldSource, coupontemplate.FieldTarget, coupontemplate.FieldGoods, coupontemplate.FieldType, coupontemplate.FieldRefundPolicy, coupontemplate.FieldStatus:
 			values[i] = new(sql.NullString)
@@ -221,6 +223,12 @@ func (_m *CouponTemplate) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Version = int(value.Int64)
 			}
+		case coupontemplate.FieldStockShards:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field stock_shards", values[i])
+			} else if value.Valid {
+				_m.StockShards = int(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -318,6 +326,9 @@ func (_m *CouponTemplate) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	builder.WriteString("stock_shards=")
+	builder.WriteString(fmt.Sprintf("%v", _m.StockShards))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -207,6 +207,20 @@ func (_c *CouponTemplateCreate) SetNillableVersion(v *int) *CouponTemplateCreate
 	return _c
 }
 
+// SetStockShards sets the "stock_shards" field.
+func (_c *CouponTemplateCreate) SetStockShards(v int) *CouponTemplateCreate {
+	_c.mutation.SetStockShards(v)
+	return _c
+}
+
+// SetNillableStockShards sets the "stock_shards" field if the given value is not nil.
+func (_c *CouponTemplateCreate) SetNillableStockShards(v *int) *CouponTemplateCreate {
+	if v != nil {
+		_c.SetStockShards(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *CouponTemplateCreate) SetID(v int64) *CouponTemplateCreate {
 	_c.mutation.SetID(v)
@@ -283,6 +297,10 @@ func (_c *CouponTemplateCreate) defaults() {
 	if _, ok := _c.mutation.Version(); !ok {
 		v := coupontemplate.DefaultVersion
 		_c.mutation.SetVersion(v)
+	}
+	if _, ok := _c.mutation.StockShards(); !ok {
+		v := coupontemplate.DefaultStockShards
+		_c.mutation.SetStockShards(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := coupontemplate.DefaultID()
@@ -398,6 +416,14 @@ func (_c *CouponTemplateCreate) check() error {
 	}
 	if _, ok := _c.mutation.Version(); !ok {
 		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "CouponTemplate.version"`)}
+	}
+	if _, ok := _c.mutation.StockShards(); !ok {
+		return &ValidationError{Name: "stock_shards", err: errors.New(`ent: missing required field "CouponTemplate.stock_shards"`)}
+	}
+	if v, ok := _c.mutation.StockShards(); ok {
+		if err := coupontemplate.StockShardsValidator(v); err != nil {
+			return &ValidationError{Name: "stock_shards", err: fmt.Errorf(`ent: validator failed for field "CouponTemplate.stock_shards": %w`, err)}
+		}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := coupontemplate.IDValidator(v); err != nil {
@@ -516,6 +542,10 @@ func (_c *CouponTemplateCreate) createSpec() (*CouponTemplate, *sqlgraph.CreateS
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(coupontemplate.FieldVersion, field.TypeInt, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.StockShards(); ok {
+		_spec.SetField(coupontemplate.FieldStockShards, field.TypeInt, value)
+		_node.StockShards = value
 	}
 	return _node, _spec
 }
@@ -834,6 +864,9 @@ func (u *CouponTemplateUpsertOne) UpdateNewValues() *CouponTemplateUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedBy(); exists {
 			s.SetIgnore(coupontemplate.FieldCreatedBy)
+		}
+		if _, exists := u.create.mutation.StockShards(); exists {
+			s.SetIgnore(coupontemplate.FieldStockShards)
 		}
 	}))
 	return u
@@ -1336,6 +1369,9 @@ func (u *CouponTemplateUpsertBulk) UpdateNewValues() *CouponTemplateUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedBy(); exists {
 				s.SetIgnore(coupontemplate.FieldCreatedBy)
+			}
+			if _, exists := b.mutation.StockShards(); exists {
+				s.SetIgnore(coupontemplate.FieldStockShards)
 			}
 		}
 	}))

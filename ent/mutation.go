@@ -5629,6 +5629,8 @@ type CouponTemplateMutation struct {
 	addcreated_by    *int64
 	version          *int
 	addversion       *int
+	stock_shards     *int
+	addstock_shards  *int
 	clearedFields    map[string]struct{}
 	done             bool
 	oldValue         func(context.Context) (*CouponTemplate, error)
@@ -6612,6 +6614,62 @@ func (m *CouponTemplateMutation) ResetVersion() {
 	m.addversion = nil
 }
 
+// SetStockShards sets the "stock_shards" field.
+func (m *CouponTemplateMutation) SetStockShards(i int) {
+	m.stock_shards = &i
+	m.addstock_shards = nil
+}
+
+// StockShards returns the value of the "stock_shards" field in the mutation.
+func (m *CouponTemplateMutation) StockShards() (r int, exists bool) {
+	v := m.stock_shards
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStockShards returns the old "stock_shards" field's value of the CouponTemplate entity.
+// If the CouponTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CouponTemplateMutation) OldStockShards(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStockShards is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStockShards requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStockShards: %w", err)
+	}
+	return oldValue.StockShards, nil
+}
+
+// AddStockShards adds i to the "stock_shards" field.
+func (m *CouponTemplateMutation) AddStockShards(i int) {
+	if m.addstock_shards != nil {
+		*m.addstock_shards += i
+	} else {
+		m.addstock_shards = &i
+	}
+}
+
+// AddedStockShards returns the value that was added to the "stock_shards" field in this mutation.
+func (m *CouponTemplateMutation) AddedStockShards() (r int, exists bool) {
+	v := m.addstock_shards
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetStockShards resets all changes to the "stock_shards" field.
+func (m *CouponTemplateMutation) ResetStockShards() {
+	m.stock_shards = nil
+	m.addstock_shards = nil
+}
+
 // Where appends a list predicates to the CouponTemplateMutation builder.
 func (m *CouponTemplateMutation) Where(ps ...predicate.CouponTemplate) {
 	m.predicates = append(m.predicates, ps...)
@@ -6646,7 +6704,7 @@ func (m *CouponTemplateMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CouponTemplateMutation) Fields() []string {
-	fields := make([]string, 0, 20)
+	fields := make([]string, 0, 21)
 	if m.created_at != nil {
 		fields = append(fields, coupontemplate.FieldCreatedAt)
 	}
@@ -6707,6 +6765,9 @@ func (m *CouponTemplateMutation) Fields() []string {
 	if m.version != nil {
 		fields = append(fields, coupontemplate.FieldVersion)
 	}
+	if m.stock_shards != nil {
+		fields = append(fields, coupontemplate.FieldStockShards)
+	}
 	return fields
 }
 
@@ -6755,6 +6816,8 @@ func (m *CouponTemplateMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedBy()
 	case coupontemplate.FieldVersion:
 		return m.Version()
+	case coupontemplate.FieldStockShards:
+		return m.StockShards()
 	}
 	return nil, false
 }
@@ -6804,6 +6867,8 @@ func (m *CouponTemplateMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldCreatedBy(ctx)
 	case coupontemplate.FieldVersion:
 		return m.OldVersion(ctx)
+	case coupontemplate.FieldStockShards:
+		return m.OldStockShards(ctx)
 	}
 	return nil, fmt.Errorf("unknown CouponTemplate field %s", name)
 }
@@ -6953,6 +7018,13 @@ func (m *CouponTemplateMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetVersion(v)
 		return nil
+	case coupontemplate.FieldStockShards:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStockShards(v)
+		return nil
 	}
 	return fmt.Errorf("unknown CouponTemplate field %s", name)
 }
@@ -6982,6 +7054,9 @@ func (m *CouponTemplateMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, coupontemplate.FieldVersion)
 	}
+	if m.addstock_shards != nil {
+		fields = append(fields, coupontemplate.FieldStockShards)
+	}
 	return fields
 }
 
@@ -7004,6 +7079,8 @@ func (m *CouponTemplateMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedCreatedBy()
 	case coupontemplate.FieldVersion:
 		return m.AddedVersion()
+	case coupontemplate.FieldStockShards:
+		return m.AddedStockShards()
 	}
 	return nil, false
 }
@@ -7061,6 +7138,13 @@ func (m *CouponTemplateMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddVersion(v)
+		return nil
+	case coupontemplate.FieldStockShards:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddStockShards(v)
 		return nil
 	}
 	return fmt.Errorf("unknown CouponTemplate numeric field %s", name)
@@ -7157,6 +7241,9 @@ func (m *CouponTemplateMutation) ResetField(name string) error {
 		return nil
 	case coupontemplate.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case coupontemplate.FieldStockShards:
+		m.ResetStockShards()
 		return nil
 	}
 	return fmt.Errorf("unknown CouponTemplate field %s", name)

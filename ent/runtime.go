@@ -240,6 +240,12 @@ func init() {
 	coupontemplateDescVersion := coupontemplateFields[18].Descriptor()
 	// coupontemplate.DefaultVersion holds the default value on creation for the version field.
 	coupontemplate.DefaultVersion = coupontemplateDescVersion.Default.(int)
+	// coupontemplateDescStockShards is the schema descriptor for stock_shards field.
+	coupontemplateDescStockShards := coupontemplateFields[19].Descriptor()
+	// coupontemplate.DefaultStockShards holds the default value on creation for the stock_shards field.
+	coupontemplate.DefaultStockShards = coupontemplateDescStockShards.Default.(int)
+	// coupontemplate.StockShardsValidator is a validator for the "stock_shards" field. It is called by the builders before save.
+	coupontemplate.StockShardsValidator = coupontemplateDescStockShards.Validators[0].(func(int) error)
 	// coupontemplateDescID is the schema descriptor for id field.
 	coupontemplateDescID := coupontemplateFields[0].Descriptor()
 	// coupontemplate.DefaultID holds the default value on creation for the id field.

@@ -84,6 +84,9 @@ type RedeemArgs struct {
 	Outbox        bool          // true: XADD the accepted claim to the outbox (the server always does); false: not in the outbox
 	RedemptionTTL time.Duration // lifetime of the redemption key; 0 = no key (only without the outbox)
 	RequestID     string        // the client's requestId, in the claim's outbox entry ("" for none)
+	// Borrowing: an OUT_OF_STOCK answer is not stored under the request key, because the caller
+	// (a stock shard's claim) borrows stock from the template's other shards and calls again.
+	Borrowing bool
 }
 
 // RedeemResult is the answer of redeem.lua.
@@ -226,7 +229,11 @@ func redeemCall(k RedeemKeys, a RedeemArgs) ([]string, []any, error) {
 		keys[4] = k.Template
 	}
 
-	return keys, []any{a.UserID, a.RedemptionID, a.Now.UnixMilli(), reqTTL, a.RateLimit, rateWindow, outbox, rdTTL, a.RequestID}, nil
+	borrowing := "0"
+	if a.Borrowing {
+		borrowing = "1"
+	}
+	return keys, []any{a.UserID, a.RedemptionID, a.Now.UnixMilli(), reqTTL, a.RateLimit, rateWindow, outbox, rdTTL, a.RequestID, borrowing}, nil
 }
 
 // parseRedeem decodes the script's array {code, receive_count, redemption_id, replayed, entry_id,

@@ -16,6 +16,8 @@
 -- ARGV[7]  "1": XADD the accepted claim to the outbox (the server always does); "0": don't
 -- ARGV[8]  redemption-key TTL in seconds; 0 = don't set the redemption key
 -- ARGV[9]  the client's requestId, in the claim's outbox entry (field req); "" or absent: none
+-- ARGV[10] "1": an OUT_OF_STOCK answer is not stored under KEYS[4] (a stock shard's caller borrows
+--          units from the template's other shards and calls again); "0" or absent: stored
 --
 -- Returns an array {code, receive_count, redemption_id, replayed, entry_id, counted}; never a
 -- bit-packed number (a packed return overflows and can decode "no stock" as success).
@@ -41,7 +43,8 @@
 --     (ceil(end / 1000): EXPIREAT takes seconds, not milliseconds); XADD KEYS[3] * rid user rc ts n [req]
 --     when ARGV[7] is "1" (n: the user's counter after this claim, which the persister compares
 --     with the coupons MySQL holds); SET KEYS[5] user EX ARGV[8].
--- Every answer of steps 4 to 7 is stored in KEYS[4] (EX ARGV[4]) as "code:receive_count:redemption_id".
+-- Every answer of steps 4 to 7 is stored in KEYS[4] (EX ARGV[4]) as "code:receive_count:redemption_id",
+-- but OUT_OF_STOCK when ARGV[10] is "1".
 local reqTTL = tonumber(ARGV[4])
 
 if reqTTL > 0 then
@@ -86,6 +89,9 @@ if now < startMs then
   return answer(3, 0, '')
 end
 if stock <= 0 then
+  if ARGV[10] == '1' then
+    return {1, 0, '', 0, '', 0}
+  end
   return answer(1, 0, '')
 end
 local held = tonumber(redis.call('HGET', KEYS[2], 'n')) or 0

@@ -137,3 +137,29 @@ func TestRedeemRateLimitedIsNotStored(t *testing.T) {
 		t.Errorf("retry after the window = %+v, want OK rc 3", res)
 	}
 }
+
+// TestRedeemBorrowingKeepsOutOfStockUnstored: a stock shard's claim that finds its shard empty is
+// refused without storing the refusal (its caller borrows and calls again with the same request
+// key); the call after the borrow is accepted, and a last OUT_OF_STOCK without Borrowing is stored.
+func TestRedeemBorrowingKeepsOutOfStockUnstored(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	putTemplate(t, rdb, 13, activeTpl(0, 5))
+	k := redeemKeys(13, 4, "req-b", "rd-b1")
+	a := asyncArgs(4, "rd-b1")
+	a.Borrowing = true
+	if res := mustRedeem(t, rdb, k, a); res.Code != RedeemOutOfStock {
+		t.Fatalf("empty shard: %+v", res)
+	}
+	if rdb.Exists(ctx, k.Request).Val() != 0 {
+		t.Fatal("OUT_OF_STOCK stored while borrowing")
+	}
+	rdb.HSet(ctx, k.Template, "stock", 1) // the borrow
+	if res := mustRedeem(t, rdb, k, a); res.Code != RedeemOK || res.Replayed {
+		t.Fatalf("after the borrow: %+v", res)
+	}
+	k2 := redeemKeys(13, 5, "req-c", "rd-b2")
+	a2 := asyncArgs(5, "rd-b2")
+	if res := mustRedeem(t, rdb, k2, a2); res.Code != RedeemOutOfStock || rdb.Exists(ctx, k2.Request).Val() != 1 {
+		t.Fatalf("out of stock everywhere: %+v, stored %d", res, rdb.Exists(ctx, k2.Request).Val())
+	}
+}

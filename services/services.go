@@ -38,6 +38,9 @@ type Config struct {
 	Reconcile      reconcile.Config
 	// ExpiryUserShards is the expirer's Expirer.UserShards (COUPON_MYSQL_USER_SHARDS).
 	ExpiryUserShards int
+	// StockShards is the Redis sub-stocks of a template created without stockShards
+	// (COUPON_STOCK_SHARDS_DEFAULT; 0 means 1).
+	StockShards int
 }
 
 // Services are the domain services of one process.
@@ -64,6 +67,7 @@ func New(db *ent.Client, rdb redis.UniversalClient, queue *jobs.Queue, cfg Confi
 	s := &Services{Queue: queue}
 	s.Cache = template.NewCache(rdb, db, cfg.Cache)
 	s.Templates = template.NewAdmin(db, rdb, s.Cache)
+	s.Templates.DefaultStockShards = cfg.StockShards
 	s.Issuer = issue.NewIssuer(rdb, queue)
 	s.Expirer = expiry.NewExpirer(db, rdb)
 	s.Expirer.UserShards = cfg.ExpiryUserShards

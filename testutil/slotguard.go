@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"coupond/coupon/keys"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -176,24 +178,5 @@ func (g *SlotGuard) keys(args []any) []string {
 	return ks
 }
 
-// Slot is the Redis Cluster hash slot of key: CRC16 (XMODEM) of its hash tag (the part between the
-// first { and the next }, when not empty) or of the whole key, modulo 16384.
-func Slot(key string) int {
-	if i := strings.IndexByte(key, '{'); i >= 0 {
-		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
-			key = key[i+1 : i+1+j]
-		}
-	}
-	var crc uint16
-	for k := 0; k < len(key); k++ {
-		crc ^= uint16(key[k]) << 8
-		for b := 0; b < 8; b++ {
-			if crc&0x8000 != 0 {
-				crc = crc<<1 ^ 0x1021
-			} else {
-				crc <<= 1
-			}
-		}
-	}
-	return int(crc) % 16384
-}
+// Slot is the Redis Cluster hash slot of key (keys.Slot).
+func Slot(key string) int { return keys.Slot(key) }

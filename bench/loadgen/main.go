@@ -10,7 +10,7 @@
 //
 // Template: unless -template is given, the loadgen creates one through createCouponTemplate as a
 // MERCHANT (stock -stock, limitPerPerson -limit: large enough that the burst neither runs out nor
-// hits the per-person limit).
+// hits the per-person limit; -stock-shards its stockShards).
 //
 // Load: -workers goroutines share one keep-alive HTTP client. With -rate 0 (closed loop) each
 // worker sends its next claim as soon as the previous answer arrived, for -duration. With -rate > 0
@@ -75,6 +75,7 @@ type options struct {
 	rate               float64
 	templateID         int64
 	stock, limit       int
+	stockShards        int
 	requestIDs         bool
 	timeout            time.Duration
 	label              string
@@ -100,6 +101,7 @@ func main() {
 	flag.Int64Var(&o.templateID, "template", 0, "template id to claim; 0 = create one as a merchant")
 	flag.IntVar(&o.stock, "stock", 10_000_000, "stock of the created template")
 	flag.IntVar(&o.limit, "limit", 1_000_000, "limitPerPerson of the created template")
+	flag.IntVar(&o.stockShards, "stock-shards", 0, "stockShards of the created template (0: the server's default)")
 	flag.Int64Var(&o.merchantID, "merchant", 1, "merchant user id that creates the template")
 	flag.Int64Var(&o.shop, "shop", 1001, "merchant's shop number")
 	flag.BoolVar(&o.requestIDs, "request-id", true, "send a unique requestId with every claim (as the mobile app does)")
@@ -674,21 +676,22 @@ func createTemplate(ctx context.Context, client *http.Client, signer *auth.Signe
 		return 0, err
 	}
 	now := time.Now().UTC()
-	body, _ := json.Marshal(map[string]any{
-		"query": createQuery,
-		"variables": map[string]any{"in": map[string]any{
-			"name":            "bench " + now.Format("2006-01-02 15:04:05"),
-			"source":          "SHOP",
-			"target":          "SHOP_WIDE",
-			"type":            "THRESHOLD_OFF",
-			"validStartTime":  now.Add(-time.Minute).Format(time.RFC3339),
-			"validEndTime":    now.Add(24 * time.Hour).Format(time.RFC3339),
-			"stock":           o.stock,
-			"limitPerPerson":  o.limit,
-			"thresholdAmount": "100.00",
-			"discountAmount":  "10.00",
-		}},
-	})
+	in := map[string]any{
+		"name":            "bench " + now.Format("2006-01-02 15:04:05"),
+		"source":          "SHOP",
+		"target":          "SHOP_WIDE",
+		"type":            "THRESHOLD_OFF",
+		"validStartTime":  now.Add(-time.Minute).Format(time.RFC3339),
+		"validEndTime":    now.Add(24 * time.Hour).Format(time.RFC3339),
+		"stock":           o.stock,
+		"limitPerPerson":  o.limit,
+		"thresholdAmount": "100.00",
+		"discountAmount":  "10.00",
+	}
+	if o.stockShards > 0 {
+		in["stockShards"] = o.stockShards
+	}
+	body, _ := json.Marshal(map[string]any{"query": createQuery, "variables": map[string]any{"in": in}})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.url, bytes.NewReader(body))
 	if err != nil {
 		return 0, err

@@ -5,13 +5,15 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"coupond/coupon/keys"
 )
 
 // syncLinger is how long a group's leader waits for more sync claims of its template before
 // taking the group (the claims arriving while a group is being written join the next one anyway).
 const syncLinger = time.Millisecond
 
-// groupCommit writes concurrent sync claims of one template as shared batches: a claim joins the
+// groupCommit writes concurrent sync claims of one template (one stock shard: its outbox) as shared batches: a claim joins the
 // template's waiting group; when no group of the template is being written, its first claim leads
 // it (after syncLinger) and writes it with one persist, up to the persister's batch size a group;
 // claims arriving meanwhile wait in the next group, which the finished leader hands on to a new
@@ -19,7 +21,7 @@ const syncLinger = time.Millisecond
 type groupCommit struct {
 	p   *Persister
 	mu  sync.Mutex
-	tpl map[int64]*syncQueue
+	tpl map[keys.Shard]*syncQueue
 }
 
 // syncQueue is one template's groups: one being written (running) and those waiting, in order.
@@ -37,19 +39,19 @@ type syncGroup struct {
 }
 
 func newGroupCommit(p *Persister) *groupCommit {
-	return &groupCommit{p: p, tpl: map[int64]*syncQueue{}}
+	return &groupCommit{p: p, tpl: map[keys.Shard]*syncQueue{}}
 }
 
-// finish writes c with the other sync claims of its template waiting now and returns the batch's
+// finish writes c with the other sync claims of its stock shard waiting now and returns the batch's
 // result (c's outcome is in it), or the batch's error. ctx bounds only the wait: the batch itself
 // runs to its end whatever happens to the caller (persist), so a claim whose caller gave up is
 // still written, or left in the outbox for the persister.
-func (g *groupCommit) finish(ctx context.Context, templateID int64, c claim) (batchResult, error) {
+func (g *groupCommit) finish(ctx context.Context, shard keys.Shard, c claim) (batchResult, error) {
 	g.mu.Lock()
-	q := g.tpl[templateID]
+	q := g.tpl[shard]
 	if q == nil {
 		q = &syncQueue{}
-		g.tpl[templateID] = q
+		g.tpl[shard] = q
 	}
 	if n := len(q.waiting); n == 0 || len(q.waiting[n-1].claims) >= g.p.cfg.BatchSize {
 		q.waiting = append(q.waiting, &syncGroup{done: make(chan struct{})})
@@ -62,7 +64,7 @@ func (g *groupCommit) finish(ctx context.Context, templateID int64, c claim) (ba
 	}
 	g.mu.Unlock()
 	if lead {
-		g.lead(ctx, templateID)
+		g.lead(ctx, shard)
 	}
 	select {
 	case <-grp.done:
@@ -75,10 +77,10 @@ func (g *groupCommit) finish(ctx context.Context, templateID int64, c claim) (ba
 // lead writes the template's first waiting group after syncLinger, then hands the next waiting
 // group, if any, to a new goroutine, or marks the template idle. A panic while writing (a test's
 // injected crash) fails the group's claims with errGroupAborted and still hands on.
-func (g *groupCommit) lead(ctx context.Context, templateID int64) {
+func (g *groupCommit) lead(ctx context.Context, shard keys.Shard) {
 	time.Sleep(syncLinger)
 	g.mu.Lock()
-	q := g.tpl[templateID]
+	q := g.tpl[shard]
 	grp := q.waiting[0]
 	q.waiting = q.waiting[1:]
 	g.mu.Unlock()
@@ -88,13 +90,13 @@ func (g *groupCommit) lead(ctx context.Context, templateID int64) {
 			grp.err = errGroupAborted
 			close(grp.done)
 		}
-		g.handOn(ctx, templateID, q)
+		g.handOn(ctx, shard, q)
 	}()
 	ids := make([]string, len(grp.claims))
 	for i, c := range grp.claims {
 		ids[i] = c.streamID
 	}
-	grp.res, grp.err = g.p.persist(ctx, templateID, grp.claims, ids)
+	grp.res, grp.err = g.p.persist(ctx, shard, grp.claims, ids)
 	written = true
 	close(grp.done)
 }
@@ -104,13 +106,13 @@ func (g *groupCommit) lead(ctx context.Context, templateID int64) {
 var errGroupAborted = errors.New("claim: the sync batch was aborted")
 
 // handOn starts the next waiting group of q, or marks the template idle.
-func (g *groupCommit) handOn(ctx context.Context, templateID int64, q *syncQueue) {
+func (g *groupCommit) handOn(ctx context.Context, shard keys.Shard, q *syncQueue) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(q.waiting) == 0 {
 		q.running = false
-		delete(g.tpl, templateID)
+		delete(g.tpl, shard)
 		return
 	}
-	go g.lead(context.WithoutCancel(ctx), templateID)
+	go g.lead(context.WithoutCancel(ctx), shard)
 }

@@ -14,11 +14,11 @@ type heldLease struct {
 
 func (h *heldLease) release() { h.stop() }
 
-// lease takes the template's persist lease (package lease, TTL LeaseTTL). When another persister
+// lease takes the persist lease of stock shard s's outbox (package lease, TTL LeaseTTL). When another persister
 // holds it, it returns a nil lease. The returned context ends when the lease is lost, so the
 // Drain stops before a second persister is sure to be working.
-func (p *Persister) lease(ctx context.Context, templateID int64) (context.Context, *heldLease, error) {
-	ctx, release, err := lease.Take(ctx, p.rdb, keys.PersistLease(templateID), p.cfg.LeaseTTL)
+func (p *Persister) lease(ctx context.Context, s keys.Shard) (context.Context, *heldLease, error) {
+	ctx, release, err := lease.Take(ctx, p.rdb, s.PersistLease(), p.cfg.LeaseTTL)
 	if release == nil || err != nil {
 		return ctx, nil, err
 	}

@@ -41,6 +41,7 @@ const lossWindow = 10 * time.Second
 // refusal the script stored under a requestId.
 type recent struct {
 	templateID, userID int64
+	shards             int    // the template's StockShards
 	requestID          string // "" for none
 	answer             lua.RedeemResult
 	at                 time.Time
@@ -64,7 +65,7 @@ type lossWatch struct {
 // remember notes an answer of the claim script and forgets those older than lossWindow. The
 // forgotten front is reused in place once it is half of the slice (each answer is copied once on
 // average), so a steady claim rate allocates nothing here.
-func (w *lossWatch) remember(templateID, userID int64, requestID string, answer lua.RedeemResult, at time.Time) {
+func (w *lossWatch) remember(templateID int64, shards int, userID int64, requestID string, answer lua.RedeemResult, at time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for w.head < len(w.claims) && at.Sub(w.claims[w.head].at) > lossWindow {
@@ -76,7 +77,7 @@ func (w *lossWatch) remember(templateID, userID int64, requestID string, answer 
 		clear(w.claims[n:])
 		w.claims, w.head = w.claims[:n], 0
 	}
-	w.claims = append(w.claims, recent{templateID, userID, requestID, answer, at})
+	w.claims = append(w.claims, recent{templateID, userID, shards, requestID, answer, at})
 }
 
 // snapshot returns the remembered claims.
@@ -152,7 +153,8 @@ func (r *Redeemer) restoreAnswers(ctx context.Context, recent []recent) error {
 		if c.requestID == "" {
 			continue
 		}
-		if _, err := lua.RestoreAnswer(ctx, r.rdb, keys.Request(c.templateID, c.userID, c.requestID), c.answer, r.cfg.RequestTTL); err != nil {
+		k := keys.UserStock(c.templateID, c.userID, c.shards).Request(c.userID, c.requestID)
+		if _, err := lua.RestoreAnswer(ctx, r.rdb, k, c.answer, r.cfg.RequestTTL); err != nil {
 			return fmt.Errorf("restore answer: %w", err)
 		}
 	}
@@ -163,14 +165,19 @@ func (r *Redeemer) restoreAnswers(ctx context.Context, recent []recent) error {
 // MySQL holds for them, when the restart left it lower (their claims persisted after Redis's last
 // fsync), so Redis refuses what MySQL would.
 func (r *Redeemer) resyncCounters(ctx context.Context, recent []recent) error {
-	users := map[int64][]int64{} // template → users
+	type tpl struct {
+		id     int64
+		shards int
+	}
+	users := map[tpl][]int64{} // template → users
 	for _, c := range recent {
 		if c.answer.Code == lua.RedeemOK {
-			users[c.templateID] = append(users[c.templateID], c.userID)
+			t := tpl{c.templateID, c.shards}
+			users[t] = append(users[t], c.userID)
 		}
 	}
-	for templateID, us := range users {
-		if err := r.persister.raiseCounters(ctx, templateID, us, time.Time{}); err != nil {
+	for t, us := range users {
+		if err := r.persister.raiseCounters(ctx, t.id, t.shards, us, time.Time{}); err != nil {
 			return err
 		}
 	}
@@ -196,7 +203,7 @@ func (r *Redeemer) recordLost(ctx context.Context, claims []recent) (int, error)
 	pipe := r.rdb.Pipeline()
 	exists := make([]*redis.IntCmd, len(claims))
 	for i, c := range claims {
-		exists[i] = pipe.Exists(ctx, keys.Redemption(c.templateID, c.answer.RedemptionID))
+		exists[i] = pipe.Exists(ctx, keys.UserStock(c.templateID, c.userID, c.shards).Redemption(c.answer.RedemptionID))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return 0, fmt.Errorf("look up redemptions: %w", err)

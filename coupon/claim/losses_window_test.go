@@ -16,7 +16,7 @@ func TestLossWatchKeepsTheWindow(t *testing.T) {
 	step := lossWindow / 1000 // 1,000 answers per window
 	at := func(i int) time.Time { return start.Add(time.Duration(i) * step) }
 	for i := range 5500 {
-		w.remember(1, int64(i), "", lua.RedeemResult{ReceiveCount: i}, at(i))
+		w.remember(1, 1, int64(i), "", lua.RedeemResult{ReceiveCount: i}, at(i))
 	}
 	got := w.snapshot()
 	// answer i is kept while at(5499) - at(i) <= lossWindow, that is i >= 4499
@@ -32,7 +32,7 @@ func TestLossWatchKeepsTheWindow(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for i := 5500; i < 25500; i++ { // 20 windows
-		w.remember(1, int64(i), "", lua.RedeemResult{}, at(i))
+		w.remember(1, 1, int64(i), "", lua.RedeemResult{}, at(i))
 	}
 	runtime.ReadMemStats(&after)
 	if n := after.Mallocs - before.Mallocs; n > 2 { // a regrowing slice would allocate about once per window

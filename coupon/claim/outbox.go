@@ -45,9 +45,9 @@ type outboxReader struct {
 	start string // XAUTOCLAIM cursor; "" once the pending list has been walked
 }
 
-// openOutbox makes sure the outbox's consumer group exists and returns its reader.
-func (p *Persister) openOutbox(ctx context.Context, templateID int64) (*outboxReader, error) {
-	key := keys.Outbox(templateID)
+// openOutbox makes sure the consumer group of stock shard s's outbox exists and returns its reader.
+func (p *Persister) openOutbox(ctx context.Context, s keys.Shard) (*outboxReader, error) {
+	key := s.Outbox()
 	if err := p.rdb.XGroupCreateMkStream(ctx, key, outboxGroup, "0").Err(); err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
 		return nil, fmt.Errorf("create consumer group: %w", err)
 	}
@@ -87,26 +87,41 @@ func (o *outboxReader) next(ctx context.Context) ([]redis.XMessage, error) {
 }
 
 // NonEmptyOutboxes returns the templates whose outbox holds claims (pending or unread), from the
-// outbox index. A template leaves the index only once its outbox is empty and the database says
+// outbox index; a template with stock shards has one outbox per shard (its template hash tells
+// how many; 1 when it cannot be read). A template leaves the index only once its outbox is empty and the database says
 // it can take no more claims (terminated, or its end is past): an evicted cache hash says nothing.
 func (p *Persister) NonEmptyOutboxes(ctx context.Context) ([]int64, error) {
 	members, err := p.rdb.SMembers(ctx, keys.OutboxIndex()).Result()
 	if err != nil {
 		return nil, err
 	}
-	pipe := p.rdb.Pipeline()
-	lens := make([]*redis.IntCmd, len(members))
 	ids := make([]int64, len(members))
+	shards := make([]int, len(members))
 	for i, m := range members {
 		ids[i], _ = strconv.ParseInt(m, 10, 64)
-		lens[i] = pipe.XLen(ctx, keys.Outbox(ids[i]))
+		if shards[i] = 1; ids[i] > 0 {
+			if n, err := p.shardCount(ctx, ids[i]); err == nil {
+				shards[i] = n
+			}
+		}
+	}
+	pipe := p.rdb.Pipeline()
+	lens := make([][]*redis.IntCmd, len(members))
+	for i, id := range ids {
+		for s := range shards[i] {
+			lens[i] = append(lens[i], pipe.XLen(ctx, keys.StockShard(id, s, shards[i]).Outbox()))
+		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, err
 	}
 	var out, empty []int64
 	for i, id := range ids {
-		if lens[i].Val() > 0 {
+		queued := int64(0)
+		for _, l := range lens[i] {
+			queued += l.Val()
+		}
+		if queued > 0 {
 			out = append(out, id)
 		} else {
 			empty = append(empty, id)
@@ -145,7 +160,7 @@ func (p *Persister) dropEnded(ctx context.Context, ids []int64) error {
 // ack acknowledges and deletes the batch's outbox entries ids. When Redis lost some of them after
 // the batch read them (it restarted from an older AOF while the batch was in flight), their users
 // are handed to repairRewound.
-func (p *Persister) ack(ctx context.Context, templateID int64, claims []claim, ids []string, end time.Time) error {
+func (p *Persister) ack(ctx context.Context, s keys.Shard, claims []claim, ids []string, end time.Time) error {
 	byStream := make(map[string]claim, len(claims))
 	for _, c := range claims {
 		byStream[c.streamID] = c
@@ -153,10 +168,10 @@ func (p *Persister) ack(ctx context.Context, templateID int64, claims []claim, i
 	rkeys := make([]string, len(ids))
 	for i, id := range ids {
 		if c, ok := byStream[id]; ok {
-			rkeys[i] = keys.Redemption(templateID, c.redemptionID)
+			rkeys[i] = s.Redemption(c.redemptionID)
 		}
 	}
-	lost, err := lua.OutboxAck(ctx, p.rdb, keys.Outbox(templateID), outboxGroup, ids, rkeys)
+	lost, err := lua.OutboxAck(ctx, p.rdb, s.Outbox(), outboxGroup, ids, rkeys)
 	if err != nil {
 		return fmt.Errorf("acknowledge outbox entries: %w", err)
 	}
@@ -169,5 +184,5 @@ func (p *Persister) ack(ctx context.Context, templateID int64, claims []claim, i
 	if len(users) == 0 {
 		return nil
 	}
-	return p.repairRewound(ctx, templateID, users, end)
+	return p.repairRewound(ctx, s, users, end)
 }

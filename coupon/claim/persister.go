@@ -86,14 +86,43 @@ func NewPersister(db *ent.Client, rdb redis.UniversalClient, issuer *issue.Issue
 // over claims a crashed persister left unacknowledged. It returns how many claims it handled.
 // One persister drains a template at a time, the holder of its lease; a Drain that finds the
 // lease taken returns 0 at once (the holder is on it), and one that loses its lease stops.
+//
+// A template with stock shards has one outbox and one lease per shard: Drain drains them one
+// after the other, each under its own lease, after settling the lends between its shards that a
+// crashed borrower left open (template.Cache.SweepLends).
 func (p *Persister) Drain(ctx context.Context, templateID int64) (int, error) {
-	ctx, held, err := p.lease(ctx, templateID)
+	n, err := p.shardCount(ctx, templateID)
+	if err != nil {
+		return 0, fmt.Errorf("template %d: %w", templateID, err)
+	}
+	if n > 1 { // lends between the shards a crashed borrower left open
+		if _, err := p.cache.SweepLends(ctx, templateID, n, template.SweepLendsAfter); err != nil {
+			return 0, err
+		}
+		if err := p.cache.ObserveShards(ctx, templateID, n); err != nil {
+			return 0, err
+		}
+	}
+	total := 0
+	for i := range n {
+		c, err := p.drainShard(ctx, keys.StockShard(templateID, i, n))
+		total += c
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// drainShard is Drain of the outbox of stock shard s.
+func (p *Persister) drainShard(ctx context.Context, s keys.Shard) (int, error) {
+	ctx, held, err := p.lease(ctx, s)
 	if held == nil || err != nil {
 		return 0, err
 	}
 	defer held.release()
 	deadline := time.Now().Add(p.cfg.MaxRun)
-	out, err := p.openOutbox(ctx, templateID)
+	out, err := p.openOutbox(ctx, s)
 	if err != nil {
 		return 0, err
 	}
@@ -103,7 +132,7 @@ func (p *Persister) Drain(ctx context.Context, templateID int64) (int, error) {
 		if err != nil || len(msgs) == 0 {
 			return total, err
 		}
-		if err := p.persistBatch(ctx, templateID, msgs); err != nil {
+		if err := p.persistBatch(ctx, s, msgs); err != nil {
 			return total, err
 		}
 		total += len(msgs)
@@ -121,19 +150,19 @@ func (p *Persister) SweepBatches(ctx context.Context) (int, error) {
 
 // persistBatch persists one batch of outbox entries (see persist); malformed entries are logged
 // and acknowledged, never retried.
-func (p *Persister) persistBatch(ctx context.Context, templateID int64, msgs []redis.XMessage) error {
+func (p *Persister) persistBatch(ctx context.Context, s keys.Shard, msgs []redis.XMessage) error {
 	claims := make([]claim, 0, len(msgs))
 	ids := make([]string, 0, len(msgs))
 	for _, m := range msgs {
 		ids = append(ids, m.ID)
 		c, err := parseClaim(m)
 		if err != nil {
-			slog.ErrorContext(ctx, "dropping malformed outbox entry", "template", templateID, "err", err)
+			slog.ErrorContext(ctx, "dropping malformed outbox entry", "template", s.Template, "shard", s.Index, "err", err)
 			continue
 		}
 		claims = append(claims, c)
 	}
-	_, err := p.persist(ctx, templateID, claims, ids)
+	_, err := p.persist(ctx, s, claims, ids)
 	return err
 }
 
@@ -149,12 +178,14 @@ const afterCommitBudget = 10 * time.Second
 // cancel, and the after-commit work is retried for up to afterCommitBudget while Redis fails, because a Redis
 // that restarted from an older AOF meanwhile no longer holds the entries anyone could replay the
 // batch from (ack then repairs what it lost).
-func (p *Persister) persist(ctx context.Context, templateID int64, claims []claim, ids []string) (batchResult, error) {
+//
+// The claims are those of the outbox of stock shard s.
+func (p *Persister) persist(ctx context.Context, s keys.Shard, claims []claim, ids []string) (batchResult, error) {
 	ctx = context.WithoutCancel(ctx)
 	var res batchResult
 	if len(claims) > 0 {
 		var err error
-		if res, err = p.commitBatch(ctx, templateID, claims); err != nil {
+		if res, err = p.commitBatch(ctx, s.Template, claims); err != nil {
 			return res, err
 		}
 		p.stepDone("committed")
@@ -165,12 +196,12 @@ func (p *Persister) persist(ctx context.Context, templateID int64, claims []clai
 	ctx, cancel := context.WithTimeout(ctx, afterCommitBudget)
 	defer cancel()
 	if len(claims) > 0 {
-		if err := retry(ctx, func() error { return p.afterCommit(ctx, templateID, res) }); err != nil {
+		if err := retry(ctx, func() error { return p.afterCommit(ctx, s, res) }); err != nil {
 			return res, err
 		}
 		p.stepDone("after-commit")
 	}
-	if err := retry(ctx, func() error { return p.ack(ctx, templateID, claims, ids, res.end) }); err != nil {
+	if err := retry(ctx, func() error { return p.ack(ctx, s, claims, ids, res.end) }); err != nil {
 		return res, err
 	}
 	p.stepDone("acked")
@@ -200,8 +231,8 @@ func (p *Persister) stepDone(name string) {
 
 // finish persists one claim now (sync mode), in one batch with the template's other sync claims
 // waiting (groupCommit), and tells how it ended: ISSUED with its coupon, or FAILED with the reason.
-func (p *Persister) finish(ctx context.Context, templateID int64, c claim) (*Redemption, error) {
-	res, err := p.group.finish(ctx, templateID, c)
+func (p *Persister) finish(ctx context.Context, s keys.Shard, c claim) (*Redemption, error) {
+	res, err := p.group.finish(ctx, s, c)
 	if err != nil {
 		return nil, err
 	}
@@ -228,11 +259,14 @@ func (p *Persister) finish(ctx context.Context, templateID int64, c claim) (*Red
 // limit); then the issued coupons' share of it (issue.Issuer.AfterCommit). After drift, Redis
 // showed more stock than MySQL had: its hash is dropped, after the give-backs, so the next lookup
 // rebuilds it exactly (MySQL's stock less the claims still in the outbox).
-func (p *Persister) afterCommit(ctx context.Context, templateID int64, res batchResult) error {
+//
+// The batch is of the outbox of stock shard s, whose hash gets the give-backs.
+func (p *Persister) afterCommit(ctx context.Context, s keys.Shard, res batchResult) error {
+	templateID := s.Template
 	for _, f := range res.failed {
 		_, err := lua.RedeemRelease(ctx, p.rdb, lua.ReleaseKeys{
-			Template: keys.Template(templateID), Claims: keys.ClaimCounter(templateID, f.userID),
-			Redemption: keys.Redemption(templateID, f.redemptionID),
+			Template: s.Stock(), Claims: s.ClaimCounter(f.userID),
+			Redemption: s.Redemption(f.redemptionID),
 		})
 		if err != nil {
 			return fmt.Errorf("give back failed claim: %w", err)
@@ -243,7 +277,7 @@ func (p *Persister) afterCommit(ctx context.Context, templateID int64, res batch
 			return err
 		}
 	}
-	if err := p.raiseTo(ctx, templateID, res.held, res.end); err != nil {
+	if err := p.raiseTo(ctx, templateID, s.Count, res.held, res.end); err != nil {
 		return err
 	}
 	return p.issuer.AfterCommit(ctx, templateID, res.issued, res.inserted)

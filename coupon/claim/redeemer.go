@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
 	"coupond/ent"
-	"coupond/idgen"
 	"coupond/lua"
 
 	"github.com/redis/go-redis/v9"
@@ -112,12 +110,12 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 	if !r.limiter(templateID).Allow() {
 		return nil, coupon.ErrRateLimited
 	}
-	res, err := r.runScript(ctx, userID, templateID, requestID, now)
+	res, err := r.claim(ctx, t, userID, requestID, now)
 	if err == nil && res.Code == lua.RedeemCacheMissing {
 		// The hash expired or was evicted: rebuild it through the lookup chain, then retry once.
 		r.meta.Delete(templateID)
 		if _, err = r.cache.Get(ctx, templateID); err == nil {
-			res, err = r.runScript(ctx, userID, templateID, requestID, now)
+			res, err = r.claim(ctx, t, userID, requestID, now)
 		}
 	}
 	if err != nil {
@@ -127,7 +125,7 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 		return nil, fmt.Errorf("claim script: %w", err)
 	}
 	if stored := res.Code <= lua.RedeemEnded; !res.Replayed && (res.Code == lua.RedeemOK || (requestID != "" && stored)) {
-		r.losses.remember(templateID, userID, requestID, res, now) // see lossWatch
+		r.losses.remember(templateID, t.StockShards(), userID, requestID, res, now) // see lossWatch
 	}
 	if err := refusal(res.Code); err != nil {
 		if requestID != "" && (res.Code == lua.RedeemOutOfStock || res.Code == lua.RedeemLimitReached) {
@@ -146,27 +144,93 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 		return r.Redemption(ctx, userID, res.RedemptionID)
 	}
 	if r.cfg.Mode == ModeSync {
-		return r.finishNow(ctx, templateID, userID, requestID, res, now)
+		return r.finishNow(ctx, keys.UserStock(templateID, userID, t.StockShards()), userID, requestID, res, now)
 	}
 	r.markDirty(templateID)
 	return &Redemption{ID: res.RedemptionID, Status: RedemptionPending}, nil
 }
 
-// runScript runs the claim script: one Redis round trip, shared with concurrent claims.
-func (r *Redeemer) runScript(ctx context.Context, userID, templateID int64, requestID string, now time.Time) (lua.RedeemResult, error) {
-	rid := strconv.FormatInt(templateID, 10) + "-" + strconv.FormatInt(idgen.Next(), 10)
+// maxBorrows bounds the borrows of one claim on an empty stock shard (each followed by another run
+// of the claim script, which concurrent claims of the shard may have emptied again before): a
+// safety bound, far above what the end of a sale takes (every borrow moves at least one unit).
+const maxBorrows = 64
+
+// Waiting for units in transit: a borrow that finds nothing while lends are between their lend
+// and receive steps (another shard's borrow in flight) looks again transitWait later, up to
+// transitTries times.
+const (
+	transitWait  = 2 * time.Millisecond
+	transitTries = 50
+)
+
+// claim runs the claim script on the user's stock shard of t. On a template with stock shards, a
+// shard found empty borrows units from the reserve or the other shards (template.Cache.Borrow) and
+// the script runs again; OUT_OF_STOCK is answered (and stored under the request key) only by a
+// run after a borrow found nothing anywhere (borrowLast: lends a crash left open swept back,
+// lends in transit waited for), or after maxBorrows borrows.
+func (r *Redeemer) claim(ctx context.Context, t *coupon.Template, userID int64, requestID string, now time.Time) (lua.RedeemResult, error) {
+	s := keys.UserStock(t.ID, userID, t.StockShards())
+	for borrows := 0; ; borrows++ {
+		borrowing := s.Count > 1 && borrows < maxBorrows
+		res, err := r.runScript(ctx, s, userID, requestID, now, borrowing)
+		if err != nil || !borrowing || res.Code != lua.RedeemOutOfStock {
+			return res, err
+		}
+		got, err := r.cache.Borrow(ctx, t.ID, s.Index, s.Count)
+		if err == nil && got == 0 {
+			got, err = r.borrowLast(ctx, t.ID, s)
+		}
+		if err != nil {
+			return res, fmt.Errorf("borrow stock: %w", err)
+		}
+		if got == 0 {
+			borrows = maxBorrows - 1 // nothing left anywhere: the next run answers OUT_OF_STOCK
+		}
+	}
+}
+
+// borrowLast is a borrow for shard s that found nothing: units in lends a crashed borrower left
+// open go back first (SweepLends), and units in transit between two other shards (a borrow between
+// its lend and receive steps) are waited for; it returns the units borrowed then, 0 when Redis
+// holds none anywhere.
+func (r *Redeemer) borrowLast(ctx context.Context, templateID int64, s keys.Shard) (int, error) {
+	if _, err := r.cache.SweepLends(ctx, templateID, s.Count, template.SweepLendsAfter); err != nil {
+		return 0, err
+	}
+	for try := 0; try < transitTries; try++ {
+		got, err := r.cache.Borrow(ctx, templateID, s.Index, s.Count)
+		if err != nil || got > 0 {
+			return got, err
+		}
+		open, err := r.cache.OpenLendUnits(ctx, templateID, s.Count)
+		if err != nil || open == 0 {
+			return 0, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(transitWait):
+		}
+	}
+	return 0, nil
+}
+
+// runScript runs the claim script on stock shard s: one Redis round trip, shared with concurrent
+// claims. borrowing: an OUT_OF_STOCK answer is not stored (lua.RedeemArgs.Borrowing).
+func (r *Redeemer) runScript(ctx context.Context, s keys.Shard, userID int64, requestID string, now time.Time, borrowing bool) (lua.RedeemResult, error) {
+	rid := newRedemptionID(s)
 	k := lua.RedeemKeys{
-		Template: keys.Template(templateID), Claims: keys.ClaimCounter(templateID, userID),
-		Outbox: keys.Outbox(templateID), Redemption: keys.Redemption(templateID, rid),
-		Rate: keys.UserRate(templateID, userID),
+		Template: s.Stock(), Claims: s.ClaimCounter(userID),
+		Outbox: s.Outbox(), Redemption: s.Redemption(rid),
+		Rate: s.UserRate(userID),
 	}
 	if requestID != "" {
-		k.Request = keys.Request(templateID, userID, requestID)
+		k.Request = s.Request(userID, requestID)
 	}
 	return r.claims.redeem(ctx, k, lua.RedeemArgs{
 		UserID: userID, RedemptionID: rid, Now: now, RequestTTL: r.cfg.RequestTTL,
 		RateLimit: r.cfg.UserRate, RateWindow: r.cfg.UserWindow,
-		Outbox: true, RedemptionTTL: redemptionTTL, RequestID: requestID,
+		Outbox: true, RedemptionTTL: redemptionTTL, RequestID: requestID, Borrowing: borrowing,
 	})
 }
 

@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/redis/go-redis/v9"
 
 	"coupond/coupon"
-	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/usercoupon"
@@ -44,9 +41,8 @@ func (r *Redeemer) Redemption(ctx context.Context, userID int64, id string) (*Re
 
 // redemptionOf is Redemption, for the redeemer and the persister.
 func redemptionOf(ctx context.Context, db *ent.Client, rdb redis.UniversalClient, userID int64, id string) (*Redemption, error) {
-	tplPart, _, ok := strings.Cut(id, "-")
-	templateID, err := strconv.ParseInt(tplPart, 10, 64)
-	if !ok || err != nil {
+	shard, ok := redemptionShard(id)
+	if !ok {
 		return nil, coupon.ErrNotFound
 	}
 	f, err := db.RedemptionFailure.Query().
@@ -67,7 +63,7 @@ func redemptionOf(ctx context.Context, db *ent.Client, rdb redis.UniversalClient
 	if red != nil || !errors.Is(err, coupon.ErrNotFound) {
 		return red, err
 	}
-	owner, err := rdb.Get(ctx, keys.Redemption(templateID, id)).Int64()
+	owner, err := rdb.Get(ctx, shard.Redemption(id)).Int64()
 	if err == nil && owner == userID {
 		return &Redemption{ID: id, Status: RedemptionPending}, nil
 	}

@@ -18,19 +18,22 @@ const syncFinishTimeout = 10 * time.Second
 // claim stays in the outbox, the persister is asked to finish it, and the answer is PENDING. A claim
 // MySQL refuses (no stock, no free slot under the limit) ends FAILED with its counters given back,
 // and the request gets the refusal.
-func (r *Redeemer) finishNow(ctx context.Context, templateID, userID int64, requestID string, res lua.RedeemResult, now time.Time) (*Redemption, error) {
+//
+// The claim is on stock shard s (its outbox and its batch).
+func (r *Redeemer) finishNow(ctx context.Context, s keys.Shard, userID int64, requestID string, res lua.RedeemResult, now time.Time) (*Redemption, error) {
+	templateID := s.Template
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), syncFinishTimeout)
 	defer cancel()
 	c := claim{streamID: res.EntryID, redemptionID: res.RedemptionID, userID: userID,
 		receiveCount: res.ReceiveCount, at: time.UnixMilli(now.UnixMilli()).UTC(), requestID: requestID, counted: res.Counted}
-	red, err := r.persister.finish(ctx, templateID, c)
+	red, err := r.persister.finish(ctx, s, c)
 	if err != nil {
 		slog.WarnContext(ctx, "sync claim left to the persister", "template", templateID, "redemption", c.redemptionID, "err", err)
 		r.markDirty(templateID)
 		return &Redemption{ID: c.redemptionID, Status: RedemptionPending}, nil
 	}
 	if red.Status == RedemptionFailed { // (a repeated requestId ends ISSUED with the first coupon)
-		r.storeRefusal(ctx, templateID, userID, requestID, *red.FailureReason, now)
+		r.storeRefusal(ctx, s, userID, requestID, *red.FailureReason, now)
 		return nil, failureError(*red.FailureReason)
 	}
 	return red, nil
@@ -41,7 +44,7 @@ func (r *Redeemer) finishNow(ctx context.Context, templateID, userID int64, requ
 // Redis, and among the answers the loss watch stores again after a restart. A claim answered
 // PENDING (finishNow could not finish it) keeps its acceptance: its replays answer the
 // redemption as it stands, FAILED with the reason if it came to that.
-func (r *Redeemer) storeRefusal(ctx context.Context, templateID, userID int64, requestID, reason string, now time.Time) {
+func (r *Redeemer) storeRefusal(ctx context.Context, s keys.Shard, userID int64, requestID, reason string, now time.Time) {
 	if requestID == "" {
 		return
 	}
@@ -49,8 +52,8 @@ func (r *Redeemer) storeRefusal(ctx context.Context, templateID, userID int64, r
 	if reason == ReasonLimitReached {
 		res.Code = lua.RedeemLimitReached
 	}
-	if err := lua.StoreAnswer(ctx, r.rdb, keys.Request(templateID, userID, requestID), res, r.cfg.RequestTTL); err != nil {
-		slog.WarnContext(ctx, "refusal of a sync claim not stored for its replays", "template", templateID, "user", userID, "err", err)
+	if err := lua.StoreAnswer(ctx, r.rdb, s.Request(userID, requestID), res, r.cfg.RequestTTL); err != nil {
+		slog.WarnContext(ctx, "refusal of a sync claim not stored for its replays", "template", s.Template, "user", userID, "err", err)
 	}
-	r.losses.remember(templateID, userID, requestID, res, now)
+	r.losses.remember(s.Template, s.Count, userID, requestID, res, now)
 }

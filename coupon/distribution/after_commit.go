@@ -65,7 +65,7 @@ func (s *Service) raiseRefused(ctx context.Context, templateID int64, users []in
 	if err != nil {
 		return fmt.Errorf("read template %d: %w", templateID, err)
 	}
-	return issue.RaiseCounters(ctx, s.rdb, templateID, held, tpl.ValidEndTime, s.now())
+	return issue.RaiseCounters(ctx, s.rdb, templateID, 1, held, tpl.ValidEndTime, s.now())
 }
 
 // afterCommitFromDB finishes a batch reserved by a run that died before its after-commit work: a

@@ -49,22 +49,35 @@ const endedCounterTTL = 7 * 24 * time.Hour
 
 // RaiseCounters raises the claim counter of each user in held to held[user] when it is lower
 // (never lowers one; a concurrent claim's increment is kept), a raised hash expiring at the
-// template's end (or a week after now when end has passed), in one script (lua.ClaimCounterRaise).
-func RaiseCounters(ctx context.Context, rdb redis.Scripter, templateID int64, held map[int64]int, end, now time.Time) error {
+// template's end (or a week after now when end has passed), in one script (lua.ClaimCounterRaise)
+// per stock shard of the users (shards: the template's StockShards; a user's counter lives on its
+// shard's slot).
+func RaiseCounters(ctx context.Context, rdb redis.Scripter, templateID int64, shards int, held map[int64]int, end, now time.Time) error {
 	if len(held) == 0 {
 		return nil
 	}
 	if !end.After(now) {
 		end = now.Add(endedCounterTTL)
 	}
-	ks := make([]string, 0, len(held))
-	floors := make([]int, 0, len(held))
-	for user, n := range held {
-		ks = append(ks, keys.ClaimCounter(templateID, user))
-		floors = append(floors, n)
+	type group struct {
+		keys   []string
+		floors []int
 	}
-	if _, err := lua.ClaimCounterRaise(ctx, rdb, ks, floors, end); err != nil {
-		return fmt.Errorf("raise claim counters: %w", err)
+	groups := map[int]*group{}
+	for user, n := range held {
+		s := keys.UserStock(templateID, user, shards)
+		g := groups[s.Index]
+		if g == nil {
+			g = &group{}
+			groups[s.Index] = g
+		}
+		g.keys = append(g.keys, s.ClaimCounter(user))
+		g.floors = append(g.floors, n)
+	}
+	for _, g := range groups {
+		if _, err := lua.ClaimCounterRaise(ctx, rdb, g.keys, g.floors, end); err != nil {
+			return fmt.Errorf("raise claim counters: %w", err)
+		}
 	}
 	return nil
 }

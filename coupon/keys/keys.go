@@ -53,6 +53,9 @@ func Namespace() string {
 // Tag is the hash tag of a template's keys: "{t<id>}".
 func Tag(templateID int64) string { return "{t" + strconv.FormatInt(templateID, 10) + "}" }
 
+// single is the one stock shard of a template with one: its keys are the template's own.
+func single(templateID int64) Shard { return StockShard(templateID, 0, 1) }
+
 func tagged(templateID int64, suffix string) string {
 	return Namespace() + Tag(templateID) + suffix
 }
@@ -60,37 +63,37 @@ func tagged(templateID int64, suffix string) string {
 func id(n int64) string { return strconv.FormatInt(n, 10) }
 
 // Template is the template cache hash.
-func Template(templateID int64) string { return tagged(templateID, ":tpl") }
+func Template(templateID int64) string { return single(templateID).Stock() }
 
 // TemplateNull marks an id known not to exist (null-value cache).
-func TemplateNull(templateID int64) string { return tagged(templateID, ":null") }
+func TemplateNull(templateID int64) string { return single(templateID).Null() }
 
 // TemplateLock is the cache rebuild lock.
-func TemplateLock(templateID int64) string { return tagged(templateID, ":lock") }
+func TemplateLock(templateID int64) string { return single(templateID).Lock() }
 
 // ClaimCounter is a user's claim hash for one template: field "n" counts the coupons the user
 // holds against limitPerPerson (given back when a claim fails), field "seq" hands out
 // receive_count values and never goes down. Expires at the template's end.
-func ClaimCounter(templateID, userID int64) string { return tagged(templateID, ":u:"+id(userID)) }
+func ClaimCounter(templateID, userID int64) string { return single(templateID).ClaimCounter(userID) }
 
 // Outbox is the template's outbox stream of accepted claims, drained by the persister.
-func Outbox(templateID int64) string { return tagged(templateID, ":outbox") }
+func Outbox(templateID int64) string { return single(templateID).Outbox() }
 
 // PersistLease is held by the one persister draining the template's outbox at a time.
-func PersistLease(templateID int64) string { return tagged(templateID, ":persist") }
+func PersistLease(templateID int64) string { return single(templateID).PersistLease() }
 
 // Request remembers the answer to a user's claim with one client requestId.
 func Request(templateID, userID int64, requestID string) string {
-	return tagged(templateID, ":req:"+id(userID)+":"+requestID)
+	return single(templateID).Request(userID, requestID)
 }
 
 // Redemption maps a redemption id to its user while the claim may still be pending.
 func Redemption(templateID int64, redemptionID string) string {
-	return tagged(templateID, ":rd:"+redemptionID)
+	return single(templateID).Redemption(redemptionID)
 }
 
 // UserRate counts a user's claim attempts on one template in the current rate window.
-func UserRate(templateID, userID int64) string { return tagged(templateID, ":rl:"+id(userID)) }
+func UserRate(templateID, userID int64) string { return single(templateID).UserRate(userID) }
 
 // ExpiryBucket is the set of coupons of one template ending within one minute (members
 // BucketMember), drained by that bucket's expiry task. minuteUnix is the minute's start.
@@ -242,15 +245,21 @@ func ClaimCounterPattern() string { return Namespace() + "{t*}:u:*" }
 
 // ClaimCounterPatternOf is the SCAN pattern of template id's claim hashes: its hash tag names one
 // slot, so on a Redis Cluster the master owning that slot holds every key it matches.
-func ClaimCounterPatternOf(id int64) string { return tagged(id, ":u:*") }
+func ClaimCounterPatternOf(id int64) string { return single(id).ClaimCounterPattern() }
 
-// ParseClaimCounter reads a ClaimCounter key; ok is false unless both numbers are positive.
+// ParseClaimCounter reads a ClaimCounter key, of the template's own tag or of a stock shard's
+// (ShardTag); ok is false unless both numbers are positive.
 func ParseClaimCounter(key string) (templateID, userID int64, ok bool) {
 	rest, found := strings.CutPrefix(key, Namespace()+"{t")
 	if !found {
 		return 0, 0, false
 	}
-	return parsePair(rest, "}:u:")
+	tag, user, found := strings.Cut(rest, "}:u:")
+	if !found {
+		return 0, 0, false
+	}
+	tpl, _, _ := strings.Cut(tag, "/") // a shard tag: t<id>/<shard>/<salt>
+	return parsePair(tpl+":"+user, ":")
 }
 
 // ReconcileCursors is the reconciliation's hash of cursors, so each run goes on where the last one

@@ -25,6 +25,9 @@ type Admin struct {
 	rdb   redis.UniversalClient
 	cache *Cache
 	now   func() time.Time
+	// DefaultStockShards is the sub-stocks of a template created without StockShards (0 means 1).
+	// Set it before the first Create.
+	DefaultStockShards int
 }
 
 // NewAdmin returns a Admin over the database and the template cache.
@@ -61,7 +64,7 @@ func (a *Admin) Create(ctx context.Context, actor coupon.Actor, in CreateInput) 
 			SetID(id).SetShopNumber(shop).SetName(strings.TrimSpace(in.Name)).
 			SetSource(in.Source).SetTarget(in.Target).SetType(in.Type).
 			SetValidStartTime(in.ValidStartTime.UTC()).SetValidEndTime(in.ValidEndTime.UTC()).
-			SetTotalStock(in.Stock).SetStock(in.Stock).SetCreatedBy(actor.UserID).
+			SetTotalStock(in.Stock).SetStock(in.Stock).SetCreatedBy(actor.UserID).SetStockShards(a.stockShards(in)).
 			SetReceiveRule(schematype.ReceiveRule{LimitPerPerson: in.LimitPerPerson, UsageInstructions: deref(in.UsageInstructions)}).
 			SetConsumeRule(schematype.ConsumeRule{
 				ThresholdAmount: in.ThresholdAmount, DiscountAmount: in.DiscountAmount,
@@ -88,6 +91,14 @@ func (a *Admin) Create(ctx context.Context, actor coupon.Actor, in CreateInput) 
 		slog.WarnContext(ctx, "template cache warm-up failed; it is rebuilt on the first lookup", "template", t.ID, "err", err)
 	}
 	return t, nil
+}
+
+// stockShards is the sub-stocks a template created from in gets: its StockShards, else the default.
+func (a *Admin) stockShards(in CreateInput) int {
+	if in.StockShards != nil {
+		return *in.StockShards
+	}
+	return max(a.DefaultStockShards, 1)
 }
 
 // IncreaseStock adds amount to the template's total and remaining stock, in the database and in
@@ -160,7 +171,7 @@ func (a *Admin) Terminate(ctx context.Context, actor coupon.Actor, id int64) (*c
 		if err := audit(ctx, tx, actor, row.ShopNumber, id, ActionTerminate, before, coupon.TemplateFromRow(row)); err != nil {
 			return err
 		}
-		if _, err := a.cache.MarkEnded(ctx, id); err != nil {
+		if _, err := a.cache.MarkEnded(ctx, id, row.StockShards); err != nil {
 			return fmt.Errorf("mark cached template ended: %w", err)
 		}
 		return nil

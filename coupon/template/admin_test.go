@@ -54,6 +54,36 @@ func auditCount(t *testing.T, db *ent.Client, id int64, action string) int {
 	return n
 }
 
+// TestCreateStoresStockShards: a template keeps the stockShards it was created with, and one
+// created without takes the Admin's default (COUPON_STOCK_SHARDS_DEFAULT), on the row and in the
+// cache.
+func TestCreateStoresStockShards(t *testing.T) {
+	a, db, _ := newAdmin(t, "shards")
+	ctx := context.Background()
+	plain := createTemplate(t, a, merchantA, nil)
+	a.DefaultStockShards = 3
+	byDefault := createTemplate(t, a, merchantA, nil)
+	eight := 8
+	explicit := createTemplate(t, a, merchantA, func(in *CreateInput) { in.StockShards = &eight })
+	for _, c := range []struct {
+		tpl  *coupon.Template
+		want int
+	}{{plain, 1}, {byDefault, 3}, {explicit, 8}} {
+		row, err := db.CouponTemplate.Get(ctx, c.tpl.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cached, err := a.cache.Get(ctx, c.tpl.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.StockShards != c.want || c.tpl.StockShards() != c.want || cached.StockShards() != c.want {
+			t.Errorf("template %d: row %d, created %d, cached %d stock shards; want %d", c.tpl.ID, row.StockShards,
+				c.tpl.StockShards(), cached.StockShards(), c.want)
+		}
+	}
+}
+
 func TestCreateWritesRowAuditCacheAndBloom(t *testing.T) {
 	a, db, rdb := newAdmin(t, "create")
 	ctx := context.Background()

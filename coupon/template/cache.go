@@ -70,6 +70,9 @@ type Cache struct {
 	// Bloom filter geometry: bits 0…bloomM-1 hold the filter, bit bloomM says it is complete.
 	bloomM uint64
 	bloomK uint
+	// onBorrowStep, when set, is called after each step of a Borrow ("lent", "received"); an error
+	// abandons the borrow there: the tests' crash between two steps.
+	onBorrowStep func(name string) error
 }
 
 // NewCache returns the template cache over rdb. It reads db to load a template by id on a
@@ -216,8 +219,11 @@ func (c *Cache) owedBack(ctx context.Context, templateID int64, inOutbox []lua.O
 	return owed, nil
 }
 
-func templateKeys(id int64) lua.TemplateKeys {
-	return lua.TemplateKeys{Hash: keys.Template(id), Null: keys.TemplateNull(id), Lock: keys.TemplateLock(id)}
+func templateKeys(id int64) lua.TemplateKeys { return shardTemplateKeys(keys.StockShard(id, 0, 1)) }
+
+// shardTemplateKeys are the template-script keys of stock shard s (with one shard, the template's).
+func shardTemplateKeys(s keys.Shard) lua.TemplateKeys {
+	return lua.TemplateKeys{Hash: s.Stock(), Null: s.Null(), Lock: s.Lock()}
 }
 
 // Put writes the complete hash of t in one Lua script (DEL, HSET, EXPIREAT) and deletes its
@@ -237,12 +243,38 @@ func (c *Cache) Put(ctx context.Context, t *coupon.Template) error {
 
 // put runs template_put.lua; with a lockToken it writes only while the rebuild lock holds that
 // token, and returns errLockLost when it did not write.
+//
+// A template with N > 1 stock shards keeps its stock in the shards' hashes, and its own hash holds
+// the stock no shard holds (a reserve the shards borrow from: AddStock adds there). The owner's
+// write (lockToken "") writes each shard's hash with its share of the stock (SplitStock; an
+// existing complete shard hash keeps the smaller stock, as the template's does), then the template
+// hash with stock 0. A rebuild writes the template hash only, with stock 0, and leaves the shards'
+// hashes as they are: recomputing and re-splitting a sharded stock is not done yet.
 func (c *Cache) put(ctx context.Context, t *coupon.Template, lockToken string) error {
+	if n := t.StockShards(); n > 1 {
+		if lockToken == "" {
+			for i, share := range SplitStock(t.Stock, n) {
+				s := *t
+				s.Stock = share
+				if err := c.putHash(ctx, &s, shardTemplateKeys(keys.StockShard(t.ID, i, n)), ""); err != nil {
+					return fmt.Errorf("shard %d: %w", i, err)
+				}
+			}
+		}
+		reserve := *t
+		reserve.Stock = 0
+		t = &reserve
+	}
+	return c.putHash(ctx, t, templateKeys(t.ID), lockToken)
+}
+
+// putHash writes the complete hash of t at k (template_put.lua).
+func (c *Cache) putHash(ctx context.Context, t *coupon.Template, k lua.TemplateKeys, lockToken string) error {
 	fields, err := hashFields(t)
 	if err != nil {
 		return err
 	}
-	written, err := lua.TemplatePut(ctx, c.rdb, templateKeys(t.ID), fields, c.expireAt(t, time.Now()), lockToken)
+	written, err := lua.TemplatePut(ctx, c.rdb, k, fields, c.expireAt(t, time.Now()), lockToken)
 	if err != nil {
 		return err
 	}
@@ -279,7 +311,15 @@ func (c *Cache) AddStock(ctx context.Context, id int64, n int) (cached bool, err
 // MarkEnded sets the cached status of template id to ENDED, in one script, only when its complete
 // hash exists; cached is false when there was none, and then no hash field is written. It is
 // idempotent; call it like AddStock, inside the transaction that ends the row.
-func (c *Cache) MarkEnded(ctx context.Context, id int64) (cached bool, err error) {
+//
+// A template with stock shards has each shard's hash marked too (claims read the status there): n
+// is its StockShards.
+func (c *Cache) MarkEnded(ctx context.Context, id int64, n int) (cached bool, err error) {
+	for i := 0; n > 1 && i < n; i++ {
+		if _, err := lua.TemplateMarkEnded(ctx, c.rdb, shardTemplateKeys(keys.StockShard(id, i, n))); err != nil {
+			return false, fmt.Errorf("template cache: mark ended %d shard %d: %w", id, i, err)
+		}
+	}
 	cached, err = lua.TemplateMarkEnded(ctx, c.rdb, templateKeys(id))
 	if err != nil {
 		return false, fmt.Errorf("template cache: mark ended %d: %w", id, err)

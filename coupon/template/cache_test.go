@@ -184,7 +184,7 @@ func TestAddStockAndMarkEndedNeverCreateAHash(t *testing.T) { // a partial hash 
 	if err != nil || cached {
 		t.Fatalf("AddStock without hash = %v, %v; want false", cached, err)
 	}
-	cached, err = e.cache.MarkEnded(e.ctx, tpl.ID)
+	cached, err = e.cache.MarkEnded(e.ctx, tpl.ID, 1)
 	if err != nil || cached {
 		t.Fatalf("MarkEnded without hash = %v, %v; want false", cached, err)
 	}
@@ -202,7 +202,7 @@ func TestAddStockAndMarkEndedUpdateTheCachedTemplate(t *testing.T) {
 	if cached, err := e.cache.AddStock(e.ctx, tpl.ID, 25); err != nil || !cached {
 		t.Fatalf("AddStock = %v, %v", cached, err)
 	}
-	if cached, err := e.cache.MarkEnded(e.ctx, tpl.ID); err != nil || !cached {
+	if cached, err := e.cache.MarkEnded(e.ctx, tpl.ID, 1); err != nil || !cached {
 		t.Fatalf("MarkEnded = %v, %v", cached, err)
 	}
 	got, err := e.cache.Get(e.ctx, tpl.ID)

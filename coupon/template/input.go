@@ -18,6 +18,8 @@ const (
 	MaxGoodsLength       = 255
 	MaxInstructionLength = 500
 	MaxValidityHours     = 24 * 365 * 5
+	// MaxStockShards is the most Redis sub-stocks a template's stock may be split into.
+	MaxStockShards = 64
 )
 
 // maxMoney is the largest amount a DECIMAL(12,2) column holds.
@@ -41,6 +43,9 @@ type CreateInput struct {
 	ValidityHours     *int                         `json:"validityHours,omitempty"`
 	RefundPolicy      *coupontemplate.RefundPolicy `json:"refundPolicy,omitempty"`
 	UsageInstructions *string                      `json:"usageInstructions,omitempty"`
+	// StockShards splits the Redis stock into 1 to MaxStockShards sub-stocks; nil takes the
+	// Admin's default (COUPON_STOCK_SHARDS_DEFAULT).
+	StockShards *int `json:"stockShards,omitempty"`
 }
 
 // validator collects every broken rule of one input.
@@ -106,6 +111,9 @@ func (in *CreateInput) Validate(now time.Time) error {
 	if in.UsageInstructions != nil {
 		v.check(utf8.RuneCountInString(*in.UsageInstructions) <= MaxInstructionLength, "usageInstructions",
 			"usageInstructions must be at most 500 characters")
+	}
+	if in.StockShards != nil {
+		v.check(*in.StockShards >= 1 && *in.StockShards <= MaxStockShards, "stockShards", "stockShards must be between 1 and 64")
 	}
 	if len(v.errs) > 0 {
 		return v.errs

@@ -122,6 +122,8 @@ func TestValidateReportsEachBrokenRule(t *testing.T) {
 		{"validity too long", "validityHours", func(in *CreateInput) { in.ValidityHours = num(MaxValidityHours + 1) }},
 		{"unknown refund policy", "refundPolicy", func(in *CreateInput) { p := coupontemplate.RefundPolicy("KEEP"); in.RefundPolicy = &p }},
 		{"long instructions", "usageInstructions", func(in *CreateInput) { in.UsageInstructions = str(strings.Repeat("a", 501)) }},
+		{"zero stock shards", "stockShards", func(in *CreateInput) { in.StockShards = num(0) }},
+		{"too many stock shards", "stockShards", func(in *CreateInput) { in.StockShards = num(MaxStockShards + 1) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -72,24 +72,33 @@ func (a *Admin) List(ctx context.Context, actor coupon.Actor, f Filter, k coupon
 	return page, nil
 }
 
-// LiveStocks replaces the database stock of each cached template by the live cached figure,
-// in one pipelined round trip.
+// LiveStocks replaces the database stock of each cached template by the live cached figure (with
+// stock shards: its reserve plus its shards' stocks), in one pipelined round trip.
 func (a *Admin) LiveStocks(ctx context.Context, ts []*coupon.Template) error {
 	if len(ts) == 0 {
 		return nil
 	}
 	pipe := a.rdb.Pipeline()
-	cmds := make([]*redis.StringCmd, len(ts))
+	cmds := make([][]*redis.StringCmd, len(ts))
 	for i, t := range ts {
-		cmds[i] = pipe.HGet(ctx, keys.Template(t.ID), "stock")
+		cmds[i] = []*redis.StringCmd{pipe.HGet(ctx, keys.Template(t.ID), "stock")}
+		for s := 0; t.StockShards() > 1 && s < t.StockShards(); s++ {
+			cmds[i] = append(cmds[i], pipe.HGet(ctx, keys.StockShard(t.ID, s, t.StockShards()).Stock(), "stock"))
+		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("live stocks: %w", err)
 	}
 	for i, c := range cmds {
-		if n, err := c.Int(); err == nil {
-			ts[i].Stock = max(0, n) // below 0 only while over-accepted claims are being failed
+		n, err := c[0].Int()
+		if err != nil {
+			continue // not cached: the database's figure
 		}
+		for _, shard := range c[1:] {
+			v, _ := shard.Int()
+			n += max(v, 0)
+		}
+		ts[i].Stock = max(0, n) // below 0 only while over-accepted claims are being failed
 	}
 	return nil
 }

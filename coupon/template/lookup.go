@@ -31,7 +31,26 @@ var errLockLost = errors.New("template cache: rebuild lock lost")
 // It returns coupon.ErrNotFound only when the template does not exist; a Redis or database failure is
 // returned as an error. Each caller gets its own copy of the template. Callers that share one
 // rebuild share its work, which no caller's cancellation stops (it is bounded by LockWait+LockTTL).
+//
+// A template with stock shards shows as Stock its reserve plus the stock of its shards (units in
+// lends between shards, in flight for a round trip, are not shown).
 func (c *Cache) Get(ctx context.Context, id int64) (*coupon.Template, error) {
+	t, err := c.get(ctx, id)
+	if err != nil || t.StockShards() == 1 {
+		return t, err
+	}
+	stocks, err := c.ShardStocks(ctx, id, t.StockShards())
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range stocks {
+		t.Stock += max(s, 0)
+	}
+	return t, nil
+}
+
+// get is Get of the template's own hash.
+func (c *Cache) get(ctx context.Context, id int64) (*coupon.Template, error) {
 	k := templateKeys(id)
 	h, err := c.rdb.HGetAll(ctx, k.Hash).Result()
 	if err != nil {

@@ -54,6 +54,8 @@ const (
 	FieldCreatedBy = "created_by"
 	// FieldVersion holds the string denoting the version field in the database.
 	FieldVersion = "version"
+	// FieldStockShards holds the string denoting the stock_shards field in the database.
+	FieldStockShards = "stock_shards"
 	// Table holds the table name of the coupontemplate in the database.
 	Table = "coupon_template"
 )
@@ -81,6 +83,7 @@ var Columns = []string{
 	FieldStatus,
 	FieldCreatedBy,
 	FieldVersion,
+	FieldStockShards,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -116,6 +119,10 @@ var (
 	DefaultBatchSeq int64
 	// DefaultVersion holds the default value on creation for the "version" field.
 	DefaultVersion int
+	// DefaultStockShards holds the default value on creation for the "stock_shards" field.
+	DefaultStockShards int
+	// StockShardsValidator is a validator for the "stock_shards" field. It is called by the builders before save.
+	StockShardsValidator func(int) error
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() int64
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -340,4 +347,9 @@ func ByCreatedBy(opts ...sql.OrderTermOption) OrderOption {
 // ByVersion orders the results by the version field.
 func ByVersion(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldVersion, opts...).ToFunc()
+}
+
+// ByStockShards orders the results by the stock_shards field.
+func ByStockShards(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStockShards, opts...).ToFunc()
 }

@@ -119,6 +119,11 @@ func Version(v int) predicate.CouponTemplate {
 	return predicate.CouponTemplate(sql.FieldEQ(FieldVersion, v))
 }
 
+// StockShards applies equality check predicate on the "stock_shards" field. It's identical to StockShardsEQ.
+func StockShards(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldEQ(FieldStockShards, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.CouponTemplate {
 	return predicate.CouponTemplate(sql.FieldEQ(FieldCreatedAt, v))
@@ -797,6 +802,46 @@ func VersionLT(v int) predicate.CouponTemplate {
 // VersionLTE applies the LTE predicate on the "version" field.
 func VersionLTE(v int) predicate.CouponTemplate {
 	return predicate.CouponTemplate(sql.FieldLTE(FieldVersion, v))
+}
+
+// StockShardsEQ applies the EQ predicate on the "stock_shards" field.
+func StockShardsEQ(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldEQ(FieldStockShards, v))
+}
+
+// StockShardsNEQ applies the NEQ predicate on the "stock_shards" field.
+func StockShardsNEQ(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldNEQ(FieldStockShards, v))
+}
+
+// StockShardsIn applies the In predicate on the "stock_shards" field.
+func StockShardsIn(vs ...int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldIn(FieldStockShards, vs...))
+}
+
+// StockShardsNotIn applies the NotIn predicate on the "stock_shards" field.
+func StockShardsNotIn(vs ...int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldNotIn(FieldStockShards, vs...))
+}
+
+// StockShardsGT applies the GT predicate on the "stock_shards" field.
+func StockShardsGT(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldGT(FieldStockShards, v))
+}
+
+// StockShardsGTE applies the GTE predicate on the "stock_shards" field.
+func StockShardsGTE(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldGTE(FieldStockShards, v))
+}
+
+// StockShardsLT applies the LT predicate on the "stock_shards" field.
+func StockShardsLT(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldLT(FieldStockShards, v))
+}
+
+// StockShardsLTE applies the LTE predicate on the "stock_shards" field.
+func StockShardsLTE(v int) predicate.CouponTemplate {
+	return predicate.CouponTemplate(sql.FieldLTE(FieldStockShards, v))
 }
 
 // And groups predicates with the AND operator between them.

@@ -215,6 +215,7 @@ var (
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"ACTIVE", "ENDED"}, Default: "ACTIVE"},
 		{Name: "created_by", Type: field.TypeInt64},
 		{Name: "version", Type: field.TypeInt, Default: 0},
+		{Name: "stock_shards", Type: field.TypeInt, Default: 1},
 	}
 	// CouponTemplateTable holds the schema information for the "coupon_template" table.
 	CouponTemplateTable = &schema.Table{

@@ -44,6 +44,7 @@ func (CouponTemplate) Fields() []ent.Field {
 		field.Enum("status").Values("ACTIVE", "ENDED").Default("ACTIVE"),
 		field.Int64("created_by").Immutable().Comment("user id of the creator"),
 		field.Int("version").Default(0).Comment("bumped by every administrative change"),
+		field.Int("stock_shards").Default(1).Range(1, 64).Immutable().Comment("Redis sub-stocks the stock is split into (1: one stock, the hash of the template)"),
 	}
 }
 

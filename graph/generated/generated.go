@@ -141,6 +141,7 @@ type ComplexityRoot struct {
 		Stats             func(childComplexity int, from *time.Time, to *time.Time) int
 		Status            func(childComplexity int) int
 		Stock             func(childComplexity int) int
+		StockShards       func(childComplexity int) int
 		Target            func(childComplexity int) int
 		ThresholdAmount   func(childComplexity int) int
 		TotalStock        func(childComplexity int) int
@@ -829,6 +830,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CouponTemplate.Stock(childComplexity), true
+	case "CouponTemplate.stockShards":
+		if e.ComplexityRoot.CouponTemplate.StockShards == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CouponTemplate.StockShards(childComplexity), true
 	case "CouponTemplate.target":
 		if e.ComplexityRoot.CouponTemplate.Target == nil {
 			break
@@ -2273,6 +2280,12 @@ input CreateCouponTemplateInput {
   refundPolicy: RefundPolicy
   "Free text shown with the coupon: at most 500 characters."
   usageInstructions: String
+  """
+  Splits the Redis stock into 1 to 64 sub-stocks, each on its own slot of a Redis Cluster, so one hot
+  template's claims spread over several Redis cores (default: the server's COUPON_STOCK_SHARDS_DEFAULT,
+  itself 1). Cannot be changed later.
+  """
+  stockShards: Int
 }
 
 "Which template gets more stock."
@@ -2323,6 +2336,8 @@ type CouponTemplate implements Node {
   stock: Int!
   "How many coupons one user may claim."
   limitPerPerson: Int!
+  "How many Redis sub-stocks the stock is split into (1: one stock)."
+  stockShards: Int!
   "THRESHOLD_OFF: the order amount from which the discount applies."
   thresholdAmount: Decimal
   "FIXED_OFF and THRESHOLD_OFF: the amount taken off."
@@ -3490,6 +3505,8 @@ func (ec *executionContext) childFields_CouponTemplate(ctx context.Context, fiel
 		return ec.fieldContext_CouponTemplate_stock(ctx, field)
 	case "limitPerPerson":
 		return ec.fieldContext_CouponTemplate_limitPerPerson(ctx, field)
+	case "stockShards":
+		return ec.fieldContext_CouponTemplate_stockShards(ctx, field)
 	case "thresholdAmount":
 		return ec.fieldContext_CouponTemplate_thresholdAmount(ctx, field)
 	case "discountAmount":
@@ -6083,6 +6100,29 @@ func (ec *executionContext) _CouponTemplate_limitPerPerson(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_CouponTemplate_limitPerPerson(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CouponTemplate", field, true, false, "Int")
+}
+
+func (ec *executionContext) _CouponTemplate_stockShards(ctx context.Context, field graphql.CollectedField, obj *coupon.Template) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CouponTemplate_stockShards(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StockShards(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CouponTemplate_stockShards(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CouponTemplate", field, true, false, "Int")
 }
 
@@ -12692,7 +12732,7 @@ func (ec *executionContext) unmarshalInputCreateCouponTemplateInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "source", "target", "goods", "type", "validStartTime", "validEndTime", "stock", "limitPerPerson", "thresholdAmount", "discountAmount", "discountRate", "maxDiscountAmount", "validityHours", "refundPolicy", "usageInstructions"}
+	fieldsInOrder := [...]string{"name", "source", "target", "goods", "type", "validStartTime", "validEndTime", "stock", "limitPerPerson", "thresholdAmount", "discountAmount", "discountRate", "maxDiscountAmount", "validityHours", "refundPolicy", "usageInstructions", "stockShards"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -12811,6 +12851,13 @@ func (ec *executionContext) unmarshalInputCreateCouponTemplateInput(ctx context.
 				return it, err
 			}
 			it.UsageInstructions = data
+		case "stockShards":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stockShards"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StockShards = data
 		}
 	}
 	return it, nil
@@ -13820,6 +13867,11 @@ func (ec *executionContext) _CouponTemplate(ctx context.Context, sel ast.Selecti
 			}
 		case "limitPerPerson":
 			out.Values[i] = ec._CouponTemplate_limitPerPerson(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stockShards":
+			out.Values[i] = ec._CouponTemplate_stockShards(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

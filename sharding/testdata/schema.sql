@@ -118,6 +118,7 @@ CREATE TABLE `coupon_template` (
   `version` bigint(20) NOT NULL DEFAULT 0,
   `issued` bigint(20) NOT NULL DEFAULT 0,
   `batch_seq` bigint(20) NOT NULL DEFAULT 0,
+  `stock_shards` bigint(20) NOT NULL DEFAULT 1,
   PRIMARY KEY (`id`),
   KEY `coupontemplate_shop_number_id` (`shop_number`,`id`),
   KEY `coupontemplate_shop_number_status_valid_end_time` (`shop_number`,`status`,`valid_end_time`)
