@@ -55,8 +55,10 @@ type metaEntry struct {
 // NewRedeemer returns a Redeemer. Run must be running to hand claims to the persister promptly
 // (in sync mode, the claims a request could not finish; the periodic drain is the safety net).
 func NewRedeemer(db *ent.Client, rdb redis.UniversalClient, cache *template.Cache, persister *Persister, sched Scheduler, cfg Config) *Redeemer {
-	return &Redeemer{db: db, rdb: rdb, cache: cache, persister: persister, sched: sched, claims: newClaimBatcher(rdb),
+	r := &Redeemer{db: db, rdb: rdb, cache: cache, persister: persister, sched: sched,
 		cfg: cfg.withDefaults(), now: time.Now, dirty: map[int64]struct{}{}}
+	r.claims = newClaimBatcher(rdb, lua.Wait{Replicas: r.cfg.WaitReplicas, Timeout: r.cfg.WaitTimeout})
+	return r
 }
 
 // validRequestID reports whether id is 1 to 64 ASCII letters, digits or . _ : -.
@@ -112,12 +114,12 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 	if !r.limiter(templateID).Allow() {
 		return nil, coupon.ErrRateLimited
 	}
-	res, err := r.runScript(ctx, userID, templateID, requestID, now)
+	res, unconfirmed, err := r.runScript(ctx, userID, templateID, requestID, now)
 	if err == nil && res.Code == lua.RedeemCacheMissing {
 		// The hash expired or was evicted: rebuild it through the lookup chain, then retry once.
 		r.meta.Delete(templateID)
 		if _, err = r.cache.Get(ctx, templateID); err == nil {
-			res, err = r.runScript(ctx, userID, templateID, requestID, now)
+			res, unconfirmed, err = r.runScript(ctx, userID, templateID, requestID, now)
 		}
 	}
 	if err != nil {
@@ -128,6 +130,12 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 	}
 	if stored := res.Code <= lua.RedeemEnded; !res.Replayed && (res.Code == lua.RedeemOK || (requestID != "" && stored)) {
 		r.losses.remember(templateID, userID, requestID, res, now) // see lossWatch
+	}
+	if unconfirmed && res.Code == lua.RedeemOK {
+		// Only the master has the claim yet: not answered, so a failover cannot lose an answered
+		// claim. It stays in the outbox for the persister (or is recorded lost with the rest).
+		r.markDirty(templateID)
+		return nil, coupon.ErrUnconfirmed
 	}
 	if err := refusal(res.Code); err != nil {
 		if requestID != "" && (res.Code == lua.RedeemOutOfStock || res.Code == lua.RedeemLimitReached) {
@@ -156,8 +164,10 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 	return &Redemption{ID: res.RedemptionID, Status: RedemptionPending}, nil
 }
 
-// runScript runs the claim script: one Redis round trip, shared with concurrent claims.
-func (r *Redeemer) runScript(ctx context.Context, userID, templateID int64, requestID string, now time.Time) (lua.RedeemResult, error) {
+// runScript runs the claim script: one Redis round trip, shared with concurrent claims (and, with
+// WaitReplicas, its WAIT). unconfirmed: the script answered res but fewer than WaitReplicas
+// replicas acknowledged it in time.
+func (r *Redeemer) runScript(ctx context.Context, userID, templateID int64, requestID string, now time.Time) (res lua.RedeemResult, unconfirmed bool, err error) {
 	rid := strconv.FormatInt(templateID, 10) + "-" + strconv.FormatInt(idgen.Next(), 10)
 	k := lua.RedeemKeys{
 		Template: keys.Template(templateID), Claims: keys.ClaimCounter(templateID, userID),
@@ -167,11 +177,16 @@ func (r *Redeemer) runScript(ctx context.Context, userID, templateID int64, requ
 	if requestID != "" {
 		k.Request = keys.Request(templateID, userID, requestID)
 	}
-	return r.claims.redeem(ctx, k, lua.RedeemArgs{
+	res, err = r.claims.redeem(ctx, k, lua.RedeemArgs{
 		UserID: userID, RedemptionID: rid, Now: now, RequestTTL: r.cfg.RequestTTL,
 		RateLimit: r.cfg.UserRate, RateWindow: r.cfg.UserWindow,
 		Outbox: true, RedemptionTTL: redemptionTTL, RequestID: requestID,
 	})
+	var short *lua.ReplicaShortfall
+	if errors.As(err, &short) {
+		return res, true, nil
+	}
+	return res, false, err
 }
 
 // refusal maps a script refusal to its typed error (nil for OK).
