@@ -26,8 +26,9 @@ type OwnCluster struct {
 }
 
 // StartOwnCluster starts the nodes (cluster-node-timeout 2000, AOF everysec, noeviction, as
-// scripts/services.sh runs the shared one), creates the cluster with redis-cli and waits until
-// every master has its replica in sync.
+// scripts/services.sh runs the shared one; cluster-replica-validity-factor 0, so that a replica of
+// a fresh cluster may fail over), creates the cluster with redis-cli and waits until every master
+// has its replica online.
 func StartOwnCluster(t testing.TB) *OwnCluster {
 	t.Helper()
 	for _, bin := range []string{"redis-server", "redis-cli"} {
@@ -50,7 +51,8 @@ func StartOwnCluster(t testing.TB) *OwnCluster {
 		}
 		cmd := exec.Command("redis-server", "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", d,
 			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
-			"--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--maxmemory-policy", "noeviction")
+			"--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--maxmemory-policy", "noeviction",
+			"--cluster-replica-validity-factor", "0")
 		cmd.Stdout, cmd.Stderr = log, log
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
@@ -75,7 +77,7 @@ func StartOwnCluster(t testing.TB) *OwnCluster {
 				return false
 			}
 			repl, err := n.Info(ctx, "replication").Result()
-			return err == nil && (strings.Contains(repl, "connected_slaves:1") || strings.Contains(repl, "master_link_status:up"))
+			return err == nil && (strings.Contains(repl, "state=online") || strings.Contains(repl, "master_link_status:up"))
 		})
 	}
 	return c
