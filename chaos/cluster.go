@@ -137,17 +137,25 @@ func (rc *redisCluster) masterOf(ctx context.Context, key string) (*redisNode, e
 	return n, nil
 }
 
-// ownerOf asks the node at addr which node owns slot (CLUSTER SLOTS), "" when none does.
+// ownerOf asks the node at addr which node owns slot (CLUSTER SHARDS: the shard's online master),
+// "" when none does.
 func ownerOf(ctx context.Context, addr string, slot int64) (string, error) {
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer c.Close()
-	slots, err := c.ClusterSlots(ctx).Result()
+	shards, err := c.ClusterShards(ctx).Result()
 	if err != nil {
 		return "", err
 	}
-	for _, s := range slots {
-		if int64(s.Start) <= slot && slot <= int64(s.End) && len(s.Nodes) > 0 {
-			return s.Nodes[0].Addr, nil
+	for _, sh := range shards {
+		for _, r := range sh.Slots {
+			if r.Start > slot || slot > r.End {
+				continue
+			}
+			for _, n := range sh.Nodes {
+				if n.Role == "master" && n.Health == "online" {
+					return n.IP + ":" + strconv.FormatInt(n.Port, 10), nil
+				}
+			}
 		}
 	}
 	return "", nil

@@ -91,6 +91,7 @@ var scenarios = []scenario{
 	// lost: each must end FAILED and counted, none silent; with WAIT 1 no answered claim is lost.
 	{name: "cluster-kill-master-async", mode: "async", retry: true, cluster: true, failover: true, fault: killHotMaster(0.4)},
 	{name: "cluster-kill-master-wait1", mode: "async", retry: true, cluster: true, waitReplicas: 1, failover: true, noAnsweredLoss: true, fault: killHotMaster(0.4)},
+	{name: "cluster-kill-master-wait1-sync", mode: "sync", retry: true, cluster: true, waitReplicas: 1, failover: true, noAnsweredLoss: true, fault: killHotMaster(0.4)},
 	{name: "cluster-reshard-async", mode: "async", retry: true, cluster: true, fault: reshardHot(0.3)},
 	{name: "cluster-reshard-wait1", mode: "async", retry: true, cluster: true, waitReplicas: 1, noAnsweredLoss: true, fault: reshardHot(0.3)},
 }
