@@ -137,6 +137,34 @@ func (rc *redisCluster) masterOf(ctx context.Context, key string) (*redisNode, e
 	return n, nil
 }
 
+// replicaOf returns the replica of the master at addr (its INFO replication's slave0).
+func (rc *redisCluster) replicaOf(ctx context.Context, master string) (*redisNode, error) {
+	c := redis.NewClient(&redis.Options{Addr: master, MaxRetries: -1})
+	defer c.Close()
+	info, err := c.Info(ctx, "replication").Result()
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(info, "\n") { // slave0:ip=127.0.0.1,port=7104,state=online,…
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "slave0:"); ok {
+			var ip, port string
+			for _, kv := range strings.Split(rest, ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				switch k {
+				case "ip":
+					ip = v
+				case "port":
+					port = v
+				}
+			}
+			if n := rc.nodes[ip+":"+port]; n != nil {
+				return n, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("master %s has no replica of this cluster", master)
+}
+
 // ownerOf asks the node at addr which node owns slot (CLUSTER SHARDS: the shard's online master),
 // "" when none does.
 func ownerOf(ctx context.Context, addr string, slot int64) (string, error) {

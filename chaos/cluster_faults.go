@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -19,8 +20,10 @@ const resumeTarget = 5 * time.Second
 // world's own cluster), waits until another node says the slot's owner changed (its replica was
 // promoted after cluster-node-timeout), measures the time from then until MySQL holds a coupon of
 // the template it did not hold at the promotion (w.resumedAfter), and starts the old master again
-// (it rejoins as the new master's replica).
-func killHotMaster(at float64) fault {
+// (it rejoins as the new master's replica). With lag > 0 the master's replica is stalled (SIGSTOP)
+// for lag before the kill and resumed right after it: the claims the master acknowledged meanwhile
+// never reach the replica that is then promoted, as in a failover behind a slow replica link.
+func killHotMaster(at float64, lag time.Duration) fault {
 	return func(ctx context.Context, w *world, b *burst, templateID int64) (string, error) {
 		if err := b.waitProgress(ctx, at); err != nil {
 			return "", err
@@ -38,7 +41,25 @@ func killHotMaster(at float64) fault {
 				break
 			}
 		}
-		old.p.kill9()
+		lagged := ""
+		if lag > 0 {
+			replica, err := w.rc.replicaOf(ctx, old.addr)
+			if err != nil {
+				return "", err
+			}
+			if err := replica.p.signal(syscall.SIGSTOP); err != nil {
+				return "", err
+			}
+			time.Sleep(lag)
+			defer func() { _ = replica.p.signal(syscall.SIGCONT) }()
+			lagged = fmt.Sprintf(" after its replica %s was stalled for %s", replica.addr, lag)
+			old.p.kill9()
+			if err := replica.p.signal(syscall.SIGCONT); err != nil {
+				return "", err
+			}
+		} else {
+			old.p.kill9()
+		}
 		killed := time.Now()
 		err = waitFor(ctx, 30*time.Second, func() error {
 			owner, err := ownerOf(ctx, witness, slot)
@@ -69,8 +90,8 @@ func killHotMaster(at float64) fault {
 		if err := old.start(ctx); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("kill -9 master %s of slot %d at %.0f%%, replica promoted after %s, persistence resumed %s after the promotion; old master back",
-			old.addr, slot, at*100, round(promoted.Sub(killed)), round(w.resumedAfter)), nil
+		return fmt.Sprintf("kill -9 master %s of slot %d at %.0f%%%s, replica promoted after %s, persistence resumed %s after the promotion; old master back",
+			old.addr, slot, at*100, lagged, round(promoted.Sub(killed)), round(w.resumedAfter)), nil
 	}
 }
 
