@@ -19,10 +19,12 @@ const resumeTarget = 5 * time.Second
 // killHotMaster kill -9s, at share at of the burst, the master owning the template's slot (the
 // world's own cluster), waits until another node says the slot's owner changed (its replica was
 // promoted after cluster-node-timeout), measures the time from then until MySQL holds a coupon of
-// the template it did not hold at the promotion (w.resumedAfter), and starts the old master again
-// (it rejoins as the new master's replica). With lag > 0 the master's replica is stalled (SIGSTOP)
-// for lag before the kill and resumed right after it: the claims the master acknowledged meanwhile
-// never reach the replica that is then promoted, as in a failover behind a slow replica link.
+// the template it did not hold at the promotion, or the outbox is empty (w.resumedAfter), and
+// starts the old master again (it rejoins as the new master's replica). With lag > 0 the master's
+// replica and MariaDB are stalled (SIGSTOP) and the replication link cut (CLIENT KILL TYPE
+// replica) lag before the kill, and both are resumed right after it:
+// the claims the master acknowledged meanwhile reach neither the replica that is then promoted
+// nor MySQL, the worst case of a failover behind a slow replica link.
 func killHotMaster(at float64, lag time.Duration) fault {
 	return func(ctx context.Context, w *world, b *burst, templateID int64) (string, error) {
 		if err := b.waitProgress(ctx, at); err != nil {
@@ -47,15 +49,27 @@ func killHotMaster(at float64, lag time.Duration) fault {
 			if err != nil {
 				return "", err
 			}
-			if err := replica.p.signal(syscall.SIGSTOP); err != nil {
-				return "", err
+			for _, p := range []*proc{replica.p, w.my.p} {
+				if err := p.signal(syscall.SIGSTOP); err != nil {
+					return "", err
+				}
+				defer func() { _ = p.signal(syscall.SIGCONT) }()
+			}
+			// A stopped replica's kernel still takes in the replication stream; the master's
+			// CLIENT KILL of the link keeps what follows from it.
+			c := redis.NewClient(&redis.Options{Addr: old.addr, MaxRetries: -1})
+			err = c.Do(ctx, "CLIENT", "KILL", "TYPE", "replica").Err()
+			c.Close()
+			if err != nil {
+				return "", fmt.Errorf("cut the replication link: %w", err)
 			}
 			time.Sleep(lag)
-			defer func() { _ = replica.p.signal(syscall.SIGCONT) }()
-			lagged = fmt.Sprintf(" after its replica %s was stalled for %s", replica.addr, lag)
+			lagged = fmt.Sprintf(" after its replica %s (link cut) and MariaDB were stalled for %s", replica.addr, lag)
 			old.p.kill9()
-			if err := replica.p.signal(syscall.SIGCONT); err != nil {
-				return "", err
+			for _, p := range []*proc{replica.p, w.my.p} {
+				if err := p.signal(syscall.SIGCONT); err != nil {
+					return "", err
+				}
 			}
 		} else {
 			old.p.kill9()
@@ -77,10 +91,16 @@ func killHotMaster(at float64, lag time.Duration) fault {
 			return "", err
 		}
 		w.resumedAfter = -1
+		outbox := fmt.Sprintf("{t%d}:outbox", templateID)
 		_ = waitFor(ctx, quietMax, func() error {
 			n, err := w.rows(ctx, templateID)
 			if err == nil && n <= rows0 {
-				err = errors.New("no new coupon")
+				// No new coupon: persistence has resumed only if nothing waits for it.
+				xlen, err1 := w.data.XLen(ctx, outbox).Result()
+				pending, err2 := xpending(ctx, w.data, outbox)
+				if err = errors.Join(err1, err2); err == nil && xlen+pending > 0 {
+					err = errors.New("no new coupon")
+				}
 			}
 			if err == nil {
 				w.resumedAfter = time.Since(promoted)
