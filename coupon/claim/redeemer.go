@@ -83,7 +83,9 @@ var claimsOK = claimsTotal.WithLabelValues("OK")
 // Redeem claims one coupon of the template for the user. A requestId makes the call idempotent:
 // the same (user, template, requestId) always gets the claim of the first answer, as it stands now.
 // Refusals are *coupon.Error values with codes NOT_FOUND, NOT_STARTED, ENDED, RATE_LIMITED,
-// OUT_OF_STOCK or LIMIT_REACHED; nothing is deducted for them.
+// OUT_OF_STOCK or LIMIT_REACHED; nothing is deducted for them. With Config.WaitReplicas, a claim
+// taken that the replicas did not acknowledge in time is coupon.ErrUnconfirmed: it is not undone,
+// and its retry with the same requestId answers it.
 func (r *Redeemer) Redeem(ctx context.Context, userID, templateID int64, requestID string) (*Redemption, error) {
 	red, err := r.redeem(ctx, userID, templateID, requestID)
 	if err == nil {
