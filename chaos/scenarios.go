@@ -278,8 +278,10 @@ func (r result) line() string {
 		verdict = fmt.Sprintf("PASS (lost %d reported by the server)", bk.lost)
 	}
 	if r.s.cluster {
-		verdict += fmt.Sprintf(" [WAIT %d; claims/s %.0f without WAIT, %.0f with WAIT 1; %d FAILED as lost, %d counted",
-			r.s.waitReplicas, r.rateNoWait, r.rateWait, bk.lostFailed, r.serverLost)
+		verdict += fmt.Sprintf(" [WAIT %d; %d FAILED as lost, %d counted", r.s.waitReplicas, bk.lostFailed, r.serverLost)
+		if r.rateNoWait > 0 {
+			verdict += fmt.Sprintf("; claims/s %.0f without WAIT, %.0f with WAIT 1", r.rateNoWait, r.rateWait)
+		}
 		if r.s.failover {
 			verdict += fmt.Sprintf("; persistence resumed %s after the promotion", round(r.resumedAfter))
 		}
