@@ -18,8 +18,8 @@ const resumeTarget = 5 * time.Second
 
 // killHotMaster kill -9s, at share at of the burst, the master owning the template's slot (the
 // world's own cluster), waits until another node says the slot's owner changed (its replica was
-// promoted after cluster-node-timeout), measures the time from then until MySQL holds a coupon of
-// the template it did not hold at the promotion, or the outbox is empty (w.resumedAfter), and
+// promoted after cluster-node-timeout), measures the time from then until MySQL holds a coupon or
+// failure of the template it did not hold at the promotion, or the outbox is empty (w.resumedAfter), and
 // starts the old master again (it rejoins as the new master's replica). With lag > 0 the master's
 // replica and MariaDB are stalled (SIGSTOP) and the replication link cut (CLIENT KILL TYPE
 // replica) lag before the kill, and both are resumed right after it:
@@ -86,20 +86,22 @@ func killHotMaster(at float64, lag time.Duration) fault {
 			return "", fmt.Errorf("failover of slot %d: %w", slot, err)
 		}
 		promoted := time.Now()
-		rows0, err := w.rows(ctx, templateID)
+		decided0, err := w.decided(ctx, templateID)
 		if err != nil {
 			return "", err
 		}
 		w.resumedAfter = -1
 		outbox := fmt.Sprintf("{t%d}:outbox", templateID)
 		_ = waitFor(ctx, quietMax, func() error {
-			n, err := w.rows(ctx, templateID)
-			if err == nil && n <= rows0 {
-				// No new coupon: persistence has resumed only if nothing waits for it.
+			n, err := w.decided(ctx, templateID)
+			if err == nil && n <= decided0 {
+				// No claim newly decided: persistence has resumed only if nothing waits for it.
 				xlen, err1 := w.data.XLen(ctx, outbox).Result()
 				pending, err2 := xpending(ctx, w.data, outbox)
-				if err = errors.Join(err1, err2); err == nil && xlen+pending > 0 {
-					err = errors.New("no new coupon")
+				if err = errors.Join(err1, err2); err != nil {
+					w.rc.rdb.ReloadState(ctx) // the runner's own client may still name the dead master
+				} else if xlen+pending > 0 {
+					err = errors.New("nothing decided yet")
 				}
 			}
 			if err == nil {
@@ -217,10 +219,11 @@ func indexByte(s string, c byte) int {
 	return -1
 }
 
-// rows is the number of coupons MySQL holds of the template.
-func (w *world) rows(ctx context.Context, templateID int64) (int, error) {
+// decided is the number of the template's claims MySQL has decided: its coupons and its failures.
+func (w *world) decided(ctx context.Context, templateID int64) (int, error) {
 	var n int
-	err := w.my.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM coupond.user_coupon WHERE template_id = ?", templateID).Scan(&n)
+	err := w.my.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM coupond.user_coupon WHERE template_id = ?)
+		+ (SELECT COUNT(*) FROM coupond.redemption_failure WHERE template_id = ?)`, templateID, templateID).Scan(&n)
 	return n, err
 }
 

@@ -33,6 +33,7 @@ type scenario struct {
 	// client may end FAILED as lost. Cluster scenarios measure, before their burst (not with
 	// -short), the claims/s coupond accepts without WAIT and with WAIT 1 (waitCost).
 	cluster        bool
+	fullOnly       bool // not in TestChaosShort (its time): run with -scenario or go run ./chaos
 	waitReplicas   int
 	failover       bool
 	noAnsweredLoss bool
@@ -90,14 +91,14 @@ var scenarios = []scenario{
 	// reshard of its slot under load. Without WAIT the claims the master acknowledged last may be
 	// lost: each must end FAILED and counted, none silent; with WAIT 1 no answered claim is lost.
 	{name: "cluster-kill-master-async", mode: "async", retry: true, cluster: true, failover: true, fault: killHotMaster(0.4, 0)},
-	{name: "cluster-kill-master-wait1", mode: "async", retry: true, cluster: true, waitReplicas: 1, failover: true, noAnsweredLoss: true, fault: killHotMaster(0.4, 0)},
-	{name: "cluster-kill-master-wait1-sync", mode: "sync", retry: true, cluster: true, waitReplicas: 1, failover: true, noAnsweredLoss: true, fault: killHotMaster(0.4, 0)},
+	{name: "cluster-kill-master-wait1", mode: "async", retry: true, cluster: true, fullOnly: true, waitReplicas: 1, failover: true, noAnsweredLoss: true, fault: killHotMaster(0.4, 0)},
+	{name: "cluster-kill-master-wait1-sync", mode: "sync", retry: true, cluster: true, fullOnly: true, waitReplicas: 1, failover: true, noAnsweredLoss: true, fault: killHotMaster(0.4, 0)},
 	// The same with its replica and MariaDB stalled 500 ms before the kill: without WAIT the
 	// claims the master acknowledged in those 500 ms are lost (FAILED, counted); with WAIT 1 they
 	// were never answered.
 	{name: "cluster-lagging-failover", mode: "async", retry: true, cluster: true, failover: true, fault: killHotMaster(0.3, 500*time.Millisecond)},
 	{name: "cluster-lagging-failover-wait1", mode: "async", retry: true, cluster: true, waitReplicas: 1, failover: true, noAnsweredLoss: true, fault: killHotMaster(0.3, 500*time.Millisecond)},
-	{name: "cluster-reshard-async", mode: "async", retry: true, cluster: true, fault: reshardHot(0.3)},
+	{name: "cluster-reshard-async", mode: "async", retry: true, cluster: true, fullOnly: true, fault: reshardHot(0.3)},
 	{name: "cluster-reshard-wait1", mode: "async", retry: true, cluster: true, waitReplicas: 1, noAnsweredLoss: true, fault: reshardHot(0.3)},
 }
 
@@ -167,7 +168,10 @@ func (r result) failures() []string {
 	if r.s.noAnsweredLoss {
 		add(bk.lostFailed, "answered claims lost")
 	}
-	if r.s.failover && (r.resumedAfter < 0 || r.resumedAfter > resumeTarget) {
+	switch {
+	case r.s.failover && r.resumedAfter < 0:
+		f = append(f, fmt.Sprintf("persistence not resumed within %s of the promotion", quietMax))
+	case r.s.failover && r.resumedAfter > resumeTarget:
 		f = append(f, fmt.Sprintf("persistence resumed %s after the promotion (target %s)", round(r.resumedAfter), resumeTarget))
 	}
 	switch {
