@@ -14,7 +14,12 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-var wait1 = Wait{Replicas: 1, Timeout: 300 * time.Millisecond}
+// wait1 is WAIT 1 with a timeout a busy test box keeps to with every replica up; stalled1 the
+// shorter one of the stalled replica's calls, which wait for all of it.
+var (
+	wait1    = Wait{Replicas: 1, Timeout: 2 * time.Second}
+	stalled1 = Wait{Replicas: 1, Timeout: 300 * time.Millisecond}
+)
 
 // On the tests' Redis, a claim followed by WAIT 1 is confirmed exactly when the master owning its
 // slot has a replica (every master of the local cluster has one; the one Redis has none), and the
@@ -117,7 +122,7 @@ func TestRedeemBatchWaitPerMasterWithAStalledReplica(t *testing.T) {
 		calls = append(calls, claim(tid, 3, "b"))
 	}
 	start := time.Now()
-	results, errs = RedeemBatchWait(ctx, rdb, calls, wait1)
+	results, errs = RedeemBatchWait(ctx, rdb, calls, stalled1)
 	for i, c := range calls {
 		var short *ReplicaShortfall
 		onStalled := c.Keys.Template == redeemKeys(byMaster[stalled], 0, "", "").Template
@@ -128,7 +133,7 @@ func TestRedeemBatchWaitPerMasterWithAStalledReplica(t *testing.T) {
 			t.Fatalf("call %d (on the stalled replica's master: %v): error %v", i, onStalled, errs[i])
 		}
 	}
-	if took := time.Since(start); took < wait1.Timeout {
+	if took := time.Since(start); took < stalled1.Timeout {
 		t.Fatalf("the batch took %s, less than WAIT's timeout", took)
 	}
 
@@ -138,7 +143,7 @@ func TestRedeemBatchWaitPerMasterWithAStalledReplica(t *testing.T) {
 	// A new client: a connection that never wrote, whose WAIT alone would count any replica.
 	fresh := redis.NewClusterClient(&redis.ClusterOptions{Addrs: oc.Addrs})
 	t.Cleanup(func() { fresh.Close() })
-	results, errs = RedeemBatchWait(ctx, fresh, []RedeemCall{replay}, wait1)
+	results, errs = RedeemBatchWait(ctx, fresh, []RedeemCall{replay}, stalled1)
 	var short *ReplicaShortfall
 	if !results[0].Replayed || results[0].RedemptionID != first.Args.RedemptionID || !errors.As(errs[0], &short) {
 		t.Fatalf("replay while the replica is stalled: %+v, %v; want the first claim, unconfirmed", results[0], errs[0])

@@ -29,7 +29,7 @@ func TestWaitReplicasUnconfirmedThenRetried(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: oc.Addrs})
 			t.Cleanup(func() { rdb.Close() })
-			cfg := claim.Config{Mode: mode, WaitReplicas: 1, WaitTimeout: 200 * time.Millisecond}
+			cfg := claim.Config{Mode: mode, WaitReplicas: 1, WaitTimeout: time.Second} // a busy test box keeps to it
 			s := stack.New(t, "claim", "wait_"+string(mode), stack.Options{Redis: rdb, Config: services.Config{
 				Redeem: cfg, Persist: claim.PersistConfig{BatchSize: 7, ClaimIdle: time.Millisecond},
 			}})
