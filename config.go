@@ -133,6 +133,8 @@ var settings = []setting{
 	{"COUPON_QUEUE_REDIS_DB", "1", "its database number", num(func(c *config) *int { return &c.QueueRedisDB })},
 	{"COUPON_REDIS_CLUSTER_ADDRS", "", "comma-separated seed nodes (host:port) of a Redis Cluster for cache, stock and outboxes instead of COUPON_REDIS_ADDR; needs COUPON_REDIS_DB 0 and a namespace without { or } (README \"Running on Redis Cluster\")", addrList(func(c *config) *[]string { return &c.RedisClusterAddrs })},
 	{"COUPON_QUEUE_REDIS_CLUSTER_ADDRS", "", "comma-separated seed nodes of a Redis Cluster for asynq jobs instead of COUPON_QUEUE_REDIS_ADDR; needs COUPON_QUEUE_REDIS_DB=0 (empty: asynq on one Redis, the advised placement)", addrList(func(c *config) *[]string { return &c.QueueRedisClusterAddrs })},
+	{"COUPON_REDIS_WAIT_REPLICAS", "0", "replicas that must acknowledge each claim before it is answered: the claim scripts of a flush are followed, on each node's connection, by WAIT N; a claim fewer replicas acknowledged in time is answered UNCONFIRMED (its retry with the same requestId answers it); 0: no WAIT (a failover can lose the claims a master acknowledged last; README \"Running on Redis Cluster\")", num(func(c *config) *int { return &c.Redeem.WaitReplicas })},
+	{"COUPON_REDIS_WAIT_TIMEOUT", durDefault(defaults.RedisWaitTimeout), "how long that WAIT waits for the replicas (1ms to 2s: under the Redis client's 3 s read timeout)", waitTimeout},
 	{"COUPON_JWT_SECRET", devSecret, "HS256 secret of bearer tokens", str(func(c *config) *string { return &c.JWTSecret })},
 	{"COUPON_CODE_KEY", devSecret, "key of the coupon codes, derived from each coupon's id (coupon/code): keep it secret and never change it, or every code changes", str(func(c *config) *string { return &c.CodeKey })},
 	{"COUPON_MONITOR_USER", "admin", "basic-auth user of /monitoring (asynqmon)", str(func(c *config) *string { return &c.MonitorUser })},
@@ -379,6 +381,17 @@ func corsOrigins(c *config, v string) error {
 	origins, err := graph.ParseOrigins(v)
 	c.CORSOrigins = origins
 	return err
+}
+
+// waitTimeout reads COUPON_REDIS_WAIT_TIMEOUT: a pipeline's WAIT is read within the Redis client's
+// read timeout (3 s), so it must give up well before.
+func waitTimeout(c *config, v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < time.Millisecond || d > 2*time.Second {
+		return fmt.Errorf("want a duration from 1ms to 2s")
+	}
+	c.Redeem.WaitTimeout = d
+	return nil
 }
 
 func redeemMode(c *config, v string) error {

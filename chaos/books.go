@@ -21,8 +21,8 @@ func (w *world) waitQuiet(ctx context.Context, templateID int64, max time.Durati
 	lastRows := -1
 	var quietSince time.Time
 	for time.Since(start) < max+2*time.Second {
-		xlen, err1 := w.rd.rdb.XLen(ctx, outbox).Result()
-		pending, err2 := xpending(ctx, w.rd.rdb, outbox)
+		xlen, err1 := w.data.XLen(ctx, outbox).Result()
+		pending, err2 := xpending(ctx, w.data, outbox)
 		var rows int
 		err3 := w.my.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM coupond.user_coupon WHERE template_id = ?", templateID).Scan(&rows)
 		now := time.Now()
@@ -51,7 +51,7 @@ func (w *world) waitQuiet(ctx context.Context, templateID int64, max time.Durati
 
 // xpending is the number of delivered, unacknowledged entries of the stream's consumer groups
 // (0 when the stream or group does not exist).
-func xpending(ctx context.Context, rdb *redis.Client, stream string) (int64, error) {
+func xpending(ctx context.Context, rdb redis.UniversalClient, stream string) (int64, error) {
 	groups, err := rdb.XInfoGroups(ctx, stream).Result()
 	if err != nil {
 		if strings.Contains(err.Error(), "no such key") || errors.Is(err, redis.Nil) {
@@ -72,6 +72,7 @@ type books struct {
 	rows         int // user_coupon rows of the template
 	failed       int // accepted ids with a redemption_failure row
 	lost         int // accepted ids neither a row nor a failure
+	lostFailed   int // accepted ids failed as lost in a storage failure (coupon.ReasonLost)
 	unresolved   int // accepted ids redemption(id) does not show as ISSUED with a coupon or FAILED with a reason (and no row)
 	dbLeak       int // total_stock - stock - rows in MySQL (≠ 0: stock leaked or invented)
 	redisLeak    int // total - (hash stock + outbox + rows) when the hash exists
@@ -112,17 +113,19 @@ func (w *world) takeBooks(ctx context.Context, templateID int64, limit int, b *b
 	rows.Close()
 	bk.rows = len(issued)
 	failed := map[string]bool{}
-	frows, err := w.my.db.QueryContext(ctx, "SELECT redemption_id FROM coupond.redemption_failure WHERE template_id = ? AND reason <> ''", templateID)
+	lostFailed := map[string]bool{} // failed as lost in a storage failure
+	frows, err := w.my.db.QueryContext(ctx, "SELECT redemption_id, reason FROM coupond.redemption_failure WHERE template_id = ? AND reason <> ''", templateID)
 	if err != nil {
 		return nil, fmt.Errorf("read failures: %w", err)
 	}
 	for frows.Next() {
-		var rid string
-		if err := frows.Scan(&rid); err != nil {
+		var rid, reason string
+		if err := frows.Scan(&rid, &reason); err != nil {
 			frows.Close()
 			return nil, err
 		}
 		failed[rid] = true
+		lostFailed[rid] = strings.Contains(reason, "lost in a storage failure")
 	}
 	frows.Close()
 
@@ -140,6 +143,9 @@ func (w *world) takeBooks(ctx context.Context, templateID int64, limit int, b *b
 		case issued[rid]:
 		case failed[rid]:
 			bk.failed++
+			if lostFailed[rid] {
+				bk.lostFailed++
+			}
 		default:
 			bk.lost++
 			if len(bk.examples) < 2 {
@@ -160,21 +166,21 @@ func (w *world) takeBooks(ctx context.Context, templateID int64, limit int, b *b
 	}
 
 	tag := fmt.Sprintf("{t%d}", templateID)
-	stock, err := w.rd.rdb.HGet(ctx, tag+":tpl", "stock").Int64()
+	stock, err := w.data.HGet(ctx, tag+":tpl", "stock").Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		bk.hashMissing = true
 	case err != nil:
 		return nil, fmt.Errorf("read hash: %w", err)
 	}
-	if bk.redisPending, err = w.rd.rdb.XLen(ctx, tag+":outbox").Result(); err != nil {
+	if bk.redisPending, err = w.data.XLen(ctx, tag+":outbox").Result(); err != nil {
 		return nil, fmt.Errorf("read outbox: %w", err)
 	}
 	if !bk.hashMissing {
 		bk.redisStock = stock
 		bk.redisLeak = total - int(stock) - int(bk.redisPending) - bk.rows
 	}
-	pipe := w.rd.rdb.Pipeline()
+	pipe := w.data.Pipeline()
 	counters := make([]*redis.StringCmd, b.plan.users+1)
 	for u := 1; u <= b.plan.users; u++ {
 		counters[u] = pipe.HGet(ctx, tag+":u:"+strconv.Itoa(u), "n")

@@ -85,7 +85,7 @@ func runCheckout(ctx context.Context, r *run, s scenario, short bool, logf func(
 	start := time.Now()
 	res = result{name: s.name, mode: s.mode}
 	defer func() { res.took = time.Since(start) }()
-	w, err := newWorld(ctx, r, s.name, s.mode, "everysec",
+	w, err := newWorld(ctx, r, s.name, s.mode, "everysec", false,
 		"COUPON_LOCK_TTL="+checkoutLockTTL.String(), "COUPON_CHECKOUT_SWEEP_EVERY=2s")
 	if err != nil {
 		res.err = err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -108,6 +109,9 @@ type answer struct {
 	Err          error
 }
 
+// errUnconfirmed is the "answer" UNCONFIRMED: the claim is to be asked again with its requestId.
+var errUnconfirmed = errors.New("UNCONFIRMED")
+
 func (a answer) accepted() bool { return a.RedemptionID != "" }
 
 // redeem claims one coupon of template with requestID as the user whose token is given.
@@ -124,6 +128,10 @@ func (c *gqlClient) redeem(ctx context.Context, timeout time.Duration, token, te
 		return answer{Err: err}
 	case p.Redemption != nil:
 		return answer{RedemptionID: p.Redemption.ID, Status: p.Redemption.Status}
+	case len(p.UserErrors) > 0 && p.UserErrors[0].Code == "UNCONFIRMED":
+		// Taken but not acknowledged by replicas (COUPON_REDIS_WAIT_REPLICAS): not an answer yet;
+		// the retry with the same requestId gives it.
+		return answer{Err: errUnconfirmed}
 	case len(p.UserErrors) > 0:
 		return answer{Code: p.UserErrors[0].Code}
 	default:

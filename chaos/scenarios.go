@@ -27,6 +27,16 @@ type scenario struct {
 	// checkout: a checkout scenario (chaos/checkout.go: lock, confirm, release, refund under the
 	// fault) instead of a claim burst.
 	checkout bool
+	// cluster: the coupon data on a Redis Cluster of the scenario's own (3 masters, 3 replicas),
+	// with COUPON_REDIS_WAIT_REPLICAS=waitReplicas; failover: the fault promotes a replica, and
+	// persistence must resume within resumeTarget of it; noAnsweredLoss: no claim answered to a
+	// client may end FAILED as lost. Cluster scenarios measure, before their burst (not with
+	// -short), the claims/s coupond accepts without WAIT and with WAIT 1 (waitCost).
+	cluster        bool
+	fullOnly       bool // not in TestChaosShort (its time): run with -scenario or go run ./chaos
+	waitReplicas   int
+	failover       bool
+	noAnsweredLoss bool
 }
 
 const (
@@ -77,6 +87,19 @@ var scenarios = []scenario{
 	// the AOF a kill -9 leaves.
 	{name: "powerloss-always-async", mode: "async", fsync: "always", retry: true, fault: killRedis(0.3, 500*time.Millisecond)}, // defects 3, 6
 	{name: "archive-persist-async", mode: "async", retry: true, fault: archivePersist(0.3)},                                    // defect 3
+	// Redis Cluster (issue 22): kill -9 of the hot template's master, without and with WAIT 1, and a
+	// reshard of its slot under load. Without WAIT the claims the master acknowledged last may be
+	// lost: each must end FAILED and counted, none silent; with WAIT 1 no answered claim is lost.
+	{name: "cluster-kill-master-async", mode: "async", retry: true, cluster: true, failover: true, fault: killHotMaster(0.4, 0)},
+	{name: "cluster-kill-master-wait1", mode: "async", retry: true, cluster: true, fullOnly: true, waitReplicas: 1, failover: true, noAnsweredLoss: true, fault: killHotMaster(0.4, 0)},
+	{name: "cluster-kill-master-wait1-sync", mode: "sync", retry: true, cluster: true, fullOnly: true, waitReplicas: 1, failover: true, noAnsweredLoss: true, fault: killHotMaster(0.4, 0)},
+	// The same with its replica and MariaDB stalled 500 ms before the kill: without WAIT the
+	// claims the master acknowledged in those 500 ms are lost (FAILED, counted); with WAIT 1 they
+	// were never answered.
+	{name: "cluster-lagging-failover", mode: "async", retry: true, cluster: true, failover: true, fault: killHotMaster(0.3, 500*time.Millisecond)},
+	{name: "cluster-lagging-failover-wait1", mode: "async", retry: true, cluster: true, waitReplicas: 1, failover: true, noAnsweredLoss: true, fault: killHotMaster(0.3, 500*time.Millisecond)},
+	{name: "cluster-reshard-async", mode: "async", retry: true, cluster: true, fullOnly: true, fault: reshardHot(0.3)},
+	{name: "cluster-reshard-wait1", mode: "async", retry: true, cluster: true, waitReplicas: 1, noAnsweredLoss: true, fault: reshardHot(0.3)},
 }
 
 // plan is the scenario's burst; short runs a smaller one.
@@ -107,6 +130,10 @@ type result struct {
 	took         time.Duration
 	lossAllowed  bool
 	co           *checkoutBooks // a checkout scenario's books (bk is nil then)
+	s            scenario
+	resumedAfter time.Duration // a failover's time from the promotion to persistence
+	rateNoWait   float64       // a cluster scenario's claims/s without WAIT (waitCost)
+	rateWait     float64       // and with COUPON_REDIS_WAIT_REPLICAS=1
 }
 
 // failures lists why the scenario misses zero loss (empty: PASS).
@@ -135,6 +162,18 @@ func (r result) failures() []string {
 	add(bk.limitsHigh, "leaked limits")
 	add(bk.limitsLow, "limits below rows")
 	add(r.inconsistent, "inconsistent retries")
+	if bk.lostFailed > r.serverLost {
+		f = append(f, fmt.Sprintf("%d claims FAILED as lost, %d counted by the server", bk.lostFailed, r.serverLost))
+	}
+	if r.s.noAnsweredLoss {
+		add(bk.lostFailed, "answered claims lost")
+	}
+	switch {
+	case r.s.failover && r.resumedAfter < 0:
+		f = append(f, fmt.Sprintf("persistence not resumed within %s of the promotion", quietMax))
+	case r.s.failover && r.resumedAfter > resumeTarget:
+		f = append(f, fmt.Sprintf("persistence resumed %s after the promotion (target %s)", round(r.resumedAfter), resumeTarget))
+	}
 	switch {
 	case !r.quiet:
 		f = append(f, fmt.Sprintf("not quiet in %s", quietMax))
@@ -150,13 +189,13 @@ func runScenario(ctx context.Context, r *run, s scenario, short bool, logf func(
 		return runCheckout(ctx, r, s, short, logf)
 	}
 	start := time.Now()
-	res = result{name: s.name, mode: s.mode, lossAllowed: s.lossAllowed}
+	res = result{name: s.name, mode: s.mode, lossAllowed: s.lossAllowed, s: s}
 	defer func() { res.took = time.Since(start) }()
 	fsync := s.fsync
 	if fsync == "" {
 		fsync = "everysec"
 	}
-	w, err := newWorld(ctx, r, s.name, s.mode, fsync)
+	w, err := newWorld(ctx, r, s.name, s.mode, fsync, s.cluster, "COUPON_REDIS_WAIT_REPLICAS="+strconv.Itoa(s.waitReplicas))
 	if err != nil {
 		res.err = err
 		return res
@@ -164,6 +203,14 @@ func runScenario(ctx context.Context, r *run, s scenario, short bool, logf func(
 	defer w.close(r.keep)
 	if r.keep {
 		logf("%s: world in %s", s.name, w.dir)
+	}
+	if s.cluster && !short { // the figure is the full run's; TestChaosShort checks the books only
+		if res.rateNoWait, res.rateWait, err = waitCost(ctx, w, r, s.waitReplicas); err != nil {
+			res.err = err
+			return res
+		}
+		logf("%s: claims/s accepted (%d clients, no rate limit, mean of %d probes of %s each): %.0f without WAIT, %.0f with COUPON_REDIS_WAIT_REPLICAS=1",
+			s.name, concurrency, probeRounds, probeRate, res.rateNoWait, res.rateWait)
 	}
 	plan, stock := s.plan(short)
 	tpl, err := w.gql.createTemplate(ctx, r.merchant, stock, limitPerPerson)
@@ -203,6 +250,7 @@ func runScenario(ctx context.Context, r *run, s scenario, short bool, logf func(
 	}
 	res.examples = append(res.bk.examples, res.examples...)
 	res.serverLost = w.srv.countedLoss()
+	res.resumedAfter = w.resumedAfter
 	return res
 }
 
@@ -232,6 +280,16 @@ func (r result) line() string {
 		verdict = "PASS (fault " + r.fault + ")"
 	} else if bk.lost > 0 {
 		verdict = fmt.Sprintf("PASS (lost %d reported by the server)", bk.lost)
+	}
+	if r.s.cluster {
+		verdict += fmt.Sprintf(" [WAIT %d; %d FAILED as lost, %d counted", r.s.waitReplicas, bk.lostFailed, r.serverLost)
+		if r.rateNoWait > 0 {
+			verdict += fmt.Sprintf("; claims/s %.0f without WAIT, %.0f with WAIT 1", r.rateNoWait, r.rateWait)
+		}
+		if r.s.failover {
+			verdict += fmt.Sprintf("; persistence resumed %s after the promotion", round(r.resumedAfter))
+		}
+		verdict += "]"
 	}
 	return fmt.Sprintf("%-28s %-5s %9d %5d %6d %7d/%-6s %4d %8d %9d %7d/%-5d %8d %7s  %s",
 		r.name, r.mode, bk.accepted, bk.rows, bk.failed, bk.dbLeak, redis, bk.lost, bk.oversold,

@@ -6,6 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // run is what all scenarios of one invocation share: the built binary, a pristine MariaDB data
@@ -53,18 +57,25 @@ func newRun(root string, maxUsers int) (*run, error) {
 
 func (r *run) close() { os.RemoveAll(r.dir) }
 
-// world is one scenario's own MariaDB, Redis and coupond, all in dir.
+// world is one scenario's own MariaDB, Redis and coupond, all in dir; with a Redis Cluster of its
+// own (rc) for the coupon data, asynq staying on rd.
 type world struct {
-	dir string
-	my  *mariadb
-	rd  *redisServer
-	srv *server
-	gql *gqlClient
+	dir  string
+	my   *mariadb
+	rd   *redisServer
+	rc   *redisCluster         // nil: coupon data on rd
+	data redis.UniversalClient // the coupon data's Redis: rc's client or rd's
+	srv  *server
+	gql  *gqlClient
+	// resumedAfter: a failover fault's time from the promotion to the first coupon MySQL wrote
+	// after it (-1: none came within quietMax).
+	resumedAfter time.Duration
 }
 
-// newWorld starts MariaDB, Redis (AOF with fsync) and `coupond serve` in mode, with extra
-// environment variables for the server; close stops them all.
-func newWorld(ctx context.Context, r *run, name, mode, fsync string, extra ...string) (w *world, err error) {
+// newWorld starts MariaDB, Redis (AOF with fsync), with cluster a Redis Cluster for the coupon
+// data, and `coupond serve` in mode, with extra environment variables for the server; close stops
+// them all.
+func newWorld(ctx context.Context, r *run, name, mode, fsync string, cluster bool, extra ...string) (w *world, err error) {
 	dir, err := os.MkdirTemp(r.dir, name+"-")
 	if err != nil {
 		return nil, err
@@ -80,6 +91,14 @@ func newWorld(ctx context.Context, r *run, name, mode, fsync string, extra ...st
 	}
 	if w.rd, err = newRedis(ctx, filepath.Join(dir, "redis"), fsync); err != nil {
 		return w, err
+	}
+	w.data = w.rd.rdb
+	if cluster {
+		if w.rc, err = newRedisCluster(ctx, filepath.Join(dir, "cluster")); err != nil {
+			return w, err
+		}
+		w.data = w.rc.rdb
+		extra = append(extra, "COUPON_REDIS_CLUSTER_ADDRS="+strings.Join(w.rc.addrs, ","))
 	}
 	httpPort, err := anyPort()
 	if err != nil {
@@ -118,6 +137,9 @@ func newWorld(ctx context.Context, r *run, name, mode, fsync string, extra ...st
 // close kills every process of the world and removes its directory unless keep.
 func (w *world) close(keep bool) {
 	w.srv.close()
+	if w.rc != nil {
+		w.rc.close()
+	}
 	w.rd.close()
 	w.my.close()
 	if !keep {

@@ -26,6 +26,7 @@ const (
 	CodeInvalidState    Code = "INVALID_STATE"
 	CodeFileInvalid     Code = "FILE_INVALID"
 	CodeAmountMismatch  Code = "AMOUNT_MISMATCH"
+	CodeUnconfirmed     Code = "UNCONFIRMED"
 )
 
 // Error is a typed failure the caller can act on. Field names the input field at fault, as a path
@@ -64,6 +65,9 @@ var (
 	ErrNotFound = &Error{Code: CodeNotFound, Message: "not found"}
 	// ErrRateLimited is returned for a request over a rate or concurrency limit.
 	ErrRateLimited = &Error{Code: CodeRateLimited, Message: "too many at once: try again in a moment"}
+	// ErrUnconfirmed is returned for a claim Redis accepted that its replicas did not acknowledge in
+	// time (COUPON_REDIS_WAIT_REPLICAS): retried with the same requestId, it answers the claim.
+	ErrUnconfirmed = &Error{Code: CodeUnconfirmed, Message: "the claim is not confirmed yet: retry with the same requestId"}
 )
 
 // NotFoundAt is ErrNotFound naming the input field whose id was not found.

@@ -129,15 +129,16 @@ type RedeemCall struct {
 // RedeemBatch runs the claims in one pipelined round trip: one EVALSHA of redeem.lua each, every
 // one atomic on its own, exactly as Redeem would run them one by one. When Redis does not know the
 // script (first use, restart, SCRIPT FLUSH) it is loaded and the refused calls are sent again.
-// results[i] and errs[i] belong to calls[i].
+// results[i] and errs[i] belong to calls[i]. It is RedeemBatchWait without a WAIT.
 func RedeemBatch(ctx context.Context, rdb redis.UniversalClient, calls []RedeemCall) ([]RedeemResult, []error) {
+	return RedeemBatchWait(ctx, rdb, calls, Wait{})
+}
+
+// RedeemBatchWait is RedeemBatch that, when w.Replicas > 0, has each node's scripts acknowledged by
+// replicas before it answers (see Wait and ReplicaShortfall).
+func RedeemBatchWait(ctx context.Context, rdb redis.UniversalClient, calls []RedeemCall, w Wait) ([]RedeemResult, []error) {
 	results := make([]RedeemResult, len(calls))
 	errs := make([]error, len(calls))
-	type prepared struct {
-		i    int
-		keys []string
-		args []any
-	}
 	todo := make([]prepared, 0, len(calls))
 	for i, c := range calls {
 		keys, args, err := redeemCall(c.Keys, c.Args)
@@ -147,36 +148,11 @@ func RedeemBatch(ctx context.Context, rdb redis.UniversalClient, calls []RedeemC
 		}
 		todo = append(todo, prepared{i, keys, args})
 	}
-	for attempt := 0; attempt < 2 && len(todo) > 0; attempt++ {
-		if attempt > 0 {
-			if err := redeem.Load(ctx, rdb).Err(); err != nil {
-				for _, p := range todo {
-					errs[p.i] = err
-				}
-				return results, errs
-			}
-		}
-		pipe := rdb.Pipeline()
-		cmds := make([]*redis.Cmd, len(todo))
-		for j, p := range todo {
-			cmds[j] = redeem.EvalSha(ctx, pipe, p.keys, p.args...)
-		}
-		_, _ = pipe.Exec(ctx) // each command carries its own error
-		var again []prepared
-		for j, p := range todo {
-			res, err := cmds[j].Slice()
-			switch {
-			case err != nil && redis.HasErrorPrefix(err, "NOSCRIPT"):
-				again = append(again, p)
-				errs[p.i] = err
-			case err != nil:
-				errs[p.i] = err
-			default:
-				results[p.i], errs[p.i] = parseRedeem(res)
-			}
-		}
-		todo = again
+	if w.Replicas <= 0 {
+		sendRedeem(ctx, rdb, todo, w, results, errs)
+		return results, errs
 	}
+	sendRedeemWait(ctx, rdb, todo, w, results, errs)
 	return results, errs
 }
 

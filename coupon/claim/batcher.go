@@ -28,8 +28,12 @@ const (
 // coupond from 93 to 81 (one bench/isolated.sh ../shared/bench-peer/compare.sh run each; 2
 // flushers gave the same CPU and a worse p99); a claim that finds all four busy waits for the
 // first of them to finish its round trip.
+//
+// With wait.Replicas > 0 each flush ends, on every node it wrote to, with WAIT on that node's
+// connection (lua.RedeemBatchWait): a flush then takes a replica's round trip longer.
 type claimBatcher struct {
 	rdb      redis.UniversalClient
+	wait     lua.Wait
 	mu       sync.Mutex
 	pending  []*claimReq
 	flushers int
@@ -42,9 +46,12 @@ type claimReq struct {
 	done chan struct{}
 }
 
-func newClaimBatcher(rdb redis.UniversalClient) *claimBatcher { return &claimBatcher{rdb: rdb} }
+func newClaimBatcher(rdb redis.UniversalClient, wait lua.Wait) *claimBatcher {
+	return &claimBatcher{rdb: rdb, wait: wait}
+}
 
-// redeem runs one claim script, batched with concurrent ones.
+// redeem runs one claim script, batched with concurrent ones. A *lua.ReplicaShortfall error comes
+// with the script's result.
 func (b *claimBatcher) redeem(ctx context.Context, k lua.RedeemKeys, a lua.RedeemArgs) (lua.RedeemResult, error) {
 	req := &claimReq{call: lua.RedeemCall{Keys: k, Args: a}, done: make(chan struct{})}
 	b.mu.Lock()
@@ -102,7 +109,7 @@ func (b *claimBatcher) send(batch []*claimReq) {
 	for i, r := range batch {
 		calls[i] = r.call
 	}
-	results, errs := lua.RedeemBatch(ctx, b.rdb, calls)
+	results, errs := lua.RedeemBatchWait(ctx, b.rdb, calls, b.wait)
 	for i, r := range batch {
 		r.res, r.err = results[i], errs[i]
 		close(r.done)

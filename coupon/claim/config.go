@@ -36,6 +36,11 @@ type Config struct {
 	// KickEvery is how often accepted claims' templates are handed to the persister (in sync mode,
 	// those a request could not finish).
 	KickEvery time.Duration
+	// WaitReplicas > 0: every claim script is followed, on its node's connection, by WAIT
+	// WaitReplicas WaitTimeout, and an accepted claim fewer replicas acknowledged in time is answered
+	// coupon.ErrUnconfirmed instead (its retry with the same requestId replays it); 0: no WAIT.
+	WaitReplicas int
+	WaitTimeout  time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -53,6 +58,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MetaTTL <= 0 {
 		c.MetaTTL = time.Second
+	}
+	if c.WaitTimeout <= 0 {
+		c.WaitTimeout = defaults.RedisWaitTimeout
 	}
 	if c.KickEvery <= 0 {
 		c.KickEvery = 20 * time.Millisecond

@@ -53,8 +53,10 @@ type metaEntry struct {
 // NewRedeemer returns a Redeemer. Run must be running to hand claims to the persister promptly
 // (in sync mode, the claims a request could not finish; the periodic drain is the safety net).
 func NewRedeemer(db *ent.Client, rdb redis.UniversalClient, cache *template.Cache, persister *Persister, sched Scheduler, cfg Config) *Redeemer {
-	return &Redeemer{db: db, rdb: rdb, cache: cache, persister: persister, sched: sched, claims: newClaimBatcher(rdb),
+	r := &Redeemer{db: db, rdb: rdb, cache: cache, persister: persister, sched: sched,
 		cfg: cfg.withDefaults(), now: time.Now, dirty: map[int64]struct{}{}}
+	r.claims = newClaimBatcher(rdb, lua.Wait{Replicas: r.cfg.WaitReplicas, Timeout: r.cfg.WaitTimeout})
+	return r
 }
 
 // validRequestID reports whether id is 1 to 64 ASCII letters, digits or . _ : -.
@@ -79,7 +81,9 @@ var claimsOK = claimsTotal.WithLabelValues("OK")
 // Redeem claims one coupon of the template for the user. A requestId makes the call idempotent:
 // the same (user, template, requestId) always gets the claim of the first answer, as it stands now.
 // Refusals are *coupon.Error values with codes NOT_FOUND, NOT_STARTED, ENDED, RATE_LIMITED,
-// OUT_OF_STOCK or LIMIT_REACHED; nothing is deducted for them.
+// OUT_OF_STOCK or LIMIT_REACHED; nothing is deducted for them. With Config.WaitReplicas, a claim
+// taken that the replicas did not acknowledge in time is coupon.ErrUnconfirmed: it is not undone,
+// and its retry with the same requestId answers it.
 func (r *Redeemer) Redeem(ctx context.Context, userID, templateID int64, requestID string) (*Redemption, error) {
 	red, err := r.redeem(ctx, userID, templateID, requestID)
 	if err == nil {
@@ -110,12 +114,12 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 	if !r.limiter(templateID).Allow() {
 		return nil, coupon.ErrRateLimited
 	}
-	res, err := r.claim(ctx, t, userID, requestID, now)
+	res, unconfirmed, err := r.claim(ctx, t, userID, requestID, now)
 	if err == nil && res.Code == lua.RedeemCacheMissing {
 		// The hash expired or was evicted: rebuild it through the lookup chain, then retry once.
 		r.meta.Delete(templateID)
 		if _, err = r.cache.Get(ctx, templateID); err == nil {
-			res, err = r.claim(ctx, t, userID, requestID, now)
+			res, unconfirmed, err = r.claim(ctx, t, userID, requestID, now)
 		}
 	}
 	if err != nil {
@@ -126,6 +130,12 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 	}
 	if stored := res.Code <= lua.RedeemEnded; !res.Replayed && (res.Code == lua.RedeemOK || (requestID != "" && stored)) {
 		r.losses.remember(templateID, t.StockShards(), userID, requestID, res, now) // see lossWatch
+	}
+	if unconfirmed && res.Code == lua.RedeemOK {
+		// Only the master has the claim yet: not answered, so a failover cannot lose an answered
+		// claim. It stays in the outbox for the persister (or is recorded lost with the rest).
+		r.markDirty(templateID)
+		return nil, coupon.ErrUnconfirmed
 	}
 	if err := refusal(res.Code); err != nil {
 		if requestID != "" && (res.Code == lua.RedeemOutOfStock || res.Code == lua.RedeemLimitReached) {
@@ -168,20 +178,20 @@ const (
 // the script runs again; OUT_OF_STOCK is answered (and stored under the request key) only by a
 // run after a borrow found nothing anywhere (borrowLast: lends a crash left open swept back,
 // lends in transit waited for), or after maxBorrows borrows.
-func (r *Redeemer) claim(ctx context.Context, t *coupon.Template, userID int64, requestID string, now time.Time) (lua.RedeemResult, error) {
+func (r *Redeemer) claim(ctx context.Context, t *coupon.Template, userID int64, requestID string, now time.Time) (res lua.RedeemResult, unconfirmed bool, err error) {
 	s := keys.UserStock(t.ID, userID, t.StockShards())
 	for borrows := 0; ; borrows++ {
 		borrowing := s.Count > 1 && borrows < maxBorrows
-		res, err := r.runScript(ctx, s, userID, requestID, now, borrowing)
+		res, unconfirmed, err = r.runScript(ctx, s, userID, requestID, now, borrowing)
 		if err != nil || !borrowing || res.Code != lua.RedeemOutOfStock {
-			return res, err
+			return res, unconfirmed, err
 		}
 		got, err := r.cache.Borrow(ctx, t.ID, s.Index, s.Count)
 		if err == nil && got == 0 {
 			got, err = r.borrowLast(ctx, t.ID, s)
 		}
 		if err != nil {
-			return res, fmt.Errorf("borrow stock: %w", err)
+			return res, false, fmt.Errorf("borrow stock: %w", err)
 		}
 		if got == 0 {
 			borrows = maxBorrows - 1 // nothing left anywhere: the next run answers OUT_OF_STOCK
@@ -216,8 +226,10 @@ func (r *Redeemer) borrowLast(ctx context.Context, templateID int64, s keys.Shar
 }
 
 // runScript runs the claim script on stock shard s: one Redis round trip, shared with concurrent
-// claims. borrowing: an OUT_OF_STOCK answer is not stored (lua.RedeemArgs.Borrowing).
-func (r *Redeemer) runScript(ctx context.Context, s keys.Shard, userID int64, requestID string, now time.Time, borrowing bool) (lua.RedeemResult, error) {
+// claims (and, with WaitReplicas, its WAIT). borrowing: an OUT_OF_STOCK answer is not stored
+// (lua.RedeemArgs.Borrowing). unconfirmed: the script answered res but fewer than WaitReplicas
+// replicas acknowledged it in time.
+func (r *Redeemer) runScript(ctx context.Context, s keys.Shard, userID int64, requestID string, now time.Time, borrowing bool) (res lua.RedeemResult, unconfirmed bool, err error) {
 	rid := newRedemptionID(s)
 	k := lua.RedeemKeys{
 		Template: s.Stock(), Claims: s.ClaimCounter(userID),
@@ -227,11 +239,16 @@ func (r *Redeemer) runScript(ctx context.Context, s keys.Shard, userID int64, re
 	if requestID != "" {
 		k.Request = s.Request(userID, requestID)
 	}
-	return r.claims.redeem(ctx, k, lua.RedeemArgs{
+	res, err = r.claims.redeem(ctx, k, lua.RedeemArgs{
 		UserID: userID, RedemptionID: rid, Now: now, RequestTTL: r.cfg.RequestTTL,
 		RateLimit: r.cfg.UserRate, RateWindow: r.cfg.UserWindow,
 		Outbox: true, RedemptionTTL: redemptionTTL, RequestID: requestID, Borrowing: borrowing,
 	})
+	var short *lua.ReplicaShortfall
+	if errors.As(err, &short) {
+		return res, true, nil
+	}
+	return res, false, err
 }
 
 // refusal maps a script refusal to its typed error (nil for OK).

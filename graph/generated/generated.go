@@ -2224,7 +2224,9 @@ ones (valid in every shop); invalid input comes back as userErrors naming every 
   Claim one coupon. Accepted: redemption is set (PENDING in async mode, ISSUED with the coupon in
   sync mode). Refused: userErrors has one of OUT_OF_STOCK, LIMIT_REACHED, NOT_STARTED, ENDED,
   NOT_FOUND, RATE_LIMITED. The same requestId always gets the first answer (RATE_LIMITED is not
-  remembered, so a retry after it can succeed).
+  remembered, so a retry after it can succeed). UNCONFIRMED (only when the server requires replica
+  acknowledgements): the claim was taken but not yet confirmed; a retry with the same requestId
+  answers it.
   """
   redeemCoupon(
     "Which template, and the client's idempotency key."
@@ -2561,6 +2563,8 @@ enum ErrorCode {
   ENDED
   "Too many attempts: retry later."
   RATE_LIMITED
+  "A claim taken but not yet acknowledged by the storage's replicas: retry with the same requestId."
+  UNCONFIRMED
   "The coupon is another user's."
   NOT_OWNER
   "The coupon is held by another order."

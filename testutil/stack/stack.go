@@ -28,6 +28,9 @@ type Options struct {
 	Config services.Config
 	Worker bool // run an asynq worker (all queues, 4 goroutines) over the services' task handlers
 	Kick   bool // run the redeemer's kicker, which hands new claims to the persister
+	// Redis, when set, holds the coupon data instead of testutil.Redis's client (a cluster the
+	// test started for itself: testutil.StartOwnCluster); the namespace is still testutil.Redis's.
+	Redis redis.UniversalClient
 }
 
 // Stack is the services of one test with their stores.
@@ -51,6 +54,9 @@ func New(t testing.TB, pkg, name string, o Options) *Stack {
 	t.Helper()
 	db, sqlDB, _ := testutil.MySQL(t, pkg+"_"+name)
 	rdb := testutil.Redis(t, pkg)
+	if o.Redis != nil {
+		rdb = o.Redis
+	}
 	client := asynq.NewClient(testutil.QueueOpt())
 	t.Cleanup(func() { client.Close() })
 	if o.Config.Files == nil {
