@@ -244,6 +244,8 @@ export type CouponTemplate = Node & {
   status: TemplateStatus;
   /** Remaining stock: the live (Redis) figure when the template is cached, else the database's. */
   stock: Scalars['Int']['output'];
+  /** How many Redis sub-stocks the stock is split into (1: one stock). */
+  stockShards: Scalars['Int']['output'];
   /** What the coupon applies to. */
   target: DiscountTarget;
   /** THRESHOLD_OFF: the order amount from which the discount applies. */
@@ -348,6 +350,12 @@ export type CreateCouponTemplateInput = {
   source: CouponSource;
   /** How many coupons can be claimed: 1 to 10,000,000. */
   stock: Scalars['Int']['input'];
+  /**
+   * Splits the Redis stock into 1 to 64 sub-stocks, each on its own slot of a Redis Cluster, so one hot
+   * template's claims spread over several Redis cores (default: the server's COUPON_STOCK_SHARDS_DEFAULT,
+   * itself 1). Cannot be changed later.
+   */
+  stockShards?: InputMaybe<Scalars['Int']['input']>;
   /** What the coupon applies to. */
   target: DiscountTarget;
   /** THRESHOLD_OFF: the order amount from which the discount applies. */
@@ -442,7 +450,9 @@ export type ErrorCode =
   /** Too many attempts: retry later. */
   | 'RATE_LIMITED'
   /** The order amount is below the coupon's threshold. */
-  | 'THRESHOLD_NOT_MET';
+  | 'THRESHOLD_NOT_MET'
+  /** A claim taken but not yet acknowledged by the storage's replicas: retry with the same requestId. */
+  | 'UNCONFIRMED';
 
 /** How many of a task's rows failed with one code. */
 export type FailureCount = {
@@ -537,7 +547,9 @@ export type Mutation = {
    * Claim one coupon. Accepted: redemption is set (PENDING in async mode, ISSUED with the coupon in
    * sync mode). Refused: userErrors has one of OUT_OF_STOCK, LIMIT_REACHED, NOT_STARTED, ENDED,
    * NOT_FOUND, RATE_LIMITED. The same requestId always gets the first answer (RATE_LIMITED is not
-   * remembered, so a retry after it can succeed).
+   * remembered, so a retry after it can succeed). UNCONFIRMED (only when the server requires replica
+   * acknowledgements): the claim was taken but not yet confirmed; a retry with the same requestId
+   * answers it.
    */
   redeemCoupon: RedeemCouponPayload;
   /**
