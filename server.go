@@ -49,8 +49,9 @@ const defaultGCPercent = 400
 
 // workerGCPercent is the GOGC of `serve --mode worker` when the environment does not set GOGC: Go's
 // own default. The worker's allocations are mostly excelize decoding a distribution's sheet; at 400
-// its heap grew to several times the live data (tens of MB) and a 1,000,000-row file took its
-// peak RSS to 244 MB, while the collections at 100 cost little next to the parse (bench/distribution).
+// its heap grew to several times the live data (tens of MB): a 200,000-row file peaked at 145–155 MB
+// of RSS, at 100 at 96–100 MB (bench/distribution, quiet, 2026-12-06). A 1,000,000-row file still
+// peaked at 234 MB once at 100 (125 MB at 400 in the next run): its peak has another cause too.
 const workerGCPercent = 100
 
 func run(args []string) error {
