@@ -202,14 +202,14 @@ func parsePair(m, sep string) (int64, int64, bool) {
 // of a large file). A run has at most two batches of a task in flight: one being written while
 // the next is deducted and reserved.
 func DistributionJournal(templateID, taskID int64) string {
-	return tagged(templateID, ":dist:"+id(taskID))
+	return single(templateID).DistributionJournal(taskID)
 }
 
 // DistributionJournals is the set of a template's journal hashes with batches in flight (their
 // keys): distribute.lua adds a hash's key when it writes a journal into it,
 // distribute_after_commit.lua removes it when it deletes the hash's last journal, so a cache
 // rebuild finds the units those batches hold.
-func DistributionJournals(templateID int64) string { return tagged(templateID, ":dists") }
+func DistributionJournals(templateID int64) string { return single(templateID).DistributionJournals() }
 
 // DistributionJournalTask returns the task of a journal key of the template (DistributionJournal),
 // or false when key is not one.

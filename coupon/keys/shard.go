@@ -168,5 +168,13 @@ func (s Shard) Receipt(lendID string) string { return s.key(":recv:" + lendID) }
 // lend within seconds of a crash), so a late retry of a receive finds it.
 const ReceiptTTL = 24 * 60 * 60 // seconds
 
+// DistributionJournal is a task's journal hash of the batches it deducts from this shard (rows of
+// the shard's users); with one shard, the template's (DistributionJournal).
+func (s Shard) DistributionJournal(taskID int64) string { return s.key(":dist:" + id(taskID)) }
+
+// DistributionJournals is the shard's set of journal hashes with batches in flight; with one
+// shard, the template's (DistributionJournals).
+func (s Shard) DistributionJournals() string { return s.key(":dists") }
+
 // ClaimCounterPattern is the SCAN pattern of the shard's claim hashes: its hash tag names one slot.
 func (s Shard) ClaimCounterPattern() string { return s.key(":u:*") }
