@@ -38,6 +38,7 @@ type Snapshot struct {
 	Entries      []SnapshotEntry
 	Journals     [][]*Journal // per SnapshotKeys.Journals, the batches in flight (ordered by start)
 	Counters     []int64      // per SnapshotKeys.Counters, the "n" field, -1 where there is none
+	Counts       StockCounts  // the hash's stock and borrow counts
 }
 
 // ReconcileSnapshot reads the outbox's redemption ids (up to maxEntries+1 entries), then runs
@@ -62,7 +63,7 @@ func ReconcileSnapshot(ctx context.Context, rdb redis.Cmdable, k SnapshotKeys, m
 	if err != nil {
 		return nil, err
 	}
-	if len(raw) != 7 {
+	if len(raw) != 8 {
 		return nil, fmt.Errorf("lua: reconcile snapshot: %d values", len(raw))
 	}
 	num := func(v any) int64 { n, _ := v.(int64); return n }
@@ -91,5 +92,7 @@ func ReconcileSnapshot(ctx context.Context, rdb redis.Cmdable, k SnapshotKeys, m
 	for _, c := range counters {
 		s.Counters = append(s.Counters, num(c))
 	}
+	counts, _ := raw[7].([]any)
+	s.Counts = parseStockCounts(counts)
 	return s, nil
 }

@@ -4,7 +4,8 @@
 -- whether its redemption key still exists), the distribution batches in flight and some users'
 -- claim counters. It writes nothing.
 --
--- KEYS[1]            template hash        {t<id>}:tpl                 (fields data stock total)
+-- KEYS[1]            template hash        {t<id>}:tpl                 (fields data stock total lent
+--                    back got gen), or one stock shard's hash and keys of that shard's tag
 -- KEYS[2]            outbox stream        {t<id>}:outbox
 -- KEYS[3..2+J]       tasks' journal hashes {t<id>}:dist:<task>        (J = ARGV[1])
 -- KEYS[3+J..2+J+C]   users' claim hashes  {t<id>}:u:<user>            (field n; C = ARGV[2])
@@ -16,7 +17,7 @@
 -- ARGV[4]            the redemption-key prefix of the template, "<namespace>{t<id>}:rd:": an
 --                    entry's redemption key is this prefix and its rid, looked up among KEYS
 --
--- Returns an array {cached, stock, total, truncated, entries, journals, counters}:
+-- Returns an array {cached, stock, total, truncated, entries, journals, counters, counts}:
 --   cached:    1 when the complete hash (with "data") exists, else 0 (stock and total are then 0)
 --   stock, total: the hash's fields
 --   truncated: 1 when the outbox holds more than ARGV[3] entries (entries is then empty)
@@ -26,11 +27,14 @@
 --              without rid or user gives "" for them
 --   journals:  one array per journal hash: the journals of its batches in flight (empty when none)
 --   counters:  one integer per claim hash: its "n", -1 when the hash or the field does not exist
+--   counts:    the hash's fields data, stock, lent, back, got, gen (false where missing; data is
+--              returned as 1 when present): its borrow counts, as lua.StockCounts reads them
 local cached, stock, total = 0, 0, 0
-local tpl = redis.call('HMGET', KEYS[1], 'data', 'stock', 'total')
+local tpl = redis.call('HMGET', KEYS[1], 'data', 'stock', 'total', 'lent', 'back', 'got', 'gen')
 if tpl[1] then
   cached, stock, total = 1, tonumber(tpl[2]) or 0, tonumber(tpl[3]) or 0
 end
+local counts = {tpl[1] and '1', tpl[2], tpl[4], tpl[5], tpl[6], tpl[7]}
 
 local nJournals = tonumber(ARGV[1])
 local nCounters = tonumber(ARGV[2])
@@ -75,4 +79,4 @@ for i = 3 + nJournals, 2 + nJournals + nCounters do
   counters[#counters + 1] = tonumber(redis.call('HGET', KEYS[i], 'n')) or -1
 end
 
-return {cached, stock, total, truncated, entries, journals, counters}
+return {cached, stock, total, truncated, entries, journals, counters, counts}

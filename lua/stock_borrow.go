@@ -3,6 +3,7 @@ package lua
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -43,27 +44,33 @@ var ErrLendSettled = errors.New("lua: StockLend: the lend is settled")
 
 // StockLend runs stock_lend.lua: it lends up to want units of the lender's sub-stock (at most half
 // of it, rounded up) under lendID to shard borrower, journaling them in the same step. It returns
-// the units lent: 0 when the lender has none (or no complete hash); a replay of an open lend
-// returns its units again and takes nothing more; a replay of a settled one returns ErrLendSettled.
-func StockLend(ctx context.Context, rdb redis.Scripter, k LenderKeys, lendID string, borrower, want int, now time.Time) (int, error) {
+// the units lent and the generation of the lender's hash (pass it to StockReceive): 0 units when
+// the lender has none (or no complete hash); a replay of an open lend returns its units and
+// generation again and takes nothing more; a replay of a settled one returns ErrLendSettled.
+func StockLend(ctx context.Context, rdb redis.Scripter, k LenderKeys, lendID string, borrower, want int, now time.Time) (units int, gen string, err error) {
 	if lendID == "" || want < 1 || borrower < 0 {
-		return 0, errors.New("lua: StockLend: a lend id, a borrower and want ≥ 1 are required")
+		return 0, "", errors.New("lua: StockLend: a lend id, a borrower and want ≥ 1 are required")
 	}
-	n, err := stockLend.Run(ctx, rdb, []string{k.Stock, k.Lends, k.Settled}, lendID, borrower, want, now.UnixMilli()).Int64()
+	raw, err := stockLend.Run(ctx, rdb, []string{k.Stock, k.Lends, k.Settled}, lendID, borrower, want, now.UnixMilli()).Slice()
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
+	if len(raw) != 2 {
+		return 0, "", fmt.Errorf("lua: StockLend: %d values", len(raw))
+	}
+	n, _ := raw[0].(int64)
+	gen, _ = raw[1].(string)
 	if n < 0 {
-		return 0, ErrLendSettled
+		return 0, "", ErrLendSettled
 	}
-	return int(n), nil
+	return int(n), gen, nil
 }
 
-// StockReceive runs stock_receive.lua for a lend of units: with cancel false it adds them to the
-// borrower's sub-stock when its complete hash exists, else (or with cancel true) it cancels the
-// lend. The first call decides, and every later one answers that decision: received is true when
+// StockReceive runs stock_receive.lua for a lend of units of generation gen: with cancel false it
+// adds them to the borrower's sub-stock when its complete hash of that generation exists, else (or
+// with cancel true) it cancels the lend. The first call decides, and every later one answers that decision: received is true when
 // the units are in the borrower's stock. receiptTTL must outlast any retry of the lend.
-func StockReceive(ctx context.Context, rdb redis.Scripter, k BorrowerKeys, units int, cancel bool, receiptTTL time.Duration) (received bool, err error) {
+func StockReceive(ctx context.Context, rdb redis.Scripter, k BorrowerKeys, units int, gen string, cancel bool, receiptTTL time.Duration) (received bool, err error) {
 	if units < 1 {
 		return false, errors.New("lua: StockReceive: units must be ≥ 1")
 	}
@@ -71,7 +78,7 @@ func StockReceive(ctx context.Context, rdb redis.Scripter, k BorrowerKeys, units
 	if cancel {
 		mode = "cancel"
 	}
-	return stockReceive.runFlag(ctx, rdb, []string{k.Stock, k.Receipt}, units, mode, ceilSeconds(receiptTTL))
+	return stockReceive.runFlag(ctx, rdb, []string{k.Stock, k.Receipt}, units, mode, ceilSeconds(receiptTTL), gen)
 }
 
 // StockSettle runs stock_settle.lua: it closes the lender's journal entry of lendID with the
@@ -93,6 +100,7 @@ type OpenLend struct {
 	Units    int
 	Borrower int       // the borrowing shard's index
 	At       time.Time // when it was lent
+	Gen      string    // the generation of the lender's hash it was lent from
 }
 
 // OpenLends reads a lend journal (LenderKeys.Lends); malformed entries are skipped.
@@ -103,9 +111,13 @@ func OpenLends(ctx context.Context, rdb redis.Cmdable, lends string) ([]OpenLend
 	}
 	out := make([]OpenLend, 0, len(m))
 	for id, v := range m {
-		parts := strings.Split(v, ":") // "units:borrower:ms", as stock_lend.lua writes it
-		if len(parts) != 3 {
+		parts := strings.SplitN(v, ":", 4) // "units:borrower:ms:gen", as stock_lend.lua writes it
+		if len(parts) < 3 {
 			continue
+		}
+		gen := ""
+		if len(parts) == 4 {
+			gen = parts[3]
 		}
 		units, err1 := strconv.Atoi(parts[0])
 		borrower, err2 := strconv.Atoi(parts[1])
@@ -113,7 +125,7 @@ func OpenLends(ctx context.Context, rdb redis.Cmdable, lends string) ([]OpenLend
 		if err1 != nil || err2 != nil || err3 != nil || units < 1 {
 			continue
 		}
-		out = append(out, OpenLend{ID: id, Units: units, Borrower: borrower, At: time.UnixMilli(ms)})
+		out = append(out, OpenLend{ID: id, Units: units, Borrower: borrower, At: time.UnixMilli(ms), Gen: gen})
 	}
 	return out, nil
 }

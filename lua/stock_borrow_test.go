@@ -79,13 +79,13 @@ func TestStockBorrowStepsConserveUnits(t *testing.T) {
 		}
 	}
 	for range 2 { // the second round replays each step
-		if n, err := StockLend(ctx, rdb, lenderOf("L1"), "L1", 1, 100, now); err != nil || n != 5 {
+		if n, _, err := StockLend(ctx, rdb, lenderOf("L1"), "L1", 1, 100, now); err != nil || n != 5 {
 			t.Fatalf("lend: %d, %v; want 5 (half of 9, rounded up)", n, err)
 		}
 		check("lent", 4, 1)
 	}
 	for range 2 {
-		if ok, err := StockReceive(ctx, rdb, borrowerOf("L1"), 5, false, time.Hour); err != nil || !ok {
+		if ok, err := StockReceive(ctx, rdb, borrowerOf("L1"), 5, "", false, time.Hour); err != nil || !ok {
 			t.Fatalf("receive: %v, %v", ok, err)
 		}
 		check("received", 4, 6)
@@ -97,7 +97,7 @@ func TestStockBorrowStepsConserveUnits(t *testing.T) {
 	if n, err := StockSettle(ctx, rdb, lenderOf("L1"), "L1", true, time.Hour); err != nil || n != 0 {
 		t.Fatalf("settle replayed: %d, %v; want 0", n, err)
 	}
-	if _, err := StockLend(ctx, rdb, lenderOf("L1"), "L1", 1, 100, now); !errors.Is(err, ErrLendSettled) {
+	if _, _, err := StockLend(ctx, rdb, lenderOf("L1"), "L1", 1, 100, now); !errors.Is(err, ErrLendSettled) {
 		t.Fatalf("lend replayed after settle: %v, want ErrLendSettled", err)
 	}
 	check("replays", 4, 6)
@@ -113,13 +113,13 @@ func TestStockBorrowCancel(t *testing.T) {
 	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	shardHashes(t, rdb, 6, 0)
 	now := time.Now()
-	if n, _ := StockLend(ctx, rdb, lenderOf("L2"), "L2", 1, 2, now); n != 2 {
+	if n, _, _ := StockLend(ctx, rdb, lenderOf("L2"), "L2", 1, 2, now); n != 2 {
 		t.Fatalf("lend: %d, want 2 (want caps it)", n)
 	}
-	if ok, err := StockReceive(ctx, rdb, borrowerOf("L2"), 2, true, time.Hour); err != nil || ok {
+	if ok, err := StockReceive(ctx, rdb, borrowerOf("L2"), 2, "", true, time.Hour); err != nil || ok {
 		t.Fatalf("cancel: %v, %v", ok, err)
 	}
-	if ok, _ := StockReceive(ctx, rdb, borrowerOf("L2"), 2, false, time.Hour); ok {
+	if ok, _ := StockReceive(ctx, rdb, borrowerOf("L2"), 2, "", false, time.Hour); ok {
 		t.Fatal("a receive after the cancel received")
 	}
 	if got := units(t, rdb); got != 6 {
@@ -133,10 +133,10 @@ func TestStockBorrowCancel(t *testing.T) {
 	}
 
 	rdb.HDel(ctx, borrower.Stock, "data") // evicted, then partly rewritten: never write into it
-	if n, _ := StockLend(ctx, rdb, lenderOf("L3"), "L3", 1, 10, now); n != 3 {
+	if n, _, _ := StockLend(ctx, rdb, lenderOf("L3"), "L3", 1, 10, now); n != 3 {
 		t.Fatalf("lend: %d, want 3", n)
 	}
-	if ok, _ := StockReceive(ctx, rdb, borrowerOf("L3"), 3, false, time.Hour); ok {
+	if ok, _ := StockReceive(ctx, rdb, borrowerOf("L3"), 3, "", false, time.Hour); ok {
 		t.Fatal("received into an incomplete hash")
 	}
 	if b, _ := rdb.HGet(ctx, borrower.Stock, "stock").Int(); b != 0 {
@@ -145,7 +145,7 @@ func TestStockBorrowCancel(t *testing.T) {
 	StockSettle(ctx, rdb, lenderOf("L3"), "L3", false, time.Hour)
 
 	rdb.HSet(ctx, lender.Stock, "stock", 0)
-	if n, err := StockLend(ctx, rdb, lenderOf("L4"), "L4", 1, 10, now); err != nil || n != 0 {
+	if n, _, err := StockLend(ctx, rdb, lenderOf("L4"), "L4", 1, 10, now); err != nil || n != 0 {
 		t.Fatalf("empty lender: %d, %v", n, err)
 	}
 	if open, _ := OpenLends(ctx, rdb, lender.Lends); len(open) != 0 {
@@ -164,7 +164,7 @@ func TestStockBorrowRaces(t *testing.T) {
 	for i := range 40 {
 		id := "R" + strconv.Itoa(i)
 		wg.Go(func() {
-			n, err := StockLend(ctx, rdb, lenderOf(id), id, 1, 50, time.Now())
+			n, gen, err := StockLend(ctx, rdb, lenderOf(id), id, 1, 50, time.Now())
 			if err != nil || n == 0 {
 				return
 			}
@@ -172,9 +172,9 @@ func TestStockBorrowRaces(t *testing.T) {
 			done := make(chan struct{})
 			go func() { // the sweep's cancel races with the receive
 				defer close(done)
-				StockReceive(ctx, rdb, borrowerOf(id), n, i%2 == 0, time.Hour)
+				StockReceive(ctx, rdb, borrowerOf(id), n, gen, i%2 == 0, time.Hour)
 			}()
-			got, err = StockReceive(ctx, rdb, borrowerOf(id), n, false, time.Hour)
+			got, err = StockReceive(ctx, rdb, borrowerOf(id), n, gen, false, time.Hour)
 			<-done
 			if err != nil {
 				t.Error(err)
@@ -200,5 +200,83 @@ func TestStockBorrowRaces(t *testing.T) {
 	}
 	if open, _ := OpenLends(ctx, rdb, lender.Lends); len(open) != 0 {
 		t.Fatalf("open lends after every settle: %d", len(open))
+	}
+}
+
+// moved is Σ stock + Σ (lent − back − got) over both hashes: what Redis may still hand out, read
+// from the hashes alone (the reconciliation's sum).
+func moved(t *testing.T, rdb redis.UniversalClient) int {
+	t.Helper()
+	sum := 0
+	for _, k := range []string{lender.Stock, borrower.Stock} {
+		v, err := rdb.HMGet(context.Background(), k, "stock", "lent", "back", "got").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := func(i int) int { s, _ := v[i].(string); x, _ := strconv.Atoi(s); return x }
+		sum += n(0) + n(1) - n(2) - n(3)
+	}
+	return sum
+}
+
+// TestStockBorrowCountsMoves: after every step of a received borrow and of a cancelled one, the
+// hashes' own counts give the units Redis may still hand out (stock + lent − back − got), as the
+// journal and receipts do.
+func TestStockBorrowCountsMoves(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	shardHashes(t, rdb, 9, 1)
+	check := func(step string) {
+		t.Helper()
+		if got, want := moved(t, rdb), units(t, rdb); got != 10 || want != 10 {
+			t.Fatalf("%s: counted %d, journal %d; want 10", step, got, want)
+		}
+	}
+	n, gen, err := StockLend(ctx, rdb, lenderOf("M1"), "M1", 1, 4, time.Now())
+	if err != nil || n != 4 {
+		t.Fatalf("lend: %d, %v", n, err)
+	}
+	check("lent")
+	ok, err := StockReceive(ctx, rdb, borrowerOf("M1"), n, gen, false, time.Hour)
+	if err != nil || !ok {
+		t.Fatalf("receive: %v, %v", ok, err)
+	}
+	check("received")
+	StockSettle(ctx, rdb, lenderOf("M1"), "M1", true, time.Hour)
+	check("settled")
+	n, gen, _ = StockLend(ctx, rdb, lenderOf("M2"), "M2", 1, 2, time.Now())
+	check("lent again")
+	StockReceive(ctx, rdb, borrowerOf("M2"), n, gen, true, time.Hour)
+	check("cancelled")
+	StockSettle(ctx, rdb, lenderOf("M2"), "M2", false, time.Hour)
+	check("given back")
+}
+
+// TestStockBorrowAcrossARebuild: a lend taken from a hash of one generation is neither received
+// into nor given back to a hash of another (a cache rebuild rewrote them from the database, which
+// counted the lend's units already): the units are counted once.
+func TestStockBorrowAcrossARebuild(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	shardHashes(t, rdb, 8, 0)
+	rdb.HSet(ctx, lender.Stock, "gen", "g1")
+	rdb.HSet(ctx, borrower.Stock, "gen", "g1")
+	n, gen, err := StockLend(ctx, rdb, lenderOf("G1"), "G1", 1, 2, time.Now())
+	if err != nil || n != 2 || gen != "g1" {
+		t.Fatalf("lend: %d %q %v, want 2 of g1", n, gen, err)
+	}
+	n2, gen2, _ := StockLend(ctx, rdb, lenderOf("G2"), "G2", 1, 2, time.Now())
+	// The rebuild: both hashes rewritten with generation g2 and the stock the database gives (8).
+	shardHashes(t, rdb, 4, 4)
+	rdb.HSet(ctx, lender.Stock, "gen", "g2")
+	rdb.HSet(ctx, borrower.Stock, "gen", "g2")
+	if ok, err := StockReceive(ctx, rdb, borrowerOf("G1"), n, gen, false, time.Hour); err != nil || ok {
+		t.Fatalf("a lend of g1 received into g2: %v, %v", ok, err)
+	}
+	StockSettle(ctx, rdb, lenderOf("G1"), "G1", false, time.Hour)
+	StockReceive(ctx, rdb, borrowerOf("G2"), n2, gen2, true, time.Hour) // the sweep's cancel
+	StockSettle(ctx, rdb, lenderOf("G2"), "G2", false, time.Hour)
+	l, _ := rdb.HGet(ctx, lender.Stock, "stock").Int()
+	b, _ := rdb.HGet(ctx, borrower.Stock, "stock").Int()
+	if l != 4 || b != 4 {
+		t.Fatalf("after the rebuild: stocks %d and %d, want 4 and 4 (nothing given back or received twice)", l, b)
 	}
 }

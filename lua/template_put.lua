@@ -15,23 +15,44 @@
 -- A write replaces the hash (DEL, HSET, EXPIREAT) and deletes the null-value key. An owner's write
 -- also deletes the lock, so a rebuild in progress, whose database read may predate this write,
 -- cannot overwrite it; and when a complete hash (one with "data") exists it keeps the smaller of
--- the cached and the given stock (claims deducted in Redis may not have reached the database).
+-- the cached and the given stock (claims deducted in Redis may not have reached the database), and
+-- the cached generation and borrow counts of a stock shard's hash (gen, lent, back, got: lends in
+-- flight and the reconciliation's sum of the shards go on as before the write).
 local token = ARGV[2]
 if token ~= '' and redis.call('GET', KEYS[3]) ~= token then
   return 0
 end
 
+local keep = token == '' and redis.call('HEXISTS', KEYS[1], 'data') == 1
+local kept = {gen = true, lent = true, back = true, got = true}
 local fields = {}
 for i = 3, #ARGV, 2 do
   local name, value = ARGV[i], ARGV[i + 1]
-  if name == 'stock' and token == '' and redis.call('HEXISTS', KEYS[1], 'data') == 1 then
+  if name == 'stock' and keep then
     local cached = tonumber(redis.call('HGET', KEYS[1], 'stock'))
     if cached ~= nil and cached < tonumber(value) then
       value = tostring(cached)
     end
   end
-  fields[#fields + 1] = name
-  fields[#fields + 1] = value
+  if not kept[name] then
+    fields[#fields + 1] = name
+    fields[#fields + 1] = value
+  end
+end
+for _, name in ipairs({'gen', 'lent', 'back', 'got'}) do
+  local value = nil
+  if keep then
+    value = redis.call('HGET', KEYS[1], name)
+  end
+  for i = 3, #ARGV, 2 do
+    if not value and ARGV[i] == name then
+      value = ARGV[i + 1]
+    end
+  end
+  if value then
+    fields[#fields + 1] = name
+    fields[#fields + 1] = value
+  end
 end
 
 if token == '' then

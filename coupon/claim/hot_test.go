@@ -83,6 +83,31 @@ func TestHotTemplateStockShards(t *testing.T) {
 	answers := make([]answer, claims)
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	checks := make(chan int, 1)
+	go func() { // the reconciliation beside the burst: every check that compares Redis balances
+		compared := 0
+		defer func() { checks <- compared }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			rep, err := s.Reconciler.Check(s.Ctx, stack.Merchant, tpl.ID)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if rep.RedisChecked() {
+				compared++
+			}
+			if !rep.Balanced {
+				t.Errorf("books during the burst: %v", rep.Drift)
+				return
+			}
+		}
+	}()
 	for range workers {
 		wg.Go(func() {
 			for i := next.Add(1) - 1; i < claims; i = next.Add(1) - 1 {
@@ -93,6 +118,10 @@ func TestHotTemplateStockShards(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	close(stop)
+	if n := <-checks; n == 0 {
+		t.Error("no reconciliation during the burst compared Redis")
+	}
 	accepted := 0
 	for _, a := range answers {
 		if a.rid != "" {
@@ -160,6 +189,10 @@ func TestHotTemplateStockShards(t *testing.T) {
 	}
 	if sum != 0 {
 		t.Fatalf("Redis still holds %d units (shards %v, reserve %d, open lends %d)", sum, left, reserve, open)
+	}
+	rep, err := s.Reconciler.Check(s.Ctx, stack.Merchant, tpl.ID)
+	if err != nil || !rep.Balanced || !rep.RedisChecked() || rep.RedisStock == nil || *rep.RedisStock != 0 {
+		t.Fatalf("reconciliation after persistence: %+v, %v", rep, err)
 	}
 	t.Logf("%d claims, %d accepted, %.0f units borrowed", claims, accepted, borrows)
 }
@@ -242,7 +275,7 @@ func TestHotTemplateOpenLendComesBack(t *testing.T) {
 	n := 2
 	tpl := s.Template(t, 10, 1, func(in *template.CreateInput) { in.StockShards = &n })
 	from := keys.StockShard(tpl.ID, 1, 2)
-	lent, err := lua.StockLend(s.Ctx, s.Redis, lua.LenderKeys{Stock: from.Stock(), Lends: from.Lends(), Settled: from.Lent("x")},
+	lent, _, err := lua.StockLend(s.Ctx, s.Redis, lua.LenderKeys{Stock: from.Stock(), Lends: from.Lends(), Settled: from.Lent("x")},
 		"x", 0, 64, time.Now().Add(-time.Minute))
 	if err != nil || lent != 3 {
 		t.Fatalf("lend: %d, %v", lent, err)
@@ -263,5 +296,84 @@ func TestHotTemplateOpenLendComesBack(t *testing.T) {
 	}
 	if open, err := s.Cache.OpenLendUnits(s.Ctx, tpl.ID, 2); err != nil || open != 0 {
 		t.Fatalf("open lend units %d, %v", open, err)
+	}
+}
+
+// TestHotTemplateRebuildRecountsTheShards: a template with 4 stock shards, 60 claims in its
+// outboxes, a lend between two shards in flight, loses one shard's hash (evicted). The next claim
+// on that shard rebuilds the template: every hash frozen, the stock recounted from MySQL and the
+// outboxes, re-split under a new generation, so the lend in flight is neither received nor given
+// back afterwards. Then claims take exactly the stock, no more, and the books balance.
+func TestHotTemplateRebuildRecountsTheShards(t *testing.T) {
+	const shards, stock = 4, 200
+	s := stack.New(t, "claim", "hot_rebuild", stack.Options{Config: services.Config{Redeem: claim.Config{TemplateRate: 1e9}}})
+	n := shards
+	tpl := s.Template(t, stock, 1, func(in *template.CreateInput) { in.StockShards = &n })
+	user := func(i int) int64 { return int64(1_000_000_000_000 + int64(i)<<22) }
+	claimOne := func(i int) error {
+		_, err := s.Redeemer.Redeem(s.Ctx, user(i), tpl.ID, "")
+		return err
+	}
+	for i := range 60 {
+		if err := claimOne(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	from, to := keys.StockShard(tpl.ID, 1, shards), keys.StockShard(tpl.ID, 2, shards)
+	lent, gen, err := lua.StockLend(s.Ctx, s.Redis, lua.LenderKeys{Stock: from.Stock(), Lends: from.Lends(), Settled: from.Lent("inflight")},
+		"inflight", 2, 64, time.Now().Add(-time.Minute))
+	if err != nil || lent == 0 {
+		t.Fatalf("lend: %d, %v", lent, err)
+	}
+	if err := s.Redis.Del(s.Ctx, keys.StockShard(tpl.ID, 3, shards).Stock()).Err(); err != nil { // evicted
+		t.Fatal(err)
+	}
+	i := 60
+	for ; keys.UserShard(user(i), shards) != 3; i++ {
+	}
+	if err := claimOne(i); err != nil { // on the lost shard: rebuilds, then claims
+		t.Fatalf("claim on the lost shard: %v", err)
+	}
+	got, err := s.Cache.Get(s.Ctx, tpl.ID)
+	if err != nil || got.Stock != stock-61 {
+		t.Fatalf("rebuilt stock %v, %v; want %d (the lend's units counted once)", got, err, stock-61)
+	}
+	// The borrower of the lend in flight comes back late: its units are not received, nor given back.
+	if ok, err := lua.StockReceive(s.Ctx, s.Redis, lua.BorrowerKeys{Stock: to.Stock(), Receipt: to.Receipt("inflight")}, lent, gen, false, time.Hour); err != nil || ok {
+		t.Fatalf("the lend of the old generation was received: %v, %v", ok, err)
+	}
+	if _, err := s.Cache.SweepLends(s.Ctx, tpl.ID, shards, 0); err != nil {
+		t.Fatal(err)
+	}
+	accepted := 61
+	for u := i + 1; u < i+1+2*stock; u++ {
+		err := claimOne(u)
+		switch {
+		case err == nil:
+			accepted++
+		case coupon.AsErrors(err) != nil && coupon.AsErrors(err)[0].Code == coupon.CodeOutOfStock:
+		default:
+			t.Fatal(err)
+		}
+	}
+	if accepted != stock {
+		t.Fatalf("accepted %d claims in all, want exactly the stock %d", accepted, stock)
+	}
+	for {
+		n, err := s.Persister.Drain(s.Ctx, tpl.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	row, err := s.DB.CouponTemplate.Get(s.Ctx, tpl.ID)
+	if err != nil || row.Stock != 0 || row.Issued != stock {
+		t.Fatalf("MySQL after persistence: %+v, %v", row, err)
+	}
+	rep, err := s.Reconciler.Check(s.Ctx, stack.Merchant, tpl.ID)
+	if err != nil || !rep.Balanced || !rep.RedisChecked() {
+		t.Fatalf("reconciliation: %+v, %v", rep, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"coupond/coupon"
+	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/usercoupon"
@@ -41,7 +42,7 @@ func (r *Redeemer) Redemption(ctx context.Context, userID int64, id string) (*Re
 
 // redemptionOf is Redemption, for the redeemer and the persister.
 func redemptionOf(ctx context.Context, db *ent.Client, rdb redis.UniversalClient, userID int64, id string) (*Redemption, error) {
-	shard, ok := redemptionShard(id)
+	shard, ok := keys.RedemptionShard(id)
 	if !ok {
 		return nil, coupon.ErrNotFound
 	}

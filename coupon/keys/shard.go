@@ -178,3 +178,29 @@ func (s Shard) DistributionJournals() string { return s.key(":dists") }
 
 // ClaimCounterPattern is the SCAN pattern of the shard's claim hashes: its hash tag names one slot.
 func (s Shard) ClaimCounterPattern() string { return s.key(":u:*") }
+
+// RedemptionShard is the stock shard of the claim with redemption id id: "<template>-<seq>" on a
+// template with one shard, "<template>.<shard>.<shards>-<seq>" with more; false when id is not one.
+func RedemptionShard(id string) (Shard, bool) {
+	head, _, ok := strings.Cut(id, "-")
+	if !ok {
+		return Shard{}, false
+	}
+	parts := strings.Split(head, ".")
+	tpl, err := strconv.ParseInt(parts[0], 10, 64)
+	if err != nil || tpl <= 0 {
+		return Shard{}, false
+	}
+	switch len(parts) {
+	case 1:
+		return StockShard(tpl, 0, 1), true
+	case 3:
+		i, err1 := strconv.Atoi(parts[1])
+		n, err2 := strconv.Atoi(parts[2])
+		if err1 != nil || err2 != nil || n < 2 || n > 64 || i < 0 || i >= n {
+			return Shard{}, false
+		}
+		return StockShard(tpl, i, n), true
+	}
+	return Shard{}, false
+}

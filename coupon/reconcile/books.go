@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"coupond/coupon/issue"
-	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplate"
@@ -24,7 +23,8 @@ import (
 //     issued + Σ reserved of OPEN headers, holds in every read view (T1 and T3 change the row and
 //     the headers in one transaction).
 //  2. Redis's side in one script (lua.ReconcileSnapshot: the hash, the outbox with each claim's
-//     redemption key, the journals of the distribution tasks that may be running, the counters).
+//     redemption key, the journals of the distribution tasks that may be running, the counters),
+//     or with stock shards one per hash read as one consistent cut (snapshot).
 //  3. Per user shard, in one read view each (issue.ReadShards), what those claims and rows became
 //     (their coupons, with the header each carries, and failures), the users' coupons, and the
 //     coupons the headers OPEN in step 1 (and the settled headers of the page) have written so far.
@@ -53,14 +53,7 @@ func (r *Reconciler) read(ctx context.Context, id int64, pg page) (*Report, erro
 	if row.Status != coupontemplate.StatusACTIVE || !r.now().Before(row.ValidEndTime) {
 		users = nil // no claim can come any more: the counters expire at the end and mean nothing
 	}
-	k := lua.SnapshotKeys{Template: keys.Template(id), Outbox: keys.Outbox(id), RedemptionPrefix: keys.Redemption(id, "")}
-	for _, t := range tasks {
-		k.Journals = append(k.Journals, keys.DistributionJournal(id, t))
-	}
-	for _, u := range users {
-		k.Counters = append(k.Counters, keys.ClaimCounter(id, u))
-	}
-	snap, err := lua.ReconcileSnapshot(ctx, r.rdb, k, r.cfg.MaxOutbox)
+	snap, skipped, err := r.snapshot(ctx, id, row.StockShards, tasks, users)
 	if err != nil {
 		return nil, fmt.Errorf("reconcile %d: redis snapshot: %w", id, err)
 	}
@@ -89,7 +82,7 @@ func (r *Reconciler) read(ctx context.Context, id int64, pg page) (*Report, erro
 		stock := int(snap.Stock)
 		rep.RedisStock = &stock
 	}
-	if snap.Truncated {
+	if rep.Skipped = skipped; snap.Truncated && skipped == "" {
 		rep.Skipped = fmt.Sprintf("the outbox holds more than %d claims: Redis not compared this time", r.cfg.MaxOutbox)
 	}
 	rep.setBreaks(append(equations(rep, snap, users, heldCounts(v, f, users), p), settledBatches(f, pg.batches)...))

@@ -3,6 +3,7 @@ package template
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/coupontemplate"
+	"coupond/idgen"
 	"coupond/lua"
 
 	"github.com/bits-and-blooms/bloom/v3"
@@ -104,8 +106,12 @@ func NewCache(rdb redis.UniversalClient, db *ent.Client, opts CacheOptions) *Cac
 // batch whose after-commit ran meanwhile (its give-back went to the hash this rebuild replaces) is
 // seen by reading the journals again, and the template is read again.
 func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, error) {
+	n, err := c.shardsOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	for attempt := 0; ; attempt++ {
-		inOutbox, err := c.outbox(ctx, id)
+		inOutbox, err := c.outbox(ctx, id, n)
 		if err != nil {
 			return nil, err
 		}
@@ -180,16 +186,22 @@ func (c *Cache) read(ctx context.Context, id int64, inOutbox []lua.OutboxEntry, 
 // finds the same batches as the first).
 const maxLoadAttempts = 3
 
-// outbox returns the claims in the template's outbox.
-func (c *Cache) outbox(ctx context.Context, id int64) ([]lua.OutboxEntry, error) {
-	msgs, err := c.rdb.XRange(ctx, keys.Outbox(id), "-", "+").Result()
-	if err != nil {
+// outbox returns the claims in the outboxes of the template's n stock shards.
+func (c *Cache) outbox(ctx context.Context, id int64, n int) ([]lua.OutboxEntry, error) {
+	pipe := c.rdb.Pipeline()
+	cmds := make([]*redis.XMessageSliceCmd, n)
+	for i := range n {
+		cmds[i] = pipe.XRange(ctx, keys.StockShard(id, i, n).Outbox(), "-", "+")
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("read outbox of %d: %w", id, err)
 	}
-	out := make([]lua.OutboxEntry, 0, len(msgs))
-	for _, m := range msgs {
-		if e, err := lua.ParseOutboxEntry(m); err == nil { // the persister drops malformed entries
-			out = append(out, e)
+	var out []lua.OutboxEntry
+	for _, cmd := range cmds {
+		for _, m := range cmd.Val() {
+			if e, err := lua.ParseOutboxEntry(m); err == nil { // the persister drops malformed entries
+				out = append(out, e)
+			}
 		}
 	}
 	return out, nil
@@ -202,8 +214,8 @@ func (c *Cache) owedBack(ctx context.Context, templateID int64, inOutbox []lua.O
 	pipe := c.rdb.Pipeline()
 	pending := map[string]*redis.IntCmd{}
 	for _, e := range inOutbox {
-		if f.Failed[e.RedemptionID] {
-			pending[e.RedemptionID] = pipe.Exists(ctx, keys.Redemption(templateID, e.RedemptionID))
+		if s, ok := keys.RedemptionShard(e.RedemptionID); ok && s.Template == templateID && f.Failed[e.RedemptionID] {
+			pending[e.RedemptionID] = pipe.Exists(ctx, s.Redemption(e.RedemptionID))
 		}
 	}
 	if len(pending) == 0 {
@@ -245,34 +257,64 @@ func (c *Cache) Put(ctx context.Context, t *coupon.Template) error {
 // token, and returns errLockLost when it did not write.
 //
 // A template with N > 1 stock shards keeps its stock in the shards' hashes, and its own hash holds
-// the stock no shard holds (a reserve the shards borrow from: AddStock adds there). The owner's
-// write (lockToken "") writes each shard's hash with its share of the stock (SplitStock; an
-// existing complete shard hash keeps the smaller stock, as the template's does), then the template
-// hash with stock 0. A rebuild writes the template hash only, with stock 0, and leaves the shards'
-// hashes as they are: recomputing and re-splitting a sharded stock is not done yet.
+// the stock no shard holds (a reserve the shards borrow from: AddStock adds there). All of its
+// hashes written together carry one new generation ("gen"): a lend between hashes of two
+// generations is neither received nor given back (stock_receive.lua), so units a rebuild
+// recounted are not added again. Writes:
+//   - a rebuild (after freezeShards): each shard's hash with its share of t.Stock (SplitStock),
+//     then the template's own hash, reserve 0, under the lock;
+//   - the owner's write where none of the hashes exists (a new template): the same, without lock;
+//   - the owner's write where all exist: the fields, each hash keeping its stock, generation and
+//     borrow counts (given t.Stock, the script keeps the smaller);
+//   - the owner's write where some exist: all are dropped (Invalidate) for the next lookup to
+//     rebuild, as the owner cannot tell what the missing ones held.
 func (c *Cache) put(ctx context.Context, t *coupon.Template, lockToken string) error {
-	if n := t.StockShards(); n > 1 {
-		if lockToken == "" {
-			for i, share := range SplitStock(t.Stock, n) {
-				s := *t
-				s.Stock = share
-				if err := c.putHash(ctx, &s, shardTemplateKeys(keys.StockShard(t.ID, i, n)), ""); err != nil {
-					return fmt.Errorf("shard %d: %w", i, err)
-				}
-			}
-		}
-		reserve := *t
-		reserve.Stock = 0
-		t = &reserve
+	n := t.StockShards()
+	if n == 1 {
+		return c.putHash(ctx, t, templateKeys(t.ID), lockToken, "")
 	}
-	return c.putHash(ctx, t, templateKeys(t.ID), lockToken)
+	shares, reserve := SplitStock(t.Stock, n), 0
+	if lockToken == "" {
+		_, present, err := c.shardsComplete(ctx, t.ID, n)
+		if err != nil {
+			return err
+		}
+		own, err := c.rdb.HExists(ctx, keys.Template(t.ID), "data").Result()
+		if err != nil {
+			return err
+		}
+		switch {
+		case own && present == n:
+			reserve = t.Stock
+			for i := range shares {
+				shares[i] = t.Stock
+			}
+		case own || present > 0:
+			return c.Invalidate(ctx, t.ID)
+		}
+	}
+	gen := strconv.FormatInt(idgen.Next(), 10)
+	for i, share := range shares {
+		s := *t
+		s.Stock = share
+		if err := c.putHash(ctx, &s, shardTemplateKeys(keys.StockShard(t.ID, i, n)), "", gen); err != nil {
+			return fmt.Errorf("shard %d: %w", i, err)
+		}
+	}
+	own := *t
+	own.Stock = reserve
+	return c.putHash(ctx, &own, templateKeys(t.ID), lockToken, gen)
 }
 
-// putHash writes the complete hash of t at k (template_put.lua).
-func (c *Cache) putHash(ctx context.Context, t *coupon.Template, k lua.TemplateKeys, lockToken string) error {
+// putHash writes the complete hash of t at k (template_put.lua), with generation gen when it is
+// not "".
+func (c *Cache) putHash(ctx context.Context, t *coupon.Template, k lua.TemplateKeys, lockToken, gen string) error {
 	fields, err := hashFields(t)
 	if err != nil {
 		return err
+	}
+	if gen != "" {
+		fields["gen"] = gen
 	}
 	written, err := lua.TemplatePut(ctx, c.rdb, k, fields, c.expireAt(t, time.Now()), lockToken)
 	if err != nil {
@@ -327,11 +369,21 @@ func (c *Cache) MarkEnded(ctx context.Context, id int64, n int) (cached bool, er
 	return cached, nil
 }
 
-// Invalidate drops the hash of template id and cancels a rebuild in progress (its rebuild lock),
-// so the next Get rebuilds from the database.
+// Invalidate drops the hash of template id (with its stock shards' hashes, freezeShards) and
+// cancels a rebuild in progress (its rebuild lock), so the next Get rebuilds from the database.
 func (c *Cache) Invalidate(ctx context.Context, id int64) error {
 	k := templateKeys(id)
 	if err := c.rdb.Del(ctx, k.Hash, k.Lock).Err(); err != nil {
+		return fmt.Errorf("template cache: invalidate %d: %w", id, err)
+	}
+	n, err := c.shardsOf(ctx, id)
+	if errors.Is(err, coupon.ErrNotFound) {
+		return nil
+	}
+	if err == nil {
+		err = c.freezeShards(ctx, id, n)
+	}
+	if err != nil {
 		return fmt.Errorf("template cache: invalidate %d: %w", id, err)
 	}
 	return nil

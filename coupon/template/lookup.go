@@ -33,20 +33,11 @@ var errLockLost = errors.New("template cache: rebuild lock lost")
 // rebuild share its work, which no caller's cancellation stops (it is bounded by LockWait+LockTTL).
 //
 // A template with stock shards shows as Stock its reserve plus the stock of its shards (units in
-// lends between shards, in flight for a round trip, are not shown).
+// lends between shards, in flight for a round trip, are not shown), and is cached only when its
+// own hash and every shard's are complete: when one is missing (expired, evicted, dropped), the
+// rebuild freezes the others and writes them all again.
 func (c *Cache) Get(ctx context.Context, id int64) (*coupon.Template, error) {
-	t, err := c.get(ctx, id)
-	if err != nil || t.StockShards() == 1 {
-		return t, err
-	}
-	stocks, err := c.ShardStocks(ctx, id, t.StockShards())
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range stocks {
-		t.Stock += max(s, 0)
-	}
-	return t, nil
+	return c.get(ctx, id)
 }
 
 // get is Get of the template's own hash.
@@ -56,22 +47,28 @@ func (c *Cache) get(ctx context.Context, id int64) (*coupon.Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("template cache: get %d: %w", id, err)
 	}
-	if t, err := decodeHash(h); t != nil || err != nil {
+	t, err := decodeHash(h)
+	if t != nil && err == nil {
+		t, err = c.withShards(ctx, t)
+	}
+	if t != nil || err != nil {
 		return t, err
 	}
-	maybe, err := c.bloomMayContain(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if !maybe {
-		return nil, coupon.ErrNotFound
-	}
-	null, err := c.rdb.Exists(ctx, k.Null).Result()
-	if err != nil {
-		return nil, fmt.Errorf("template cache: get %d: %w", id, err)
-	}
-	if null == 1 {
-		return nil, coupon.ErrNotFound
+	if _, ok := h["data"]; !ok { // no hash (with one, the template exists and a shard's hash is missing)
+		maybe, err := c.bloomMayContain(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if !maybe {
+			return nil, coupon.ErrNotFound
+		}
+		null, err := c.rdb.Exists(ctx, k.Null).Result()
+		if err != nil {
+			return nil, fmt.Errorf("template cache: get %d: %w", id, err)
+		}
+		if null == 1 {
+			return nil, coupon.ErrNotFound
+		}
 	}
 	v, err, _ := c.group.Do(strconv.FormatInt(id, 10), func() (any, error) {
 		// Shared by every caller waiting for this id: no one caller's cancellation may end it.
@@ -82,9 +79,25 @@ func (c *Cache) get(ctx context.Context, id int64) (*coupon.Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := *v.(*coupon.Template)
-	t.Stock = max(0, t.Stock) // as decodeHash shows it
-	return &t, nil
+	cp := *v.(*coupon.Template)
+	cp.Stock = max(0, cp.Stock) // as decodeHash shows it
+	return &cp, nil
+}
+
+// withShards returns t, decoded from its own hash, with its shards' stock added when it has stock
+// shards; nil when one of its shards' hashes is not complete (the template needs a rebuild).
+func (c *Cache) withShards(ctx context.Context, t *coupon.Template) (*coupon.Template, error) {
+	if t.StockShards() == 1 {
+		return t, nil
+	}
+	stocks, complete, err := c.shardsComplete(ctx, t.ID, t.StockShards())
+	if err != nil || complete < t.StockShards() {
+		return nil, err
+	}
+	for _, s := range stocks {
+		t.Stock += max(s, 0)
+	}
+	return t, nil
 }
 
 // rebuild is step 4 of Get: it returns the template once this instance or another has cached it
@@ -130,7 +143,19 @@ func (c *Cache) rebuildLocked(ctx context.Context, id int64, token string) (*cou
 	if t, err := c.peek(ctx, id); t != nil || err != nil {
 		return t, err
 	}
-	t, err := c.load(ctx, id) // the stock less the claims MySQL does not hold yet
+	// A template with stock shards is frozen first: every unit its shards held is then in MySQL's
+	// stock or held by a claim or row that load reads (the outboxes and journals, after this).
+	n, err := c.shardsOf(ctx, id)
+	switch {
+	case err == nil:
+		err = c.freezeShards(ctx, id, n)
+	case errors.Is(err, coupon.ErrNotFound):
+		err = nil // load says so too
+	}
+	var t *coupon.Template
+	if err == nil {
+		t, err = c.load(ctx, id) // the stock less the claims MySQL does not hold yet
+	}
 	if errors.Is(err, coupon.ErrNotFound) {
 		set, err := lua.TemplateSetNull(ctx, c.rdb, k, c.opts.NullTTL.Milliseconds(), token)
 		switch {
@@ -154,7 +179,7 @@ func (c *Cache) rebuildLocked(ctx context.Context, id int64, token string) (*cou
 }
 
 // peek looks at the hash and the null-value key of id in one round trip: the template when its
-// complete hash exists, else coupon.ErrNotFound when the id is marked absent, else nil and nil.
+// complete hash exists (and, with stock shards, every shard's: one more round trip), else coupon.ErrNotFound when the id is marked absent, else nil and nil.
 func (c *Cache) peek(ctx context.Context, id int64) (*coupon.Template, error) {
 	k := templateKeys(id)
 	pipe := c.rdb.Pipeline()
@@ -166,6 +191,9 @@ func (c *Cache) peek(ctx context.Context, id int64) (*coupon.Template, error) {
 	t, err := decodeHash(hash.Val())
 	if t == nil && err == nil && null.Val() == 1 {
 		return nil, coupon.ErrNotFound
+	}
+	if t != nil && err == nil {
+		return c.withShards(ctx, t)
 	}
 	return t, err
 }

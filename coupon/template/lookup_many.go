@@ -27,6 +27,9 @@ func (c *Cache) GetMany(ctx context.Context, ids []int64) (map[int64]*coupon.Tem
 	}
 	for i, id := range ids {
 		t, err := decodeHash(hashes[i].Val())
+		if t != nil && err == nil {
+			t, err = c.withShards(ctx, t) // nil when a shard's hash is missing
+		}
 		if t == nil && err == nil {
 			t, err = c.Get(ctx, id)
 		}

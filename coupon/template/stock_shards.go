@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
+	"coupond/coupon"
 	"coupond/coupon/keys"
+	"coupond/ent"
+	"coupond/ent/coupontemplate"
 	"coupond/idgen"
 	"coupond/lua"
 
@@ -148,7 +152,7 @@ func (c *Cache) borrow(ctx context.Context, templateID int64, borrower, n int) (
 	}
 	for _, from := range lenders {
 		lendID := strconv.FormatInt(idgen.Next(), 10)
-		units, err := lua.StockLend(ctx, c.rdb, lenderKeys(from, lendID), lendID, borrower, borrowChunk, time.Now())
+		units, gen, err := lua.StockLend(ctx, c.rdb, lenderKeys(from, lendID), lendID, borrower, borrowChunk, time.Now())
 		if err != nil {
 			return 0, fmt.Errorf("lend from %s: %w", from.Tag(), err)
 		}
@@ -158,7 +162,7 @@ func (c *Cache) borrow(ctx context.Context, templateID int64, borrower, n int) (
 		if err := c.borrowStep("lent"); err != nil {
 			return 0, err
 		}
-		received, err := lua.StockReceive(ctx, c.rdb, borrowerKeys(to, lendID), units, false, receiptTTL)
+		received, err := lua.StockReceive(ctx, c.rdb, borrowerKeys(to, lendID), units, gen, false, receiptTTL)
 		if err != nil {
 			return 0, fmt.Errorf("receive lend %s: %w", lendID, err)
 		}
@@ -203,7 +207,7 @@ func (c *Cache) SweepLends(ctx context.Context, templateID int64, n int, after t
 				continue
 			}
 			to := keys.StockShard(templateID, l.Borrower, n)
-			received, err := lua.StockReceive(ctx, c.rdb, borrowerKeys(to, l.ID), l.Units, true, receiptTTL)
+			received, err := lua.StockReceive(ctx, c.rdb, borrowerKeys(to, l.ID), l.Units, l.Gen, true, receiptTTL)
 			if err != nil {
 				return settled, fmt.Errorf("cancel lend %s: %w", l.ID, err)
 			}
@@ -261,4 +265,92 @@ func (c *Cache) ShardStocks(ctx context.Context, templateID int64, n int) ([]int
 		out[i], _ = cmd.Int()
 	}
 	return out, nil
+}
+
+// shardsComplete returns how many of the template's n shard hashes are complete (have data), with
+// their stocks (0 for a missing one), in one pipelined round trip (one per master on a Redis
+// Cluster).
+func (c *Cache) shardsComplete(ctx context.Context, templateID int64, n int) (stocks []int, complete int, err error) {
+	pipe := c.rdb.Pipeline()
+	has := make([]*redis.BoolCmd, n)
+	cmds := make([]*redis.StringCmd, n)
+	for i := range n {
+		k := keys.StockShard(templateID, i, n).Stock()
+		has[i] = pipe.HExists(ctx, k, "data")
+		cmds[i] = pipe.HGet(ctx, k, "stock")
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, 0, fmt.Errorf("read stock shards of %d: %w", templateID, err)
+	}
+	stocks = make([]int, n)
+	for i := range n {
+		stocks[i], _ = cmds[i].Int()
+		if has[i].Val() {
+			complete++
+		}
+	}
+	return stocks, complete, nil
+}
+
+// freezeShards deletes the hashes of the template's n stock shards (none with one shard): no claim,
+// distribution batch or lend takes a unit from them any more, receipts cancel, and give-backs and
+// settled lends find no hash to add to. Every unit they held is then either in MySQL's stock or
+// held by a claim in an outbox or a distribution journal, which a rebuild reads after this.
+func (c *Cache) freezeShards(ctx context.Context, templateID int64, n int) error {
+	if n <= 1 {
+		return nil
+	}
+	pipe := c.rdb.Pipeline() // one DEL per key: the shards are on different slots
+	for i := range n {
+		pipe.Del(ctx, keys.StockShard(templateID, i, n).Stock())
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("freeze the stock shards of %d: %w", templateID, err)
+	}
+	return nil
+}
+
+// shardsOf is the template's StockShards as its row says (a template's shards never change), or
+// coupon.ErrNotFound.
+func (c *Cache) shardsOf(ctx context.Context, templateID int64) (int, error) {
+	n, err := c.db.CouponTemplate.Query().Where(coupontemplate.ID(templateID)).Select(coupontemplate.FieldStockShards).Int(ctx)
+	if ent.IsNotFound(err) {
+		return 0, coupon.ErrNotFound
+	}
+	if err != nil {
+		return 0, fmt.Errorf("stock shards of %d: %w", templateID, err)
+	}
+	return max(n, 1), nil
+}
+
+// stockReadTries bounds RedisStock's reads while borrows run between them.
+const stockReadTries = 5
+
+// RedisStock is what Redis may still hand out of the template's n stock shards (n > 1): the
+// reserve, the sub-stocks and the units lent and not received yet (lua.StockCounts), summed at one
+// consistent instant. The hashes are read twice, one pass after the other; when no hash shows a
+// borrow step between its two reads, the first pass is a consistent cut (a step seen in one hash's
+// read and not in another's would fall between that hash's two reads). cached is false when a
+// hash is not complete; ok is false when borrows ran between every pair of passes tried.
+func (c *Cache) RedisStock(ctx context.Context, templateID int64, n int) (stock int, cached, ok bool, err error) {
+	hashes := []string{keys.Template(templateID)}
+	for i := range n {
+		hashes = append(hashes, keys.StockShard(templateID, i, n).Stock())
+	}
+	first, err := lua.ReadStockCounts(ctx, c.rdb, hashes)
+	for try := 0; err == nil && try < stockReadTries; try++ {
+		var again []lua.StockCounts
+		if again, err = lua.ReadStockCounts(ctx, c.rdb, hashes); err != nil {
+			break
+		}
+		if slices.EqualFunc(first, again, lua.StockCounts.SameMoves) {
+			sum, cached := lua.SumAvailable(first)
+			return int(sum), cached, true, nil
+		}
+		first = again
+	}
+	if err != nil {
+		return 0, false, false, fmt.Errorf("read the stock of %d: %w", templateID, err)
+	}
+	return 0, false, false, nil
 }
