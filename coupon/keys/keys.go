@@ -243,10 +243,6 @@ func ReminderLease(templateID, minuteUnix int64) string {
 // ClaimCounterPattern is the SCAN pattern of every template's claim hashes (ClaimCounter).
 func ClaimCounterPattern() string { return Namespace() + "{t*}:u:*" }
 
-// ClaimCounterPatternOf is the SCAN pattern of template id's claim hashes: its hash tag names one
-// slot, so on a Redis Cluster the master owning that slot holds every key it matches.
-func ClaimCounterPatternOf(id int64) string { return single(id).ClaimCounterPattern() }
-
 // ParseClaimCounter reads a ClaimCounter key, of the template's own tag or of a stock shard's
 // (ShardTag); ok is false unless both numbers are positive.
 func ParseClaimCounter(key string) (templateID, userID int64, ok bool) {

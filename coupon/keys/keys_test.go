@@ -95,7 +95,8 @@ func TestOneStockShardKeepsTheTemplateKeys(t *testing.T) {
 		{s.Stock(), Template(tpl)}, {s.ClaimCounter(user), ClaimCounter(tpl, user)}, {s.Outbox(), Outbox(tpl)},
 		{s.PersistLease(), PersistLease(tpl)}, {s.Request(user, "r"), Request(tpl, user, "r")},
 		{s.Redemption("42-1"), Redemption(tpl, "42-1")}, {s.UserRate(user), UserRate(tpl, user)},
-		{s.ClaimCounterPattern(), ClaimCounterPatternOf(tpl)},
+		{s.ClaimCounterPattern(), Namespace() + "{t42}:u:*"},
+		{s.DistributionJournal(9), DistributionJournal(tpl, 9)}, {s.DistributionJournals(), DistributionJournals(tpl)},
 	}
 	for _, p := range pairs {
 		if p[0] != p[1] {

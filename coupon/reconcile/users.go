@@ -7,6 +7,7 @@ import (
 
 	"coupond/coupon/keys"
 	"coupond/ent"
+	"coupond/ent/coupontemplate"
 	"coupond/ent/stockbatch"
 
 	"github.com/redis/go-redis/v9"
@@ -61,7 +62,8 @@ func (r *Reconciler) holders(ctx context.Context, id, after int64, limit int) (p
 //
 // On one Redis it is one SCAN of every template's claim hashes from the cursor "scan". On a Redis
 // Cluster, where a SCAN walks one node, it is one SCAN per template of page on the master owning
-// the template's slot, matching only that template's claim hashes, from the cursor "s:<id>".
+// the template's slot, matching only that template's claim hashes, from the cursor "s:<id>"; with
+// stock shards one per shard, on the shard's slot, from "s:<id>:<shard>".
 func (r *Reconciler) scanCounters(ctx context.Context, cur map[string]string, page []int64, next map[string]any) (map[int64][]int64, error) {
 	out := map[int64][]int64{}
 	scan := func(node *redis.Client, field, match string) error {
@@ -85,14 +87,43 @@ func (r *Reconciler) scanCounters(ctx context.Context, cur map[string]string, pa
 		}
 		return out, scan(node, "scan", keys.ClaimCounterPattern())
 	}
+	shards, err := r.stockShards(ctx, page)
+	if err != nil {
+		return nil, err
+	}
 	for _, id := range page {
-		node, err := cluster.MasterForKey(ctx, keys.Template(id))
-		if err != nil {
-			return nil, fmt.Errorf("scan claim counters of %d: %w", id, err)
+		for i, n := 0, max(shards[id], 1); i < n; i++ {
+			s := keys.StockShard(id, i, n)
+			node, err := cluster.MasterForKey(ctx, s.Stock())
+			if err != nil {
+				return nil, fmt.Errorf("scan claim counters of %d: %w", id, err)
+			}
+			field := "s:" + strconv.FormatInt(id, 10)
+			if n > 1 {
+				field += ":" + strconv.Itoa(i)
+			}
+			if err := scan(node, field, s.ClaimCounterPattern()); err != nil {
+				return nil, err
+			}
 		}
-		if err := scan(node, "s:"+strconv.FormatInt(id, 10), keys.ClaimCounterPatternOf(id)); err != nil {
-			return nil, err
-		}
+	}
+	return out, nil
+}
+
+// stockShards returns the StockShards of the templates of page (absent ones left out).
+func (r *Reconciler) stockShards(ctx context.Context, page []int64) (map[int64]int, error) {
+	var rows []struct {
+		ID          int64 `json:"id"`
+		StockShards int   `json:"stock_shards"`
+	}
+	err := r.db.CouponTemplate.Query().Where(coupontemplate.IDIn(page...)).
+		Select(coupontemplate.FieldID, coupontemplate.FieldStockShards).Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("stock shards of the page: %w", err)
+	}
+	out := make(map[int64]int, len(rows))
+	for _, row := range rows {
+		out[row.ID] = row.StockShards
 	}
 	return out, nil
 }
