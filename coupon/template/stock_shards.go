@@ -292,15 +292,18 @@ func (c *Cache) shardsComplete(ctx context.Context, templateID int64, n int) (st
 	return stocks, complete, nil
 }
 
-// freezeShards deletes the hashes of the template's n stock shards (none with one shard): no claim,
-// distribution batch or lend takes a unit from them any more, receipts cancel, and give-backs and
-// settled lends find no hash to add to. Every unit they held is then either in MySQL's stock or
-// held by a claim in an outbox or a distribution journal, which a rebuild reads after this.
+// freezeShards deletes the hashes of the template's n stock shards and its own hash, the reserve
+// (nothing with one shard): no claim, distribution batch or lend takes a unit from them any more,
+// receipts cancel, give-backs and settled lends find no hash to add to, and a stock increase
+// cancels the rebuild (lua.TemplateAddStock deletes the lock when it finds no hash). Every unit
+// they held is then either in MySQL's stock or held by a claim in an outbox or a distribution
+// journal, which a rebuild reads after this.
 func (c *Cache) freezeShards(ctx context.Context, templateID int64, n int) error {
 	if n <= 1 {
 		return nil
 	}
-	pipe := c.rdb.Pipeline() // one DEL per key: the shards are on different slots
+	pipe := c.rdb.Pipeline() // one DEL per key: the hashes are on different slots
+	pipe.Del(ctx, keys.Template(templateID))
 	for i := range n {
 		pipe.Del(ctx, keys.StockShard(templateID, i, n).Stock())
 	}
