@@ -178,3 +178,14 @@ func (s Shard) DistributionJournals() string { return s.key(":dists") }
 
 // ClaimCounterPattern is the SCAN pattern of the shard's claim hashes: its hash tag names one slot.
 func (s Shard) ClaimCounterPattern() string { return s.key(":u:*") }
+
+// DistributionJournalTask returns the task of one of the shard's journal keys
+// (DistributionJournal), or false when key is not one.
+func (s Shard) DistributionJournalTask(key string) (int64, bool) {
+	rest, ok := strings.CutPrefix(key, s.key(":dist:"))
+	if !ok {
+		return 0, false
+	}
+	task, err := strconv.ParseInt(rest, 10, 64)
+	return task, err == nil && task > 0
+}
