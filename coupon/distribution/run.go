@@ -35,7 +35,7 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
-	ss, err := s.stockShardsOf(ctx, t.TemplateID)
+	ss, err := s.stockShardsOf(ctx, t)
 	if err != nil {
 		return err
 	}

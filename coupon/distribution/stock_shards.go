@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"coupond/coupon/keys"
+	"coupond/ent"
 	"coupond/ent/coupontemplate"
 	"coupond/lua"
 )
@@ -26,13 +27,14 @@ type stockShards struct {
 	n        int // ≥ 1
 }
 
-// stockShardsOf reads the stock shards of template id (a column that never changes).
-func (s *Service) stockShardsOf(ctx context.Context, id int64) (stockShards, error) {
-	n, err := s.db.CouponTemplate.Query().Where(coupontemplate.ID(id)).Select(coupontemplate.FieldStockShards).Int(ctx)
+// stockShardsOf reads the stock shards of task t's template (a column that never changes).
+func (s *Service) stockShardsOf(ctx context.Context, t *ent.CouponTask) (stockShards, error) {
+	n, err := s.db.CouponTemplate.Query().Where(coupontemplate.ID(t.TemplateID), coupontemplate.ShopNumber(t.ShopNumber)).
+		Select(coupontemplate.FieldStockShards).Int(ctx)
 	if err != nil {
-		return stockShards{}, fmt.Errorf("stock shards of template %d: %w", id, err)
+		return stockShards{}, fmt.Errorf("stock shards of template %d: %w", t.TemplateID, err)
 	}
-	return stockShards{template: id, n: max(n, 1)}, nil
+	return stockShards{template: t.TemplateID, n: max(n, 1)}, nil
 }
 
 // shard is stock shard i.
