@@ -143,19 +143,6 @@ type Journal struct {
 	Rows  []JournalRow
 }
 
-// ReadJournal returns the journal of the batch following start in the task's hash at key, or nil
-// when there is none.
-func ReadJournal(ctx context.Context, rdb redis.Cmdable, key string, start int) (*Journal, error) {
-	raw, err := rdb.HGet(ctx, key, strconv.Itoa(start)).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return ParseJournal(key, raw)
-}
-
 // ReadJournals returns the journals of every batch in flight in the task's hash at key, ordered by
 // start (none: an empty slice).
 func ReadJournals(ctx context.Context, rdb redis.Cmdable, key string) ([]*Journal, error) {

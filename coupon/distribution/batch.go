@@ -53,11 +53,10 @@ type pending struct {
 
 // reserveBatch does the first half of one batch, exactly once whatever crashes: the deduction
 // script on each stock shard of ss with rows of the batch (deduct; a replay returns the journaled
-// outcome) and T1 (a batch already reserved is recognised
-// by the resume position and not reserved again). finishWrites does the rest. A T1 put off
-// because the template's stock is short while a batch is open (issue.ErrBusy: possibly this
-// task's previous batch, still being written) waits for the previous batch (settle) and is tried
-// once more.
+// outcome) and T1 (a batch already reserved is recognised by the resume position and not reserved
+// again). finishWrites does the rest. A T1 put off because the template's stock is short while a
+// batch is open (issue.ErrBusy: possibly this task's previous batch, still being written) waits
+// for the previous batch (settle) and is tried once more.
 func (s *Service) reserveBatch(ctx context.Context, t *ent.CouponTask, ss stockShards, b batch, settle func() error) (*pending, error) {
 	p := &pending{b: b, ss: ss, began: time.Now()}
 	var out []lua.DistributeOutcome
