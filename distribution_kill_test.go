@@ -180,7 +180,7 @@ func TestDistributionSurvivesKill9(t *testing.T) {
 	if tpl.Stock != 0 || redisStock != 0 || tpl.Stock+len(coupons) != tpl.TotalStock {
 		t.Fatalf("stock: DB %d, Redis %d, coupons %d, total %d", tpl.Stock, redisStock, len(coupons), tpl.TotalStock)
 	}
-	if n := rdb.Exists(ctx, keys.DistributionJournal(tplID, taskID)).Val(); n != 0 {
+	if n := rdb.Exists(ctx, keys.StockShard(tplID, 0, 1).DistributionJournal(taskID)).Val(); n != 0 {
 		t.Fatal("the batch journal is left behind")
 	}
 	pipe := rdb.Pipeline()

@@ -30,6 +30,9 @@ const (
 	// DistributeCacheMissing means the template hash is missing or incomplete: reload the cache
 	// and call again. Nothing was written.
 	DistributeCacheMissing DistributeStatus = 6
+	// DistributeShort (borrowing only) means the stock is short of the rows whose user is below
+	// the limit by DistributeResult.Short units: borrow them and call again. Nothing was written.
+	DistributeShort DistributeStatus = 7
 )
 
 // DistributeCode is what distribute.lua decided for one row.
@@ -55,28 +58,43 @@ type DistributeOutcome struct {
 	ReceiveCount int // the user's 1-based coupon number when OK, else 0
 }
 
-// DistributeKeys are the keys of one task's batch; all carry the template's hash tag (package
-// coupon/keys: Template, DistributionJournal, ClaimCounter).
+// DistributeResult is what one Distribute call answered.
+type DistributeResult struct {
+	Status DistributeStatus
+	// Outcomes[i] belongs to rows[i] when Status is DistributeDeducted or DistributeReplayed.
+	Outcomes []DistributeOutcome
+	Short    int // DistributeShort: the units the stock lacks
+}
+
+// DistributeKeys are the keys of one task's batch on one stock shard; all carry the shard's hash
+// tag (package coupon/keys, Shard: Stock, DistributionJournal, DistributionJournals,
+// ClaimCounter; with one shard, the template's keys).
 type DistributeKeys struct {
-	Template string                    // the template cache hash
+	Template string                    // the template cache hash (the shard's stock hash)
 	Journal  string                    // the task's journals (a hash by batch start)
-	Journals string                    // the template's set of journal hashes with batches in flight
+	Journals string                    // the shard's set of journal hashes with batches in flight
 	Claims   func(userID int64) string // a user's claim hash
 }
 
 // Distribute runs distribute.lua for one batch: in one atomic round trip it deducts stock and
 // checks and raises each row's user counter (the claim script's hash and sequence) and journals
 // the outcome in k.Journal under start; or, when the hash already holds start, returns
-// the stored outcomes without deducting again. out[i] belongs to rows[i] when status is
-// DistributeDeducted or DistributeReplayed; no user may appear twice in rows.
-func Distribute(ctx context.Context, rdb redis.Scripter, k DistributeKeys, start int, now time.Time, rows []DistributeRow) (DistributeStatus, []DistributeOutcome, error) {
+// the stored outcomes without deducting again. borrowing: a stock short of the rows whose user is
+// below the limit (template not ended, no journal yet) is answered DistributeShort with the
+// units missing, and nothing is written; otherwise the rows beyond the stock are OUT_OF_STOCK. No
+// user may appear twice in rows.
+func Distribute(ctx context.Context, rdb redis.Scripter, k DistributeKeys, start int, now time.Time, rows []DistributeRow, borrowing bool) (DistributeResult, error) {
 	if len(rows) == 0 {
-		return 0, nil, errors.New("lua: Distribute: empty batch")
+		return DistributeResult{}, errors.New("lua: Distribute: empty batch")
 	}
 	keys := make([]string, 0, 3+len(rows))
 	keys = append(keys, k.Template, k.Journal)
-	args := make([]any, 0, 2+len(rows))
-	args = append(args, start, now.UnixMilli())
+	args := make([]any, 0, 3+len(rows))
+	flag := "0"
+	if borrowing {
+		flag = "1"
+	}
+	args = append(args, start, now.UnixMilli(), flag)
 	for _, r := range rows {
 		keys = append(keys, k.Claims(r.UserID))
 		args = append(args, strconv.Itoa(r.Row)+":"+strconv.FormatInt(r.UserID, 10))
@@ -84,23 +102,31 @@ func Distribute(ctx context.Context, rdb redis.Scripter, k DistributeKeys, start
 	keys = append(keys, k.Journals)
 	res, err := distribute.Run(ctx, rdb, keys, args...).Int64Slice()
 	if err != nil {
-		return 0, nil, err
+		return DistributeResult{}, err
 	}
 	if len(res) == 0 {
-		return 0, nil, errors.New("lua: Distribute: empty answer")
+		return DistributeResult{}, errors.New("lua: Distribute: empty answer")
 	}
-	status := DistributeStatus(res[0])
-	if status != DistributeDeducted && status != DistributeReplayed {
-		return status, nil, nil
+	out := DistributeResult{Status: DistributeStatus(res[0])}
+	switch out.Status {
+	case DistributeDeducted, DistributeReplayed:
+	case DistributeShort:
+		if len(res) != 2 || res[1] <= 0 {
+			return DistributeResult{}, fmt.Errorf("lua: Distribute: malformed shortfall %v", res)
+		}
+		out.Short = int(res[1])
+		return out, nil
+	default:
+		return out, nil
 	}
 	if len(res) != 1+2*len(rows) {
-		return 0, nil, fmt.Errorf("lua: Distribute: %d outcomes for %d rows (the journal holds another batch of the same start?)", (len(res)-1)/2, len(rows))
+		return DistributeResult{}, fmt.Errorf("lua: Distribute: %d outcomes for %d rows (the journal holds another batch of the same start?)", (len(res)-1)/2, len(rows))
 	}
-	out := make([]DistributeOutcome, len(rows))
+	out.Outcomes = make([]DistributeOutcome, len(rows))
 	for i := range rows {
-		out[i] = DistributeOutcome{Code: DistributeCode(res[1+2*i]), ReceiveCount: int(res[2+2*i])}
+		out.Outcomes[i] = DistributeOutcome{Code: DistributeCode(res[1+2*i]), ReceiveCount: int(res[2+2*i])}
 	}
-	return status, out, nil
+	return out, nil
 }
 
 // JournalRow is one row of a batch journal.
@@ -115,19 +141,6 @@ type JournalRow struct {
 type Journal struct {
 	Start int // the resume position the batch follows
 	Rows  []JournalRow
-}
-
-// ReadJournal returns the journal of the batch following start in the task's hash at key, or nil
-// when there is none.
-func ReadJournal(ctx context.Context, rdb redis.Cmdable, key string, start int) (*Journal, error) {
-	raw, err := rdb.HGet(ctx, key, strconv.Itoa(start)).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return ParseJournal(key, raw)
 }
 
 // ReadJournals returns the journals of every batch in flight in the task's hash at key, ordered by
@@ -187,26 +200,26 @@ func ParseJournal(key string, raw []byte) (*Journal, error) {
 	return out, nil
 }
 
-// AfterCommitKeys are the keys of one batch's after-commit script (the template's hash tag on all of them).
+// AfterCommitKeys are the keys of one batch's after-commit script on one stock shard (the
+// shard's hash tag on all of them).
 type AfterCommitKeys struct {
-	Template string   // the template cache hash
+	Template string   // the template cache hash (the shard's stock hash)
 	Journal  string   // the task's journals (a hash by batch start)
-	Stats    string   // the stats hash of the batch's created_at day (coupon/keys DailyStats)
 	Refused  []string // claim hashes of the users the journal accepted and MySQL refused
-	Journals string   // the template's set of journal hashes with batches in flight
+	Journals string   // the shard's set of journal hashes with batches in flight
 }
 
 // DistributeAfterCommit runs distribute_after_commit.lua: when k.Journal still holds the batch of
-// start, it deletes that journal (and the hash's entry in k.Journals when it was its last), gives giveBack units back to the cached stock
-// (complete hash only) or, on drift (MySQL refused rows for want of stock Redis had shown),
-// deletes the template hash for an exact rebuild, lowers each refused user's counter by one and
-// adds issued to the day's "issued_distribution" counter, atomically, and reports done=true. A repeat (the
-// batch's journal gone) changes nothing.
-func DistributeAfterCommit(ctx context.Context, rdb redis.Scripter, k AfterCommitKeys, start, giveBack, issued int, drift bool) (done bool, err error) {
-	keys := append(append([]string{k.Template, k.Journal, k.Stats}, k.Refused...), k.Journals)
+// start, it deletes that journal (and the hash's entry in k.Journals when it was its last), gives
+// giveBack units back to the cached stock (complete hash only) or, on drift (MySQL refused rows
+// for want of stock Redis had shown), deletes the template hash for an exact rebuild, and lowers
+// each refused user's counter by one, atomically, and reports done=true. A repeat (the batch's
+// journal gone) changes nothing.
+func DistributeAfterCommit(ctx context.Context, rdb redis.Scripter, k AfterCommitKeys, start, giveBack int, drift bool) (done bool, err error) {
+	keys := append(append([]string{k.Template, k.Journal}, k.Refused...), k.Journals)
 	flag := "0"
 	if drift {
 		flag = "1"
 	}
-	return distributeAfterCommit.runFlag(ctx, rdb, keys, start, giveBack, issued, flag)
+	return distributeAfterCommit.runFlag(ctx, rdb, keys, start, giveBack, flag)
 }

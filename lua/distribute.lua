@@ -1,6 +1,8 @@
 #!lua
 -- distribute: deduct one distribution batch — stock and per-user limits for every row at once —
--- and journal what was decided, in one atomic round trip.
+-- and journal what was decided, in one atomic round trip. On a template with stock shards it runs
+-- once per stock shard a batch has users of, with that shard's keys (all on the shard's slot):
+-- {t<id>} below is then the shard's hash tag, and the rows are the batch's rows of the shard's users.
 --
 -- KEYS[1]      template hash      {t<id>}:tpl        (fields data stock status end limit; the claim script's)
 -- KEYS[2]      the task's journals {t<id>}:dist:<task> (a hash: field = a batch's start, value = its journal)
@@ -9,12 +11,16 @@
 --              task's hash is added when a journal is written)
 -- ARGV[1]      the batch's start: the task's resume position the batch follows
 -- ARGV[2]      now, unix milliseconds
--- ARGV[2+i]    row i: "<row number>:<user id>" (one user at most once per batch)
+-- ARGV[3]      "1": borrowing (a stock shard that may borrow: a stock short of the rows is answered
+--              7 SHORT and nothing is written); "0": the rows beyond the stock are OUT_OF_STOCK
+-- ARGV[3+i]    row i: "<row number>:<user id>" (one user at most once per batch)
 --
 -- Returns an array {status, code_1, rc_1, code_2, rc_2, …} (never a bit-packed number, which overflows):
 --   status: 0 deducted now, 1 replayed (the hash already held this batch's journal: its stored
 --           outcome, nothing deducted again), 6 CACHE_MISSING (no complete template hash: nothing
---           written, never a Lua error; reload the cache and call again)
+--           written, never a Lua error; reload the cache and call again), 7 SHORT (borrowing only,
+--           the template not ended: fewer units in stock than rows whose user is below the limit;
+--           the array is {7, units missing}; nothing written: borrow that many and call again)
 --   code_i: 0 OK, 1 OUT_OF_STOCK, 2 LIMIT_REACHED, 4 ENDED (template not ACTIVE or past its end)
 --   rc_i:   row i's receive_count (the user's seq + 1, the claim script's sequence, so claims and distribution share one 1-based count); 0 unless OK
 --
@@ -42,11 +48,23 @@ if not tpl[1] or not stock or not endMs or not limit then
 end
 
 local ended = tpl[3] ~= 'ACTIVE' or tonumber(ARGV[2]) >= endMs
+if ARGV[3] == '1' and not ended then
+  local wanted = 0
+  for i = 4, #ARGV do
+    if (tonumber(redis.call('HGET', KEYS[i - 1], 'n')) or 0) < limit then
+      wanted = wanted + 1
+    end
+  end
+  if wanted > stock then
+    return {7, wanted - stock}
+  end
+end
+
 local expireAt = string.format('%d', math.ceil(endMs / 1000))
 local rows, out, taken = {}, {0}, 0
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   local row, user = string.match(ARGV[i], '^(%d+):(%d+)$')
-  local key = KEYS[i]
+  local key = KEYS[i - 1]
   local code, rc = 0, 0
   if ended then
     code = 4
@@ -68,5 +86,5 @@ if taken > 0 then
   redis.call('HINCRBY', KEYS[1], 'stock', -taken)
 end
 redis.call('HSET', KEYS[2], ARGV[1], cjson.encode({start = tonumber(ARGV[1]), rows = rows}))
-redis.call('SADD', KEYS[#ARGV + 1], KEYS[2])
+redis.call('SADD', KEYS[#KEYS], KEYS[2])
 return out

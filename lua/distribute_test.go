@@ -30,10 +30,11 @@ func TestDistributeDeductReplayAfterCommit(t *testing.T) {
 	// user 11 already holds its one coupon through a claim.
 	mustRedeem(t, rdb, redeemKeys(tid, 11, "", "c-1"), asyncArgs(11, "c-1"))
 	rows := []DistributeRow{{2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}}
-	status, out, err := Distribute(ctx, rdb, k, 0, time.Now(), rows)
-	if err != nil || status != DistributeDeducted {
-		t.Fatalf("Distribute: %v %v", status, err)
+	res, err := Distribute(ctx, rdb, k, 0, time.Now(), rows, false)
+	if err != nil || res.Status != DistributeDeducted {
+		t.Fatalf("Distribute: %v %v", res.Status, err)
 	}
+	out := res.Outcomes
 	want := []DistributeOutcome{{DistributeOK, 1}, {DistributeLimitReached, 0}, {DistributeOK, 1}, {DistributeOutOfStock, 0}, {DistributeOutOfStock, 0}}
 	for i := range want {
 		if out[i] != want[i] {
@@ -43,48 +44,48 @@ func TestDistributeDeductReplayAfterCommit(t *testing.T) {
 	if s := hgetInt(t, rdb, k.Template, "stock"); s != 0 {
 		t.Fatalf("stock %d, want 0", s)
 	}
-	status, again, err := Distribute(ctx, rdb, k, 0, time.Now(), rows)
-	if err != nil || status != DistributeReplayed || len(again) != len(out) || again[0] != out[0] {
-		t.Fatalf("replay: %v %v %v", status, again, err)
+	again, err := Distribute(ctx, rdb, k, 0, time.Now(), rows, true) // a replay, even borrowing, answers the journal
+	if err != nil || again.Status != DistributeReplayed || len(again.Outcomes) != len(out) || again.Outcomes[0] != out[0] {
+		t.Fatalf("replay: %+v %v", again, err)
 	}
 	if s := hgetInt(t, rdb, k.Template, "stock"); s != 0 {
 		t.Fatalf("replay deducted again: stock %d", s)
 	}
 	// The next batch is deducted while this one is still in flight: both are journaled.
-	if status, next, _ := Distribute(ctx, rdb, k, 6, time.Now(), []DistributeRow{{7, 15}}); status != DistributeDeducted || next[0].Code != DistributeOutOfStock {
-		t.Fatalf("next batch before the after-commit: %v %v, want deducted, OUT_OF_STOCK", status, next)
+	if next, _ := Distribute(ctx, rdb, k, 6, time.Now(), []DistributeRow{{7, 15}}, false); next.Status != DistributeDeducted || next.Outcomes[0].Code != DistributeOutOfStock {
+		t.Fatalf("next batch before the after-commit: %+v, want deducted, OUT_OF_STOCK", next)
 	}
 	js, err := ReadJournals(ctx, rdb, k.Journal)
 	if err != nil || len(js) != 2 || js[0].Start != 0 || js[1].Start != 6 || len(js[0].Rows) != 5 || js[0].Rows[2] != (JournalRow{4, 12, DistributeOK, 1}) {
 		t.Fatalf("journals %+v %v", js, err)
 	}
-	if j, err := ReadJournal(ctx, rdb, k.Journal, 6); err != nil || j == nil || j.Rows[0] != (JournalRow{7, 15, DistributeOutOfStock, 0}) {
-		t.Fatalf("journal of the batch after row 6: %+v %v", j, err)
+	if js[1].Rows[0] != (JournalRow{7, 15, DistributeOutOfStock, 0}) {
+		t.Fatalf("journal of the batch after row 6: %+v", js[1])
 	}
 	if in, _ := rdb.SIsMember(ctx, k.Journals, k.Journal).Result(); !in {
 		t.Fatalf("journal %s not in the set of journals in flight", k.Journal)
 	}
 	// MySQL refused user 12 (say, at its limit there): one unit and its counter come back, once.
-	sk := AfterCommitKeys{Template: k.Template, Journal: k.Journal, Stats: k.Template[:len(k.Template)-4] + ":stats:d", Refused: []string{k.Claims(12)}, Journals: k.Journals}
+	sk := AfterCommitKeys{Template: k.Template, Journal: k.Journal, Refused: []string{k.Claims(12)}, Journals: k.Journals}
 	for i, want := range []bool{true, false} {
-		done, err := DistributeAfterCommit(ctx, rdb, sk, 0, 1, 1, false)
+		done, err := DistributeAfterCommit(ctx, rdb, sk, 0, 1, false)
 		if err != nil || done != want {
 			t.Fatalf("after-commit %d: %v %v", i, done, err)
 		}
 	}
-	if s, n, issued := hgetInt(t, rdb, k.Template, "stock"), hgetInt(t, rdb, k.Claims(12), "n"), hgetInt(t, rdb, sk.Stats, "issued_distribution"); s != 1 || n != 0 || issued != 1 {
-		t.Fatalf("after the after-commit: stock %d, n %d, issued %d; want 1 0 1", s, n, issued)
+	if s, n := hgetInt(t, rdb, k.Template, "stock"), hgetInt(t, rdb, k.Claims(12), "n"); s != 1 || n != 0 {
+		t.Fatalf("after the after-commit: stock %d, n %d; want 1 0", s, n)
 	}
 	if seq := hgetInt(t, rdb, k.Claims(12), "seq"); seq != 1 {
 		t.Fatalf("seq %d: a receive_count must never be handed out twice", seq)
 	}
-	if j, _ := ReadJournal(ctx, rdb, k.Journal, 0); j != nil {
-		t.Fatalf("journal left after the after-commit: %+v", j)
+	if js, _ := ReadJournals(ctx, rdb, k.Journal); len(js) != 1 || js[0].Start != 6 {
+		t.Fatalf("journals after the after-commit of the batch after row 0: %+v, want only the one after row 6", js)
 	}
 	if in, _ := rdb.SIsMember(ctx, k.Journals, k.Journal).Result(); !in {
 		t.Fatalf("the hash left the set while the batch after row 6 is still in flight")
 	}
-	if done, err := DistributeAfterCommit(ctx, rdb, AfterCommitKeys{Template: k.Template, Journal: k.Journal, Stats: sk.Stats, Journals: k.Journals}, 6, 0, 0, false); err != nil || !done {
+	if done, err := DistributeAfterCommit(ctx, rdb, AfterCommitKeys{Template: k.Template, Journal: k.Journal, Journals: k.Journals}, 6, 0, false); err != nil || !done {
 		t.Fatalf("after-commit of the batch after row 6: %v %v", done, err)
 	}
 	if n, _ := rdb.SCard(ctx, k.Journals).Result(); n != 0 {
@@ -102,11 +103,11 @@ func TestDistributeAfterCommitOnDriftDropsTheHash(t *testing.T) {
 	const tid, task = 73, 9002
 	putTemplate(t, rdb, tid, activeTpl(5, 1))
 	k := distKeys(tid, task)
-	if status, _, err := Distribute(ctx, rdb, k, 0, time.Now(), []DistributeRow{{2, 20}, {3, 21}}); err != nil || status != DistributeDeducted {
-		t.Fatalf("Distribute: %v %v", status, err)
+	if res, err := Distribute(ctx, rdb, k, 0, time.Now(), []DistributeRow{{2, 20}, {3, 21}}, false); err != nil || res.Status != DistributeDeducted {
+		t.Fatalf("Distribute: %+v %v", res, err)
 	}
-	sk := AfterCommitKeys{Template: k.Template, Journal: k.Journal, Stats: k.Template[:len(k.Template)-4] + ":stats:d", Refused: []string{k.Claims(21)}, Journals: k.Journals}
-	if done, err := DistributeAfterCommit(ctx, rdb, sk, 0, 0, 1, true); err != nil || !done {
+	sk := AfterCommitKeys{Template: k.Template, Journal: k.Journal, Refused: []string{k.Claims(21)}, Journals: k.Journals}
+	if done, err := DistributeAfterCommit(ctx, rdb, sk, 0, 0, true); err != nil || !done {
 		t.Fatalf("after-commit: %v %v", done, err)
 	}
 	if n, _ := rdb.Exists(ctx, k.Template, k.Journal).Result(); n != 0 {
@@ -117,13 +118,51 @@ func TestDistributeAfterCommitOnDriftDropsTheHash(t *testing.T) {
 	}
 }
 
+// Borrowing, a stock short of the rows whose user is below the limit answers the units missing and
+// writes nothing; with the units there (or not borrowing) the batch is deducted.
+func TestDistributeBorrowingShortfall(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	const tid, task = 74, 9003
+	putTemplate(t, rdb, tid, activeTpl(1, 1))
+	k := distKeys(tid, task)
+	mustRedeem(t, rdb, redeemKeys(tid, 30, "", "c-1"), asyncArgs(30, "c-1")) // user 30 at its limit; stock 0
+	rows := []DistributeRow{{2, 30}, {3, 31}, {4, 32}}
+	res, err := Distribute(ctx, rdb, k, 0, time.Now(), rows, true)
+	if err != nil || res.Status != DistributeShort || res.Short != 2 {
+		t.Fatalf("short: %+v %v; want SHORT by 2 (user 30 needs no unit)", res, err)
+	}
+	if n, _ := rdb.Exists(ctx, k.Journal, k.Claims(31), k.Claims(32)).Result(); n != 0 {
+		t.Fatalf("a short answer wrote %d keys", n)
+	}
+	if n := hgetInt(t, rdb, k.Claims(30), "n"); n != 1 {
+		t.Fatalf("user 30's counter %d after a short answer, want 1", n)
+	}
+	rdb.HIncrBy(ctx, k.Template, "stock", 1) // one borrowed: still one short
+	if res, err := Distribute(ctx, rdb, k, 0, time.Now(), rows, true); err != nil || res.Status != DistributeShort || res.Short != 1 {
+		t.Fatalf("still short: %+v %v; want SHORT by 1", res, err)
+	}
+	res, err = Distribute(ctx, rdb, k, 0, time.Now(), rows, false) // nothing left to borrow
+	want := []DistributeOutcome{{DistributeLimitReached, 0}, {DistributeOK, 1}, {DistributeOutOfStock, 0}}
+	if err != nil || res.Status != DistributeDeducted || len(res.Outcomes) != 3 {
+		t.Fatalf("not borrowing: %+v %v", res, err)
+	}
+	for i := range want {
+		if res.Outcomes[i] != want[i] {
+			t.Fatalf("row %d: %+v, want %+v", rows[i].Row, res.Outcomes[i], want[i])
+		}
+	}
+	if s := hgetInt(t, rdb, k.Template, "stock"); s != 0 {
+		t.Fatalf("stock %d, want 0", s)
+	}
+}
+
 // An ended template refuses every row (journaled, so a replay says the same); a missing hash
 // writes nothing.
 func TestDistributeEndedAndCacheMissing(t *testing.T) {
 	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	k := distKeys(72, 1)
-	if status, _, err := Distribute(ctx, rdb, k, 0, time.Now(), []DistributeRow{{1, 5}}); err != nil || status != DistributeCacheMissing {
-		t.Fatalf("missing hash: %v %v", status, err)
+	if res, err := Distribute(ctx, rdb, k, 0, time.Now(), []DistributeRow{{1, 5}}, true); err != nil || res.Status != DistributeCacheMissing {
+		t.Fatalf("missing hash: %+v %v", res, err)
 	}
 	if n, _ := rdb.Exists(ctx, k.Template, k.Journal, k.Claims(5)).Result(); n != 0 {
 		t.Fatalf("a refused call wrote %d keys", n)
@@ -131,9 +170,9 @@ func TestDistributeEndedAndCacheMissing(t *testing.T) {
 	p := activeTpl(10, 1)
 	p.status = "ENDED"
 	putTemplate(t, rdb, 72, p)
-	_, out, err := Distribute(ctx, rdb, k, 0, time.Now(), []DistributeRow{{1, 5}, {2, 6}})
-	if err != nil || out[0].Code != DistributeEnded || out[1].Code != DistributeEnded {
-		t.Fatalf("ended: %v %v", out, err)
+	res, err := Distribute(ctx, rdb, k, 0, time.Now(), []DistributeRow{{1, 5}, {2, 6}}, true) // ended: never short
+	if err != nil || res.Status != DistributeDeducted || res.Outcomes[0].Code != DistributeEnded || res.Outcomes[1].Code != DistributeEnded {
+		t.Fatalf("ended: %+v %v", res, err)
 	}
 	if s := hgetInt(t, rdb, k.Template, "stock"); s != 10 {
 		t.Fatalf("stock %d, want 10", s)

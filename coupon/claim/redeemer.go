@@ -165,19 +165,11 @@ func (r *Redeemer) redeem(ctx context.Context, userID, templateID int64, request
 // safety bound, far above what the end of a sale takes (every borrow moves at least one unit).
 const maxBorrows = 64
 
-// Waiting for units in transit: a borrow that finds nothing while lends are between their lend
-// and receive steps (another shard's borrow in flight) looks again transitWait later, up to
-// transitTries times.
-const (
-	transitWait  = 2 * time.Millisecond
-	transitTries = 50
-)
-
 // claim runs the claim script on the user's stock shard of t. On a template with stock shards, a
 // shard found empty borrows units from the reserve or the other shards (template.Cache.Borrow) and
 // the script runs again; OUT_OF_STOCK is answered (and stored under the request key) only by a
-// run after a borrow found nothing anywhere (borrowLast: lends a crash left open swept back,
-// lends in transit waited for), or after maxBorrows borrows.
+// run after a borrow found nothing anywhere (template.Cache.BorrowLast: lends a crash left open
+// swept back, lends in transit waited for), or after maxBorrows borrows.
 func (r *Redeemer) claim(ctx context.Context, t *coupon.Template, userID int64, requestID string, now time.Time) (res lua.RedeemResult, unconfirmed bool, err error) {
 	s := keys.UserStock(t.ID, userID, t.StockShards())
 	for borrows := 0; ; borrows++ {
@@ -188,7 +180,7 @@ func (r *Redeemer) claim(ctx context.Context, t *coupon.Template, userID int64, 
 		}
 		got, err := r.cache.Borrow(ctx, t.ID, s.Index, s.Count)
 		if err == nil && got == 0 {
-			got, err = r.borrowLast(ctx, t.ID, s)
+			got, err = r.cache.BorrowLast(ctx, t.ID, s.Index, s.Count)
 		}
 		if err != nil {
 			return res, false, fmt.Errorf("borrow stock: %w", err)
@@ -197,32 +189,6 @@ func (r *Redeemer) claim(ctx context.Context, t *coupon.Template, userID int64, 
 			borrows = maxBorrows - 1 // nothing left anywhere: the next run answers OUT_OF_STOCK
 		}
 	}
-}
-
-// borrowLast is a borrow for shard s that found nothing: units in lends a crashed borrower left
-// open go back first (SweepLends), and units in transit between two other shards (a borrow between
-// its lend and receive steps) are waited for; it returns the units borrowed then, 0 when Redis
-// holds none anywhere.
-func (r *Redeemer) borrowLast(ctx context.Context, templateID int64, s keys.Shard) (int, error) {
-	if _, err := r.cache.SweepLends(ctx, templateID, s.Count, template.SweepLendsAfter); err != nil {
-		return 0, err
-	}
-	for try := 0; try < transitTries; try++ {
-		got, err := r.cache.Borrow(ctx, templateID, s.Index, s.Count)
-		if err != nil || got > 0 {
-			return got, err
-		}
-		open, err := r.cache.OpenLendUnits(ctx, templateID, s.Count)
-		if err != nil || open == 0 {
-			return 0, err
-		}
-		select {
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		case <-time.After(transitWait):
-		}
-	}
-	return 0, nil
 }
 
 // runScript runs the claim script on stock shard s: one Redis round trip, shared with concurrent

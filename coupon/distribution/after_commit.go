@@ -16,12 +16,17 @@ import (
 )
 
 // afterCommit does the after-commit work of a committed batch: the issued coupons' expiry buckets
-// (issue.Issuer, idempotent), then in one script, exactly once (it deletes the batch's
-// journal): the give-back of what MySQL refused (the stock unit of a row refused for want of a
-// slot; the counter of every refused row the script had counted) and the "issued_distribution"
-// counter of the coupons' stats day. A crash anywhere in between is healed by doing it again
-// (afterCommitFromDB).
-func (s *Service) afterCommit(ctx context.Context, t *ent.CouponTask, start int, plan afterCommitPlan) error {
+// (issue.Issuer, idempotent) and their count in "issued_distribution" of their stats day (once per
+// batch: lua.CountOnce under the event of the task and start); then, on each stock shard of ss in
+// shards (those holding a journal of the batch), in one script, exactly once (it deletes the
+// shard's journal of the batch): the give-back of what MySQL refused of the shard's users (the
+// stock unit of a row refused for want of a slot; the counter of every refused row the script
+// had counted). A crash anywhere in between is healed by doing it again (afterCommitFromDB).
+//
+// On drift (MySQL refused rows for want of stock Redis had shown) the template's hash is dropped
+// for an exact rebuild: by the script, with the journal, on a template of one stock shard; after
+// the scripts (template.Cache.Invalidate, as the claims' persister does) on one with more.
+func (s *Service) afterCommit(ctx context.Context, t *ent.CouponTask, ss stockShards, start int, shards []int, plan afterCommitPlan) error {
 	if err := s.issuer.AfterCommit(ctx, t.TemplateID, plan.issued, 0); err != nil {
 		return err
 	}
@@ -32,28 +37,53 @@ func (s *Service) afterCommit(ctx context.Context, t *ent.CouponTask, start int,
 	if err := s.rdb.SAdd(ctx, keys.StatsTouched(day), t.TemplateID).Err(); err != nil {
 		return fmt.Errorf("stats: touch %s: %w", day, err)
 	}
-	refused := make([]string, len(plan.refused))
-	for i, u := range plan.refused {
-		refused[i] = keys.ClaimCounter(t.TemplateID, u)
+	if len(plan.issued) > 0 {
+		event := "distributed:" + strconv.FormatInt(t.ID, 10) + ":" + strconv.Itoa(start)
+		_, err := lua.CountOnce(ctx, s.rdb, keys.DailyStats(t.TemplateID, day), keys.Counted(t.TemplateID, event), keys.CountedTTL,
+			lua.Increment{Field: keys.StatIssuedDistribution, By: int64(len(plan.issued))})
+		if err != nil {
+			return fmt.Errorf("stats: count the batch after row %d: %w", start, err)
+		}
 	}
-	_, err := lua.DistributeAfterCommit(ctx, s.rdb, lua.AfterCommitKeys{
-		Template: keys.Template(t.TemplateID),
-		Journal:  keys.DistributionJournal(t.TemplateID, t.ID),
-		Stats:    keys.DailyStats(t.TemplateID, day),
-		Refused:  refused,
-		Journals: keys.DistributionJournals(t.TemplateID),
-	}, start, plan.giveBack, len(plan.issued), plan.drift)
-	if err != nil {
-		return fmt.Errorf("after-commit of the batch after row %d: %w", start, err)
+	drift := len(plan.drifted) > 0
+	for _, i := range shards {
+		sh := ss.shard(i)
+		giveBack, refused := 0, []string{}
+		for _, u := range plan.freed {
+			if keys.UserShard(u, ss.n) == i {
+				giveBack++
+				refused = append(refused, sh.ClaimCounter(u))
+			}
+		}
+		for _, u := range plan.drifted {
+			if keys.UserShard(u, ss.n) == i {
+				refused = append(refused, sh.ClaimCounter(u))
+			}
+		}
+		_, err := lua.DistributeAfterCommit(ctx, s.rdb, lua.AfterCommitKeys{
+			Template: sh.Stock(),
+			Journal:  sh.DistributionJournal(t.ID),
+			Refused:  refused,
+			Journals: sh.DistributionJournals(),
+		}, start, giveBack, drift && ss.n == 1)
+		if err != nil {
+			return fmt.Errorf("after-commit of the batch after row %d on stock shard %d: %w", start, i, err)
+		}
+		s.stepDone("shard after-commit")
 	}
-	return s.raiseRefused(ctx, t.TemplateID, plan.refused)
+	if drift && ss.n > 1 {
+		if err := s.cache.Invalidate(ctx, t.TemplateID); err != nil {
+			return err
+		}
+	}
+	return s.raiseRefused(ctx, t.TemplateID, ss.n, append(slices.Clone(plan.freed), plan.drifted...))
 }
 
 // raiseRefused raises the claim counters of users MySQL refused to the coupons it holds for them:
 // the after-commit script lowered each by the unit the script had counted, and a LIMIT_REACHED refusal means Redis
 // had counted fewer coupons than MySQL holds (it had lost the counter), which would let the user's
-// next claims through Redis only to fail in MySQL.
-func (s *Service) raiseRefused(ctx context.Context, templateID int64, users []int64) error {
+// next claims through Redis only to fail in MySQL. shards: the template's stock shards.
+func (s *Service) raiseRefused(ctx context.Context, templateID int64, shards int, users []int64) error {
 	if len(users) == 0 {
 		return nil
 	}
@@ -65,16 +95,17 @@ func (s *Service) raiseRefused(ctx context.Context, templateID int64, users []in
 	if err != nil {
 		return fmt.Errorf("read template %d: %w", templateID, err)
 	}
-	return issue.RaiseCounters(ctx, s.rdb, templateID, 1, held, tpl.ValidEndTime, s.now())
+	return issue.RaiseCounters(ctx, s.rdb, templateID, shards, held, tpl.ValidEndTime, s.now())
 }
 
-// afterCommitFromDB finishes a batch reserved by a run that died before its after-commit work: a
-// header still OPEN (the run died between T1 and T3) is finished from the journal's accepted rows
-// first; then the plan is read back from the journal and MySQL and done.
-func (s *Service) afterCommitFromDB(ctx context.Context, t *ent.CouponTask, j *lua.Journal) error {
-	h, err := s.db.StockBatch.Query().Where(stockbatch.TaskID(t.ID), stockbatch.TaskStart(j.Start)).Only(ctx)
+// afterCommitFromDB finishes a batch reserved by a run that died before its after-commit work was
+// done on every stock shard: a header still OPEN (the run died between T1 and T3) is finished from
+// the journals' accepted rows first; then the plan is read back from the journals left and MySQL
+// and done on their shards.
+func (s *Service) afterCommitFromDB(ctx context.Context, t *ent.CouponTask, ss stockShards, j *batchJournal) error {
+	h, err := s.db.StockBatch.Query().Where(stockbatch.TaskID(t.ID), stockbatch.TaskStart(j.start)).Only(ctx)
 	if err != nil {
-		return fmt.Errorf("stock batch of task %d after row %d: %w", t.ID, j.Start, err)
+		return fmt.Errorf("stock batch of task %d after row %d: %w", t.ID, j.start, err)
 	}
 	if h.State == stockbatch.StateOPEN {
 		r, err := issue.Resume(ctx, s.db, h)
@@ -82,7 +113,7 @@ func (s *Service) afterCommitFromDB(ctx context.Context, t *ent.CouponTask, j *l
 			return err
 		}
 		var accepted []candidate
-		for _, row := range j.Rows {
+		for _, row := range j.rows {
 			if row.Code == lua.DistributeOK {
 				accepted = append(accepted, candidate{row: Row{Num: row.Row, UserID: row.UserID, Raw: strconv.FormatInt(row.UserID, 10)}, rc: row.ReceiveCount})
 			}
@@ -92,20 +123,21 @@ func (s *Service) afterCommitFromDB(ctx context.Context, t *ent.CouponTask, j *l
 			return err
 		}
 	}
-	plan, err := s.planFromDB(ctx, t, j)
+	plan, err := s.planFromDB(ctx, t, j.rows)
 	if err != nil {
 		return err
 	}
-	return s.afterCommit(ctx, t, j.Start, plan)
+	return s.afterCommit(ctx, t, ss, j.start, j.shards, plan)
 }
 
-// planFromDB rebuilds a committed batch's after-commit plan from its journal and what MySQL holds: the
-// rows the script accepted that have a failure row were refused by MySQL (a LIMIT_REACHED one
-// frees its stock unit; an OUT_OF_STOCK one is drift), the others have their coupon.
-func (s *Service) planFromDB(ctx context.Context, t *ent.CouponTask, j *lua.Journal) (afterCommitPlan, error) {
+// planFromDB rebuilds a committed batch's after-commit plan from its journaled rows and what MySQL
+// holds: the rows the script accepted that have a failure row were refused by MySQL (a
+// LIMIT_REACHED one frees its stock unit; an OUT_OF_STOCK one is drift), the others have their
+// coupon.
+func (s *Service) planFromDB(ctx context.Context, t *ent.CouponTask, rows []lua.JournalRow) (afterCommitPlan, error) {
 	var plan afterCommitPlan
 	var accepted []lua.JournalRow
-	for _, r := range j.Rows {
+	for _, r := range rows {
 		if r.Code == lua.DistributeOK {
 			accepted = append(accepted, r)
 		}
@@ -133,11 +165,9 @@ func (s *Service) planFromDB(ctx context.Context, t *ent.CouponTask, j *lua.Jour
 			case !refused:
 				users, rids = append(users, r.UserID), append(rids, issue.DistributionRedemptionID(t.ID, r.Row))
 			case code == CodeLimitReached:
-				plan.giveBack++
-				plan.refused = append(plan.refused, r.UserID)
+				plan.freed = append(plan.freed, r.UserID)
 			default: // OUT_OF_STOCK: MySQL had less stock than Redis showed
-				plan.drift = true
-				plan.refused = append(plan.refused, r.UserID)
+				plan.drifted = append(plan.drifted, r.UserID)
 			}
 		}
 		if len(rids) == 0 {

@@ -10,7 +10,6 @@ import (
 
 	"coupond/coupon"
 	"coupond/coupon/issue"
-	"coupond/coupon/keys"
 	"coupond/coupon/template"
 	"coupond/ent"
 	"coupond/ent/coupontask"
@@ -42,6 +41,8 @@ type rowOutcome struct {
 // pending is a batch whose deduction and T1 are done, for finishBatchWrites to finish.
 type pending struct {
 	b        batch
+	ss       stockShards        // the template's stock shards
+	shards   []int              // the stock shards the batch is journaled on
 	task     *ent.CouponTask    // as T1 left it (or found it: a replay)
 	res      *issue.Reservation // nil: an earlier run reserved the batch (replay)
 	items    []issue.Item       // the coupons the accepted rows ask for
@@ -51,17 +52,17 @@ type pending struct {
 }
 
 // reserveBatch does the first half of one batch, exactly once whatever crashes: the deduction
-// script (a replay returns the journaled outcome) and T1 (a batch already reserved is recognised
-// by the resume position and not reserved again). finishWrites does the rest. A T1 put off
-// because the template's stock is short while a batch is open (issue.ErrBusy: possibly this
-// task's previous batch, still being written) waits for the previous batch (settle) and is tried
-// once more.
-func (s *Service) reserveBatch(ctx context.Context, t *ent.CouponTask, b batch, settle func() error) (*pending, error) {
-	p := &pending{b: b, began: time.Now()}
+// script on each stock shard of ss with rows of the batch (deduct; a replay returns the journaled
+// outcome) and T1 (a batch already reserved is recognised by the resume position and not reserved
+// again). finishWrites does the rest. A T1 put off because the template's stock is short while a
+// batch is open (issue.ErrBusy: possibly this task's previous batch, still being written) waits
+// for the previous batch (settle) and is tried once more.
+func (s *Service) reserveBatch(ctx context.Context, t *ent.CouponTask, ss stockShards, b batch, settle func() error) (*pending, error) {
+	p := &pending{b: b, ss: ss, began: time.Now()}
 	var out []lua.DistributeOutcome
 	if len(b.candidates) > 0 {
 		var err error
-		if out, err = s.deduct(ctx, t, b); err != nil {
+		if out, p.shards, err = s.deduct(ctx, t.ID, ss, b); err != nil {
 			return nil, err
 		}
 	}
@@ -85,7 +86,7 @@ func (s *Service) finishWrites(ctx context.Context, p *pending) error {
 	res := commitResult{task: p.task, outcomes: p.outcomes}
 	var err error
 	if p.res == nil {
-		res, err = s.replay(ctx, p.task, p.b, p.items, p.rows)
+		res, err = s.replay(ctx, p.task, p.ss, p.b, p.items, p.rows)
 	} else {
 		res.plan, res.task, err = s.finishBatch(ctx, p.res, p.items, p.rows)
 	}
@@ -94,7 +95,7 @@ func (s *Service) finishWrites(ctx context.Context, p *pending) error {
 	}
 	s.stepDone("committed")
 	if len(p.b.candidates) > 0 {
-		if err := s.afterCommit(ctx, res.task, p.b.start, res.plan); err != nil {
+		if err := s.afterCommit(ctx, res.task, p.ss, p.b.start, p.shards, res.plan); err != nil {
 			return err
 		}
 	}
@@ -104,39 +105,11 @@ func (s *Service) finishWrites(ctx context.Context, p *pending) error {
 	return nil
 }
 
-// deduct runs the deduction script for the batch's candidates, reloading the template cache
-// once when it is missing.
-func (s *Service) deduct(ctx context.Context, t *ent.CouponTask, b batch) ([]lua.DistributeOutcome, error) {
-	k := lua.DistributeKeys{
-		Template: keys.Template(t.TemplateID),
-		Journal:  keys.DistributionJournal(t.TemplateID, t.ID),
-		Journals: keys.DistributionJournals(t.TemplateID),
-		Claims:   func(u int64) string { return keys.ClaimCounter(t.TemplateID, u) },
-	}
-	for attempt := 0; ; attempt++ {
-		status, out, err := lua.Distribute(ctx, s.rdb, k, b.start, s.now(), b.candidates)
-		if err != nil {
-			return nil, fmt.Errorf("deduct batch after row %d: %w", b.start, err)
-		}
-		switch {
-		case status == lua.DistributeDeducted || status == lua.DistributeReplayed:
-			return out, nil
-		case status == lua.DistributeCacheMissing && attempt == 0:
-			if _, err := s.cache.Get(ctx, t.TemplateID); err != nil {
-				return nil, fmt.Errorf("reload template %d: %w", t.TemplateID, err)
-			}
-		default:
-			return nil, fmt.Errorf("deduct batch after row %d: script status %d", b.start, status)
-		}
-	}
-}
-
 // afterCommitPlan is what Redis gets back once a batch is committed.
 type afterCommitPlan struct {
-	giveBack int               // stock units MySQL refused for want of a slot (the unit is free again)
-	drift    bool              // MySQL refused rows for want of stock that Redis had shown
-	refused  []int64           // users whose counter the script raised and MySQL refused
-	issued   []*ent.UserCoupon // the batch's coupons (expiry buckets, stats)
+	freed   []int64           // users of rows MySQL refused for want of a slot: the row's stock unit and counter go back
+	drifted []int64           // users of rows MySQL refused for want of stock Redis had shown: the counter goes back
+	issued  []*ent.UserCoupon // the batch's coupons (expiry buckets, stats)
 }
 
 // commitResult is a batch whose T3 is done.
@@ -223,9 +196,9 @@ func (s *Service) items(t *ent.CouponTask, accepted []candidate) ([]issue.Item, 
 }
 
 // replay finishes a batch whose T1 an earlier run committed: its header still OPEN (the run died
-// before T3) is finished now; a SETTLED one has its after-commit plan read back from the journal
-// and MySQL.
-func (s *Service) replay(ctx context.Context, t *ent.CouponTask, b batch, items []issue.Item, rows map[string]Row) (commitResult, error) {
+// before T3) is finished now; a SETTLED one has its after-commit plan read back from the journals
+// left on the stock shards of ss and MySQL.
+func (s *Service) replay(ctx context.Context, t *ent.CouponTask, ss stockShards, b batch, items []issue.Item, rows map[string]Row) (commitResult, error) {
 	res := commitResult{task: t, replayed: true}
 	h, err := s.db.StockBatch.Query().Where(stockbatch.ShopNumber(t.ShopNumber), stockbatch.TaskID(t.ID), stockbatch.TaskStart(b.start)).Only(ctx)
 	if err != nil {
@@ -242,12 +215,17 @@ func (s *Service) replay(ctx context.Context, t *ent.CouponTask, b batch, items 
 	if len(b.candidates) == 0 {
 		return res, nil
 	}
-	j, err := lua.ReadJournal(ctx, s.rdb, keys.DistributionJournal(t.TemplateID, t.ID), b.start)
-	if err != nil || j == nil {
-		return res, err // after-commit work done already (or none to do)
+	js, err := s.journals(ctx, t.ID, ss)
+	if err != nil {
+		return res, err
 	}
-	res.plan, err = s.planFromDB(ctx, t, j)
-	return res, err
+	for _, j := range js {
+		if j.start == b.start {
+			res.plan, err = s.planFromDB(ctx, t, j.rows)
+			return res, err
+		}
+	}
+	return res, nil // after-commit work done already (or none to do)
 }
 
 // finishBatch does a reserved batch's T2s (one per user-shard group: free receive_count slots,
@@ -277,12 +255,11 @@ func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items [
 			o := rowOutcome{row: rows[f.RedemptionID], code: CodeOutOfStock, reason: "the template's stock ran out"}
 			if f.Reason == coupon.ReasonLimitReached {
 				o.code, o.reason = CodeLimitReached, "the user already holds as many coupons of this template as one person may"
-				plan.giveBack++
+				plan.freed = append(plan.freed, f.UserID)
 			} else {
-				plan.drift = true
+				plan.drifted = append(plan.drifted, f.UserID)
 			}
 			refused = append(refused, o)
-			plan.refused = append(plan.refused, f.UserID)
 		}
 		s.stepDone("written")
 	}

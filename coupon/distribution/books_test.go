@@ -15,6 +15,7 @@ import (
 	"coupond/coupon/claim"
 	"coupond/coupon/distribution"
 	"coupond/coupon/keys"
+	"coupond/coupon/template"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontaskfailure"
 	"coupond/ent/stockbatch"
@@ -108,8 +109,10 @@ func failures(t *testing.T, s *stack.Stack, id int64) []string {
 }
 
 // books checks that every unit of the template is accounted for in both stores and no limit
-// leaked: DB stock + coupons = total, Redis stock = DB stock, each user's Redis counter = the
-// coupons MySQL has for them, none above the limit, no journal left. It returns the coupons per user.
+// leaked: DB stock + coupons = total, Redis stock (with stock shards: the reserve, every shard's
+// sub-stock and the lends not received) = DB stock, each user's Redis counter (on the user's stock
+// shard) = the coupons MySQL has for them, none above the limit, no journal left on any shard. It
+// returns the coupons per user.
 func books(t *testing.T, s *stack.Stack, tpl *coupon.Template) map[int64]int {
 	t.Helper()
 	rows, err := s.DB.UserCoupon.Query().Where(usercoupon.TemplateID(tpl.ID)).All(s.Ctx)
@@ -120,10 +123,8 @@ func books(t *testing.T, s *stack.Stack, tpl *coupon.Template) map[int64]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	redisStock, err := s.Redis.HGet(s.Ctx, keys.Template(tpl.ID), "stock").Int()
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := tpl.StockShards()
+	redisStock := redisUnits(t, s, tpl)
 	if row.Stock+len(rows) != row.TotalStock || redisStock != row.Stock {
 		t.Fatalf("books: DB stock %d + %d coupons vs total %d; Redis stock %d", row.Stock, len(rows), row.TotalStock, redisStock)
 	}
@@ -131,16 +132,46 @@ func books(t *testing.T, s *stack.Stack, tpl *coupon.Template) map[int64]int {
 	for _, r := range rows {
 		held[r.UserID]++
 	}
-	for u, n := range held {
-		c, _ := s.Redis.HGet(s.Ctx, keys.ClaimCounter(tpl.ID, u), "n").Int()
-		if c != n {
-			t.Fatalf("user %d: Redis counts %d coupons, MySQL has %d", u, c, n)
+	for u, c := range held {
+		got, _ := s.Redis.HGet(s.Ctx, keys.UserStock(tpl.ID, u, n).ClaimCounter(u), "n").Int()
+		if got != c {
+			t.Fatalf("user %d: Redis counts %d coupons, MySQL has %d", u, got, c)
 		}
-		if n > tpl.LimitPerPerson() {
-			t.Fatalf("user %d holds %d coupons, limit %d", u, n, tpl.LimitPerPerson())
+		if c > tpl.LimitPerPerson() {
+			t.Fatalf("user %d holds %d coupons, limit %d", u, c, tpl.LimitPerPerson())
+		}
+	}
+	for i := range n {
+		if left, _ := s.Redis.SCard(s.Ctx, keys.StockShard(tpl.ID, i, n).DistributionJournals()).Result(); left != 0 {
+			t.Fatalf("stock shard %d: %d journal hashes left in flight", i, left)
 		}
 	}
 	return held
+}
+
+// redisUnits is what Redis may still hand out of the template: its hash's stock; with stock
+// shards, the reserve + every shard's sub-stock + the units lent and not received.
+func redisUnits(t *testing.T, s *stack.Stack, tpl *coupon.Template) int {
+	t.Helper()
+	units, err := s.Redis.HGet(s.Ctx, keys.Template(tpl.ID), "stock").Int()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tpl.StockShards(); n > 1 {
+		stocks, err := s.Cache.ShardStocks(s.Ctx, tpl.ID, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open, err := s.Cache.OpenLendUnits(s.Ctx, tpl.ID, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		units += open
+		for _, u := range stocks {
+			units += u
+		}
+	}
+	return units
 }
 
 // accounted checks the task ended SUCCESS with every data row issued or failed exactly once.
@@ -221,26 +252,29 @@ func TestStockShorterThanFileAndLimitReached(t *testing.T) {
 }
 
 // A run that dies after any step of any batch (here: the step panics, as a kill would stop it
-// there: after the deduction, after T1, after a T2 (with four user shards: the 1st or 3rd of a
-// batch's), after T3, after the after-commit work) and is run again ends with every row issued or
-// failed exactly once, the books exact and no stock batch left OPEN.
+// there: after the deduction on one stock shard (with four: the 1st or 3rd of a run's), after the
+// deduction, after T1, after a T2 (with four user shards: the 1st or 3rd of a batch's), after T3,
+// after the after-commit script on one stock shard, after the after-commit work) and is run again
+// ends with every row issued or failed exactly once, the books exact (with four stock shards:
+// the reserve and every shard's sub-stock 0, a row refused OUT_OF_STOCK only once all were empty),
+// and no stock batch left OPEN.
 func TestCrashAtEveryStepResumesExactly(t *testing.T) {
-	for _, shards := range []int{1, 4} {
-		s := newShardedStack(t, fmt.Sprintf("crash%d", shards), 7, shards)
-		for _, step := range []string{"deducted", "reserved", "written", "committed", "after-commit"} {
+	for _, c := range []struct{ userShards, stockShards int }{{1, 1}, {4, 1}, {1, 4}} {
+		s := newShardedStack(t, fmt.Sprintf("crash%d_%d", c.userShards, c.stockShards), 7, c.userShards)
+		for _, step := range []string{"shard deducted", "deducted", "reserved", "written", "committed", "shard after-commit", "after-commit"} {
 			for _, atBatch := range []int{1, 3} {
-				t.Run(fmt.Sprintf("shards%d/%s#%d", shards, step, atBatch), func(t *testing.T) {
-					crashAndResume(t, s, step, atBatch)
+				t.Run(fmt.Sprintf("users%d/stock%d/%s#%d", c.userShards, c.stockShards, step, atBatch), func(t *testing.T) {
+					crashAndResume(t, s, c.stockShards, step, atBatch)
 				})
 			}
 		}
 	}
 }
 
-// crashAndResume is one case of TestCrashAtEveryStepResumesExactly: the run dies at the atNth step
-// named step, then runs again.
-func crashAndResume(t *testing.T, s *stack.Stack, step string, atNth int) {
-	tpl := s.Template(t, 40, 2, nil)
+// crashAndResume is one case of TestCrashAtEveryStepResumesExactly: the run, on a template of
+// stockShards stock shards, dies at the atNth step named step, then runs again.
+func crashAndResume(t *testing.T, s *stack.Stack, stockShards int, step string, atNth int) {
+	tpl := s.Template(t, 40, 2, func(in *template.CreateInput) { in.StockShards = &stockShards })
 	// 50 rows: 45 distinct users, 5 repeats; stock 40 runs out.
 	list := append(ids(1000, 45), 1000, 1001, 1002, 1003, 1004)
 	task := create(t, s, tpl.ID, "u.csv", csvOf(list...))
@@ -274,6 +308,7 @@ func crashAndResume(t *testing.T, s *stack.Stack, step string, atNth int) {
 	if dups != 5 || oos != 5 {
 		t.Fatalf("failures %v: want 5 duplicates, 5 out of stock", f)
 	}
+	outOfStockLast(t, s, task.ID, 7)
 	books(t, s, tpl)
 	if st, _ := s.Redis.HGet(s.Ctx, keys.DailyStats(tpl.ID, keys.StatsDay(time.Now())), keys.StatIssuedDistribution).Int(); st != 40 {
 		t.Fatalf("stats issued %d, want 40", st)

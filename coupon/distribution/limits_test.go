@@ -15,7 +15,6 @@ import (
 
 	"coupond/coupon"
 	"coupond/coupon/distribution"
-	"coupond/coupon/template"
 	"coupond/ent/coupontask"
 	"coupond/ent/usercoupon"
 	"coupond/services"
@@ -255,23 +254,5 @@ func TestReportGoesOnToTheNextSheet(t *testing.T) {
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("report sheets\n%v\nwant\n%v", got, want)
-	}
-}
-
-// A template with stock shards keeps its stock where distribute.lua does not deduct yet: a task
-// for it is refused on templateId, and nothing is created.
-func TestShardedTemplateRefused(t *testing.T) {
-	s := stack.New(t, "distribution", "sharded", stack.Options{})
-	three := 3
-	tpl := s.Template(t, 100, 1, func(in *template.CreateInput) { in.StockShards = &three })
-	_, err := s.Distribution.Create(s.Ctx, stack.Merchant, distribution.CreateInput{
-		TemplateID: tpl.ID, Name: "push", SendType: coupontask.SendTypeIMMEDIATE, FileName: "u.csv", File: bytes.NewReader(csvOf(ids(1, 3)...)),
-	})
-	errs := coupon.AsErrors(err)
-	if len(errs) == 0 || errs[0].Code != coupon.CodeInvalidInput || strings.Join(errs[0].Field, ".") != "templateId" {
-		t.Fatalf("task for a sharded template: %v; want INVALID_INPUT on templateId", err)
-	}
-	if n, _ := s.DB.CouponTask.Query().Count(s.Ctx); n != 0 {
-		t.Fatalf("%d tasks", n)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"coupond/ent"
 	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplate"
-	"coupond/lua"
 	"coupond/store"
 )
 
@@ -36,17 +35,21 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
-	journals, err := lua.ReadJournals(ctx, s.rdb, keys.DistributionJournal(t.TemplateID, t.ID))
+	ss, err := s.stockShardsOf(ctx, t)
+	if err != nil {
+		return err
+	}
+	journals, err := s.journals(ctx, t.ID, ss)
 	if err != nil {
 		return err
 	}
 	pendingBatch := false // journaled, not reserved: commit it whatever the status
 	for _, j := range journals {
-		if j.Start >= t.ResumeRow {
+		if j.start >= t.ResumeRow {
 			pendingBatch = true
 			continue
 		}
-		if err := s.afterCommitFromDB(ctx, t, j); err != nil {
+		if err := s.afterCommitFromDB(ctx, t, ss, j); err != nil {
 			return err
 		}
 	}
@@ -65,7 +68,7 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 			}
 		}
 	}
-	return s.execute(ctx, t, pendingBatch)
+	return s.execute(ctx, t, ss, pendingBatch)
 }
 
 // start moves a PENDING task to IN_PROGRESS, or ends it FAILED when its template has ended; it
@@ -117,8 +120,8 @@ func (s *Service) acknowledgeCancel(ctx context.Context, t *ent.CouponTask) erro
 // goroutine deducts and reserves the next batch (reserveBatch), and a writer goroutine writes and
 // settles the batch reserved before it (finishWrites; one at a time, in order), so at most two
 // batches are in flight. pendingBatch: the first batch was journaled by a run that died before
-// reserving it; it is committed whatever the task's status.
-func (s *Service) execute(ctx context.Context, t *ent.CouponTask, pendingBatch bool) error {
+// reserving it; it is committed whatever the task's status. ss: the template's stock shards.
+func (s *Service) execute(ctx context.Context, t *ent.CouponTask, ss stockShards, pendingBatch bool) error {
 	path, remove, err := s.files.Fetch(ctx, t.FilePath)
 	if errors.Is(err, errFileGone) {
 		return s.fail(ctx, t, "the uploaded file is gone")
@@ -163,7 +166,7 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, pendingBatch b
 			if b.start != t.ResumeRow {
 				return fmt.Errorf("task %d: batch after row %d read, resume position is %d", t.ID, b.start, t.ResumeRow)
 			}
-			p, err := s.reserveBatch(ctx, t, b, w.wait)
+			p, err := s.reserveBatch(ctx, t, ss, b, w.wait)
 			if err != nil {
 				return err
 			}

@@ -134,9 +134,6 @@ func (s *Service) checkInput(in CreateInput, tpl *ent.CouponTemplate, now time.T
 	if in.Sheet != nil && (*in.Sheet == "" || utf8.RuneCountInString(*in.Sheet) > 31) {
 		v = append(v, coupon.FieldError("sheet", "a worksheet name has 1 to 31 characters"))
 	}
-	if tpl.StockShards > 1 { // its stock is in shards distribute.lua does not deduct from yet
-		v = append(v, coupon.FieldError("templateId", "distribution to a template with stockShards > 1 is not supported yet"))
-	}
 	if len(v) > 0 {
 		return v
 	}

@@ -196,32 +196,6 @@ func parsePair(m, sep string) (int64, int64, bool) {
 	return x, y, true
 }
 
-// DistributionJournal is a distribution task's journals of its batches in flight, a hash by batch
-// start: what each batch's deduction script decided per row, kept until the batch is committed and
-// its after-commit work done (no TTL: it is task-level state, which must outlive the longest run
-// of a large file). A run has at most two batches of a task in flight: one being written while
-// the next is deducted and reserved.
-func DistributionJournal(templateID, taskID int64) string {
-	return single(templateID).DistributionJournal(taskID)
-}
-
-// DistributionJournals is the set of a template's journal hashes with batches in flight (their
-// keys): distribute.lua adds a hash's key when it writes a journal into it,
-// distribute_after_commit.lua removes it when it deletes the hash's last journal, so a cache
-// rebuild finds the units those batches hold.
-func DistributionJournals(templateID int64) string { return single(templateID).DistributionJournals() }
-
-// DistributionJournalTask returns the task of a journal key of the template (DistributionJournal),
-// or false when key is not one.
-func DistributionJournalTask(templateID int64, key string) (int64, bool) {
-	rest, ok := strings.CutPrefix(key, tagged(templateID, ":dist:"))
-	if !ok {
-		return 0, false
-	}
-	task, err := strconv.ParseInt(rest, 10, 64)
-	return task, err == nil && task > 0
-}
-
 // DistributionLease is held by the one worker running a distribution task.
 func DistributionLease(taskID int64) string { return Namespace() + "coupond:dist:lease:" + id(taskID) }
 

@@ -96,7 +96,7 @@ func TestOneStockShardKeepsTheTemplateKeys(t *testing.T) {
 		{s.PersistLease(), PersistLease(tpl)}, {s.Request(user, "r"), Request(tpl, user, "r")},
 		{s.Redemption("42-1"), Redemption(tpl, "42-1")}, {s.UserRate(user), UserRate(tpl, user)},
 		{s.ClaimCounterPattern(), Namespace() + "{t42}:u:*"},
-		{s.DistributionJournal(9), DistributionJournal(tpl, 9)}, {s.DistributionJournals(), DistributionJournals(tpl)},
+		{s.DistributionJournal(9), Namespace() + "{t42}:dist:9"}, {s.DistributionJournals(), Namespace() + "{t42}:dists"},
 	}
 	for _, p := range pairs {
 		if p[0] != p[1] {

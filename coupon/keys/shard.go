@@ -168,12 +168,17 @@ func (s Shard) Receipt(lendID string) string { return s.key(":recv:" + lendID) }
 // lend within seconds of a crash), so a late retry of a receive finds it.
 const ReceiptTTL = 24 * 60 * 60 // seconds
 
-// DistributionJournal is a task's journal hash of the batches it deducts from this shard (rows of
-// the shard's users); with one shard, the template's (DistributionJournal).
+// DistributionJournal is a distribution task's journals of the batches it deducts from this shard
+// (rows of the shard's users), a hash by batch start: what each batch's deduction script decided
+// per row, kept until the batch is committed and its after-commit work done (no TTL: it is
+// task-level state, which must outlive the longest run of a large file). A run has at most two
+// batches of a task in flight: one being written while the next is deducted and reserved.
 func (s Shard) DistributionJournal(taskID int64) string { return s.key(":dist:" + id(taskID)) }
 
-// DistributionJournals is the shard's set of journal hashes with batches in flight; with one
-// shard, the template's (DistributionJournals).
+// DistributionJournals is the shard's set of journal hashes with batches in flight (their keys):
+// distribute.lua adds a hash's key when it writes a journal into it, distribute_after_commit.lua
+// removes it when it deletes the hash's last journal, so a cache rebuild finds the units those
+// batches hold.
 func (s Shard) DistributionJournals() string { return s.key(":dists") }
 
 // ClaimCounterPattern is the SCAN pattern of the shard's claim hashes: its hash tag names one slot.
@@ -203,4 +208,15 @@ func RedemptionShard(id string) (Shard, bool) {
 		return StockShard(tpl, i, n), true
 	}
 	return Shard{}, false
+}
+
+// DistributionJournalTask returns the task of one of the shard's journal keys
+// (DistributionJournal), or false when key is not one.
+func (s Shard) DistributionJournalTask(key string) (int64, bool) {
+	rest, ok := strings.CutPrefix(key, s.key(":dist:"))
+	if !ok {
+		return 0, false
+	}
+	task, err := strconv.ParseInt(rest, 10, 64)
+	return task, err == nil && task > 0
 }

@@ -115,7 +115,7 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 		if err != nil {
 			return nil, err
 		}
-		batches, err := c.distributions(ctx, id)
+		batches, err := c.distributions(ctx, id, n)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +123,7 @@ func (c *Cache) loadTemplate(ctx context.Context, id int64) (*coupon.Template, e
 		if err != nil || len(batches) == 0 || attempt == maxLoadAttempts-1 {
 			return t, err
 		}
-		now, err := c.distributions(ctx, id)
+		now, err := c.distributions(ctx, id, n)
 		if err != nil {
 			return nil, err
 		}

@@ -1,9 +1,11 @@
 package template
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
@@ -19,34 +21,41 @@ type inFlight struct {
 	accepted []lua.JournalRow
 }
 
-// distributions returns the template's distribution batches in flight (the journals in the hashes
-// named in keys.DistributionJournals), sorted by hash key, then start.
-func (c *Cache) distributions(ctx context.Context, id int64) ([]inFlight, error) {
-	members, err := c.rdb.SMembers(ctx, keys.DistributionJournals(id)).Result()
-	if err != nil {
-		return nil, fmt.Errorf("read distribution journals of %d: %w", id, err)
-	}
-	slices.Sort(members)
+// distributions returns the template's distribution batches in flight: the journals in the
+// hashes named in the journal set of each of its n stock shards (keys.Shard.DistributionJournals;
+// with one shard, the template's own), one entry per batch and shard, sorted by hash key, then
+// start.
+func (c *Cache) distributions(ctx context.Context, id int64, n int) ([]inFlight, error) {
 	var out []inFlight
-	for _, k := range members {
-		task, ok := keys.DistributionJournalTask(id, k)
-		if !ok {
-			continue
-		}
-		js, err := lua.ReadJournals(ctx, c.rdb, k) // none: done (the after-commit script removes the last journal and the set entry together)
+	for i := range n {
+		s := keys.StockShard(id, i, n)
+		members, err := c.rdb.SMembers(ctx, s.DistributionJournals()).Result()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("read distribution journals of %d shard %d: %w", id, i, err)
 		}
-		for _, j := range js {
-			b := inFlight{key: k, task: task, start: j.Start}
-			for _, r := range j.Rows {
-				if r.Code == lua.DistributeOK {
-					b.accepted = append(b.accepted, r)
-				}
+		for _, k := range members {
+			task, ok := s.DistributionJournalTask(k)
+			if !ok {
+				continue
 			}
-			out = append(out, b)
+			js, err := lua.ReadJournals(ctx, c.rdb, k) // none: done (the after-commit script removes the last journal and the set entry together)
+			if err != nil {
+				return nil, err
+			}
+			for _, j := range js {
+				b := inFlight{key: k, task: task, start: j.Start}
+				for _, r := range j.Rows {
+					if r.Code == lua.DistributeOK {
+						b.accepted = append(b.accepted, r)
+					}
+				}
+				out = append(out, b)
+			}
 		}
 	}
+	slices.SortStableFunc(out, func(a, b inFlight) int {
+		return cmp.Or(strings.Compare(a.key, b.key), a.start-b.start)
+	})
 	return out, nil
 }
 

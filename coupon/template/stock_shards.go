@@ -181,6 +181,40 @@ func (c *Cache) borrow(ctx context.Context, templateID int64, borrower, n int) (
 	return 0, nil
 }
 
+// Waiting for units in transit: a borrow that finds nothing while lends are between their lend
+// and receive steps (another shard's borrow in flight) looks again transitWait later, up to
+// transitTries times.
+const (
+	transitWait  = 2 * time.Millisecond
+	transitTries = 50
+)
+
+// BorrowLast is a borrow for shard borrower of the template's n that Borrow answered with nothing:
+// units in lends a crashed borrower left open go back first (SweepLends), and units in transit
+// between two other shards (a borrow between its lend and receive steps) are waited for; it
+// returns the units borrowed then, 0 when Redis holds none anywhere.
+func (c *Cache) BorrowLast(ctx context.Context, templateID int64, borrower, n int) (int, error) {
+	if _, err := c.SweepLends(ctx, templateID, n, SweepLendsAfter); err != nil {
+		return 0, err
+	}
+	for try := 0; try < transitTries; try++ {
+		got, err := c.Borrow(ctx, templateID, borrower, n)
+		if err != nil || got > 0 {
+			return got, err
+		}
+		open, err := c.OpenLendUnits(ctx, templateID, n)
+		if err != nil || open == 0 {
+			return 0, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(transitWait):
+		}
+	}
+	return 0, nil
+}
+
 // borrowStep calls the test hook after a borrow step ("lent", "received"); an error abandons the
 // borrow there, as a crash would.
 func (c *Cache) borrowStep(name string) error {

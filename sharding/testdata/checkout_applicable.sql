@@ -4,6 +4,9 @@
 SELECT `coupon_template`.`shop_number` FROM `coupon_template` WHERE `coupon_template`.`id` = 4242424242424;
 
 -- autocommit
+SELECT `coupon_template`.`stock_shards` FROM `coupon_template` WHERE `coupon_template`.`id` = 4242424242424;
+
+-- autocommit
 SELECT `user_coupon`.`id`, `user_coupon`.`created_at`, `user_coupon`.`updated_at`, `user_coupon`.`user_id`, `user_coupon`.`template_id`, `user_coupon`.`redemption_id`, `user_coupon`.`receive_count`, `user_coupon`.`source`, `user_coupon`.`status`, `user_coupon`.`valid_start_time`, `user_coupon`.`valid_end_time`, `user_coupon`.`order_id`, `user_coupon`.`used_at`, `user_coupon`.`discount_amount`, `user_coupon`.`request_id`, `user_coupon`.`stock_batch_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` = 11 AND `user_coupon`.`status` IN ('UNUSED', 'LOCKED') ORDER BY `user_coupon`.`valid_end_time`, `user_coupon`.`id` LIMIT 1000;
 
 -- tx

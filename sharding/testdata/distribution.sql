@@ -19,6 +19,9 @@ SELECT `coupon_template`.`id`, `coupon_template`.`created_at`, `coupon_template`
 SELECT `coupon_template`.`id`, `coupon_template`.`created_at`, `coupon_template`.`updated_at`, `coupon_template`.`shop_number`, `coupon_template`.`name`, `coupon_template`.`source`, `coupon_template`.`target`, `coupon_template`.`goods`, `coupon_template`.`type`, `coupon_template`.`valid_start_time`, `coupon_template`.`valid_end_time`, `coupon_template`.`total_stock`, `coupon_template`.`stock`, `coupon_template`.`issued`, `coupon_template`.`batch_seq`, `coupon_template`.`receive_rule`, `coupon_template`.`consume_rule`, `coupon_template`.`refund_policy`, `coupon_template`.`status`, `coupon_template`.`created_by`, `coupon_template`.`version`, `coupon_template`.`stock_shards` FROM `coupon_template` WHERE `coupon_template`.`id` = 4242424242424 LIMIT 2;
 
 -- autocommit
+SELECT `coupon_template`.`stock_shards` FROM `coupon_template` WHERE `coupon_template`.`id` = 4242424242424 AND `coupon_template`.`shop_number` = 1001;
+
+-- autocommit
 UPDATE `coupon_task` SET `updated_at` = '2026-01-01 00:00:00', `status` = 'IN_PROGRESS' WHERE (`coupon_task`.`id` = 4242424242424 AND `coupon_task`.`shop_number` = 1001) AND `coupon_task`.`status` = 'PENDING';
 
 -- tx
