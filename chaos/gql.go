@@ -73,14 +73,18 @@ type userError struct {
 const createTemplateMutation = `mutation($in: CreateCouponTemplateInput!) {
   createCouponTemplate(input: $in) { template { id totalStock } userErrors { code field message } } }`
 
-// createTemplate creates an active SHOP_WIDE threshold template with stock and limit, as merchant.
-func (c *gqlClient) createTemplate(ctx context.Context, merchant string, stock, limit int) (string, error) {
+// createTemplate creates an active SHOP_WIDE threshold template with stock and limit, as merchant,
+// with stockShards Redis sub-stocks when it is above 0 (else the server's default).
+func (c *gqlClient) createTemplate(ctx context.Context, merchant string, stock, limit, stockShards int) (string, error) {
 	now := time.Now().UTC()
 	in := map[string]any{
 		"name": "chaos", "source": "SHOP", "target": "SHOP_WIDE", "type": "THRESHOLD_OFF",
 		"validStartTime": now.Add(-time.Minute).Format(time.RFC3339),
 		"validEndTime":   now.Add(24 * time.Hour).Format(time.RFC3339),
 		"stock":          stock, "limitPerPerson": limit, "thresholdAmount": "200", "discountAmount": "20",
+	}
+	if stockShards > 0 {
+		in["stockShards"] = stockShards
 	}
 	var out struct {
 		CreateCouponTemplate struct {
