@@ -36,8 +36,11 @@ const (
 	lendTries = 5
 	// pauseSafety is the CLIENT PAUSE timeout: writes resume by themselves should the runner die.
 	pauseSafety = 3 * time.Second
-	// stepWait bounds each wait for a borrow step to show in Redis while the next one is paused.
-	stepWait = 700 * time.Millisecond
+	// emptyWait bounds the wait for shard 0 to be empty once its lenders are paused; stepWait each
+	// wait for a borrow step to show in Redis while the next one is paused. Both stay well below
+	// go-redis's read timeout (3 s), which coupond's blocked calls would otherwise hit.
+	emptyWait = 1500 * time.Millisecond
+	stepWait  = 700 * time.Millisecond
 	// sweepWait bounds the wait, after the burst, for the sweep to settle every open lend.
 	sweepWait = 20 * time.Second
 )
@@ -51,6 +54,7 @@ type stockShards struct {
 	atKill    lendCounts  // the open lends found at the kill (summed over the tries that killed)
 	killed    []openLend  // the open lends of the kind the fault aims at, found at its kills
 	tries     int         // pause attempts, kills included
+	missed    []string    // why each try that did not kill missed
 	kills     int
 	end       *shardBooks // after the burst and the sweep
 }
@@ -356,8 +360,10 @@ func (p *pauser) close() {
 // and resumes the lenders (the lend runs, the receive blocks) and waits until the lend shows in a
 // journal without a receipt; for settle it then pauses the lenders again and resumes shard 0 (the
 // receive runs, the settle blocks) and waits for the receipt "1". Then coupond is killed, every
-// master resumed, the open lends counted and coupond started again. A try whose borrow does not
-// show within stepWait resumes the masters and tries again, lendTries times in all.
+// master resumed, the open lends counted and coupond started again. A try that misses a step
+// (shard 0 not empty within emptyWait, the lend or the receipt not there within stepWait) resumes
+// the masters and tries again, lendTries times in all; so does a kill that found no lend of the
+// kind aimed at.
 func killInBorrow(settle bool) fault {
 	return func(ctx context.Context, w *world, b *burst, templateID int64) (string, error) {
 		sh := w.shards
@@ -390,11 +396,12 @@ func killInBorrow(settle bool) fault {
 				break
 			}
 			sh.tries++
-			caught, err := catchBorrow(ctx, w, b, p, settle, borrower, lenders)
+			missed, err := catchBorrow(ctx, w, b, p, settle, borrower, lenders)
 			if err != nil {
 				return "", err
 			}
-			if !caught {
+			if missed != "" {
+				sh.missed = append(sh.missed, missed)
 				if err := p.unpauseAll(ctx); err != nil {
 					return "", err
 				}
@@ -426,18 +433,18 @@ func killInBorrow(settle bool) fault {
 				break
 			}
 		}
-		return fmt.Sprintf("kill -9 coupond %s of a borrow by shard 0 (masters: shard 0 %s, lenders %v), %d tries, %d kills; open lends at the kill: %d without receipt (%d units), %d received, %d cancelled",
-			window, borrower, lenders, sh.tries, sh.kills, sh.atKill.unreceived, sh.atKill.units, sh.atKill.received, sh.atKill.cancelled), nil
+		return fmt.Sprintf("kill -9 coupond %s of a borrow by shard 0 (masters: shard 0 %s, lenders %v), %d tries (missed: %q), %d kills; open lends at the kill: %d without receipt (%d units), %d received, %d cancelled",
+			window, borrower, lenders, sh.tries, sh.missed, sh.kills, sh.atKill.unreceived, sh.atKill.units, sh.atKill.received, sh.atKill.cancelled), nil
 	}
 }
 
-// catchBorrow stops a borrow of shard 0 in its window (see killInBorrow) and reports whether it
-// did; the masters stay paused as they are then (the caller kills coupond and resumes them).
-func catchBorrow(ctx context.Context, w *world, b *burst, p *pauser, settle bool, borrower string, lenders []string) (bool, error) {
+// catchBorrow stops a borrow of shard 0 in its window (see killInBorrow), or says why it did not
+// ("" when it did); the masters stay paused as they are then (the caller resumes them).
+func catchBorrow(ctx context.Context, w *world, b *burst, p *pauser, settle bool, borrower string, lenders []string) (missed string, err error) {
 	sh := w.shards
 	// Shard 0 nearly empty and some lender with stock, during the borrowing phase (not caught when
 	// that does not come within 30 s).
-	err := waitFor(ctx, 30*time.Second, func() error {
+	err = waitFor(ctx, 30*time.Second, func() error {
 		if done(b) {
 			return nil
 		}
@@ -462,36 +469,39 @@ func catchBorrow(ctx context.Context, w *world, b *burst, p *pauser, settle bool
 		}
 		return nil
 	})
-	if err != nil || done(b) {
-		return false, ctx.Err()
+	if done(b) {
+		return "burst over", nil
+	}
+	if err != nil {
+		return fmt.Sprintf("no borrowing phase within 30 s (%v)", err), ctx.Err()
 	}
 	before, err := sh.openLends(ctx, w)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	seen := map[string]bool{}
 	for _, l := range before {
 		seen[l.id] = true
 	}
 	if err := p.pause(ctx, lenders...); err != nil {
-		return false, err
+		return "", err
 	}
 	// Shard 0 empty: its next claim borrows, and the lend blocks on a paused lender.
-	if err := waitFor(ctx, stepWait, func() error {
+	if err := waitFor(ctx, emptyWait, func() error {
 		s0, err := hashStock(ctx, w, sh.tags[0])
 		if err == nil && s0 > 0 {
 			err = fmt.Errorf("shard 0 stock %d", s0)
 		}
 		return err
 	}); err != nil {
-		return false, nil
+		return fmt.Sprintf("shard 0 not empty (%v)", err), ctx.Err()
 	}
 	time.Sleep(50 * time.Millisecond)
 	if err := p.pause(ctx, borrower); err != nil {
-		return false, err
+		return "", err
 	}
 	if err := p.unpause(ctx, lenders...); err != nil {
-		return false, err
+		return "", err
 	}
 	var lend openLend
 	if err := waitFor(ctx, stepWait, func() error {
@@ -507,25 +517,27 @@ func catchBorrow(ctx context.Context, w *world, b *burst, p *pauser, settle bool
 		}
 		return errors.New("no new lend to shard 0")
 	}); err != nil {
-		return false, nil
+		return fmt.Sprintf("no lend (%v)", err), ctx.Err()
 	}
 	if !settle {
-		return true, nil
+		return "", nil
 	}
 	if err := p.pause(ctx, lenders...); err != nil {
-		return false, err
+		return "", err
 	}
 	if err := p.unpause(ctx, borrower); err != nil {
-		return false, err
+		return "", err
 	}
-	err = waitFor(ctx, stepWait, func() error {
+	if err := waitFor(ctx, stepWait, func() error {
 		r, err := w.data.Get(ctx, sh.tags[0]+":recv:"+lend.id).Result()
 		if err == nil && r != "1" {
 			err = fmt.Errorf("receipt %q", r)
 		}
 		return err
-	})
-	return err == nil, nil
+	}); err != nil {
+		return fmt.Sprintf("lend %s not received (%v)", lend.id, err), ctx.Err()
+	}
+	return "", nil
 }
 
 // done reports whether every call of the burst has been sent and finished.

@@ -109,8 +109,8 @@ var scenarios = []scenario{
 	{name: "cluster-reshard-wait1", mode: "async", retry: true, cluster: true, waitReplicas: 1, noAnsweredLoss: true, fault: reshardHot(0.3)},
 	// Stock shards (issue 22): kill -9 of coupond in a borrow between two stock shards, with the
 	// lend in the lender's journal and no receipt, and with the receipt and the lend not settled.
-	{name: "cluster-kill-mid-lend", mode: "async", retry: true, cluster: true, fullOnly: true, stockShards: 3, fault: killInBorrow(false)},
-	{name: "cluster-kill-mid-settle", mode: "async", retry: true, cluster: true, fullOnly: true, stockShards: 3, settle: true, fault: killInBorrow(true)},
+	{name: "cluster-kill-mid-lend", mode: "async", retry: true, cluster: true, stockShards: 3, fault: killInBorrow(false)},
+	{name: "cluster-kill-mid-settle", mode: "async", retry: true, cluster: true, stockShards: 3, settle: true, fault: killInBorrow(true)},
 }
 
 // plan is the scenario's burst; short runs a smaller one.
@@ -237,6 +237,8 @@ func runScenario(ctx context.Context, r *run, s scenario, short bool, logf func(
 			res.err = err
 			return res
 		}
+		logf("%s: %d of %d users on shard 0 of %d claim %d each at %d/s, stock %d", s.name, plan.users,
+			len(w.shards.userShard), s.stockShards, plan.attempts, plan.ratePerSec, stock)
 	}
 	tpl, err := w.gql.createTemplate(ctx, r.merchant, stock, limitPerPerson, s.stockShards)
 	if err != nil {
