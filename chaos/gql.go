@@ -111,6 +111,7 @@ type answer struct {
 	Status       string
 	Code         string
 	Err          error
+	At           time.Time // when it came
 }
 
 // errUnconfirmed is the "answer" UNCONFIRMED: the claim is to be asked again with its requestId.
@@ -127,17 +128,24 @@ func (c *gqlClient) redeem(ctx context.Context, timeout time.Duration, token, te
 		} `json:"redeemCoupon"`
 	}
 	err := c.do(ctx, timeout, token, redeemMutation, map[string]any{"t": template, "r": requestID}, &out)
-	switch p := out.RedeemCoupon; {
+	a := answerOf(out.RedeemCoupon.Redemption, out.RedeemCoupon.UserErrors, err)
+	a.At = time.Now()
+	return a
+}
+
+// answerOf is the answer a redeemCoupon response (or the error of its call) gives.
+func answerOf(r *struct{ ID, Status string }, userErrors []userError, err error) answer {
+	switch {
 	case err != nil:
 		return answer{Err: err}
-	case p.Redemption != nil:
-		return answer{RedemptionID: p.Redemption.ID, Status: p.Redemption.Status}
-	case len(p.UserErrors) > 0 && p.UserErrors[0].Code == "UNCONFIRMED":
+	case r != nil:
+		return answer{RedemptionID: r.ID, Status: r.Status}
+	case len(userErrors) > 0 && userErrors[0].Code == "UNCONFIRMED":
 		// Taken but not acknowledged by replicas (COUPON_REDIS_WAIT_REPLICAS): not an answer yet;
 		// the retry with the same requestId gives it.
 		return answer{Err: errUnconfirmed}
-	case len(p.UserErrors) > 0:
-		return answer{Code: p.UserErrors[0].Code}
+	case len(userErrors) > 0:
+		return answer{Code: userErrors[0].Code}
 	default:
 		return answer{Err: fmt.Errorf("redeemCoupon: neither redemption nor userErrors")}
 	}

@@ -81,7 +81,10 @@ type shardBooks struct {
 	killedReceipts map[string]int
 	swept          int           // coupond_stock_lends_swept_total of the restarted coupond
 	sweptAfter     time.Duration // from the burst's books to an empty journal (-1: never)
-	onShard, away  int           // accepted claims of the burst whose redemption id names the shard, and others
+	onShard, away  int           // accepted answers of the burst whose redemption id names shard 0, and others
+	// earlyOutOfStock: calls answered OUT_OF_STOCK first before the last call first answered with a
+	// claim (while units were still to be had: held by an open lend, say, until the sweep)
+	earlyOutOfStock int
 }
 
 // probeUserShards finds the stock shard of every user with a token among n shards: each claims
@@ -612,6 +615,17 @@ func (w *world) takeShardBooks(ctx context.Context, templateID int64, b *burst) 
 	if body, ok := get(w.srv.metrics + "/metrics"); ok {
 		sb.swept = sumSeries(body, "coupond_stock_lends_swept_total")
 	}
+	var lastAccepted time.Time
+	for _, cl := range b.calls {
+		if a, ok := cl.firstAnswer(); ok && a.accepted() && a.At.After(lastAccepted) {
+			lastAccepted = a.At
+		}
+	}
+	for _, cl := range b.calls {
+		if a, ok := cl.firstAnswer(); ok && a.Code == "OUT_OF_STOCK" && a.At.Before(lastAccepted) {
+			sb.earlyOutOfStock++
+		}
+	}
 	for _, cl := range b.calls {
 		for _, a := range cl.answers {
 			if !a.accepted() {
@@ -670,6 +684,7 @@ func (sh *stockShards) summary() string {
 			sb.killedReceipts["0"], sb.killedReceipts["1"], sb.killedReceipts[""], sb.swept)
 		s += fmt.Sprintf("; after the sweep (%s): %d/%d claimed, stock MySQL %d reserve %d shards %v, %d lends open",
 			round(sb.sweptAfter), sb.rows, sb.total, sb.dbStock, sb.reserve, sb.shardStocks, sb.open.open())
+		s += fmt.Sprintf("; %d calls answered OUT_OF_STOCK before the last claim was accepted", sb.earlyOutOfStock)
 	}
 	return s
 }
