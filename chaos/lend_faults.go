@@ -41,6 +41,10 @@ const (
 	// go-redis's read timeout (3 s), which coupond's blocked calls would otherwise hit.
 	emptyWait = 1500 * time.Millisecond
 	stepWait  = 700 * time.Millisecond
+	// borrowStart is how long an empty shard 0 gets for a claim to find it empty and start a
+	// borrow (blocked on a paused lender) before its own master is paused: a few claims at the
+	// short burst's rate.
+	borrowStart = 300 * time.Millisecond
 	// sweepWait bounds the wait, after the burst, for the sweep to settle every open lend.
 	sweepWait = 20 * time.Second
 )
@@ -499,7 +503,7 @@ func catchBorrow(ctx context.Context, w *world, b *burst, p *pauser, settle bool
 	}); err != nil {
 		return fmt.Sprintf("shard 0 not empty (%v)", err), ctx.Err()
 	}
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(borrowStart)
 	if err := p.pause(ctx, borrower); err != nil {
 		return "", err
 	}
