@@ -34,9 +34,9 @@ func (w *world) claimCounter(templateID int64, u int) string {
 	return ""
 }
 
-// waitQuiet waits until the template's outboxes are empty (XLEN 0 and nothing pending in their consumer
-// groups) and the number of user_coupon rows has not changed for 2 s. It returns the time from the
-// call to the start of that quiet period, or max and false when it never came.
+// waitQuiet waits until the template's outboxes are empty (XLEN 0 and nothing pending in their
+// consumer groups) and the number of user_coupon rows has not changed for 2 s. It returns the time
+// from the call to the start of that quiet period, or max and false when it never came.
 func (w *world) waitQuiet(ctx context.Context, templateID int64, max time.Duration) (time.Duration, bool) {
 	start := time.Now()
 	lastRows := -1
@@ -102,7 +102,7 @@ type books struct {
 	lostFailed   int // accepted ids failed as lost in a storage failure (coupon.ReasonLost)
 	unresolved   int // accepted ids redemption(id) does not show as ISSUED with a coupon or FAILED with a reason (and no row)
 	dbLeak       int // total_stock - stock - rows in MySQL (≠ 0: stock leaked or invented)
-	redisLeak    int // total - (hash stock + outbox + rows) when the hash exists (stock shards: + the shards' stock, lends in transit and outboxes)
+	redisLeak    int // total - (hash stock + outboxes + rows) when the hash exists; stock shards: + theirs and the lends not received
 	hashMissing  bool
 	oversold     int // rows beyond total_stock, plus negative MySQL stock
 	overLimit    int // users holding more than limitPerPerson rows

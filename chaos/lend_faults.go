@@ -53,6 +53,7 @@ const (
 type stockShards struct {
 	n         int
 	userShard map[int]int // burst user → shard (from the probe)
+	settle    bool        // the fault aims between receive and settle (else between lend and receive)
 	tags      []string    // shard i's hash tag, "{t<id>/<i>/<salt>}" (discovered)
 	reserve   string      // the template's own tag, "{t<id>}": the reserve's hash and lend journal
 	atKill    lendCounts  // the open lends found at the kill (summed over the tries that killed)
@@ -85,7 +86,7 @@ type shardBooks struct {
 	killedReceipts map[string]int
 	swept          int           // coupond_stock_lends_swept_total of the restarted coupond
 	sweptAfter     time.Duration // from the burst's books to an empty journal (-1: never)
-	onShard, away  int           // accepted answers of the burst whose redemption id names shard 0, and others
+	away           int           // accepted answers of the burst whose redemption id names no shard 0
 	// earlyOutOfStock: calls answered OUT_OF_STOCK first before the last call first answered with a
 	// claim (while units were still to be had: held by an open lend, say, until the sweep)
 	earlyOutOfStock int
@@ -374,6 +375,7 @@ func (p *pauser) close() {
 func killInBorrow(settle bool) fault {
 	return func(ctx context.Context, w *world, b *burst, templateID int64) (string, error) {
 		sh := w.shards
+		sh.settle = settle
 		if err := sh.discover(ctx, w, templateID); err != nil {
 			return "", err
 		}
@@ -632,12 +634,7 @@ func (w *world) takeShardBooks(ctx context.Context, templateID int64, b *burst) 
 	}
 	for _, cl := range b.calls {
 		for _, a := range cl.answers {
-			if !a.accepted() {
-				continue
-			}
-			if i, err := shardOfRedemption(a, sh.n); err == nil && i == 0 {
-				sb.onShard++
-			} else {
+			if i, err := shardOfRedemption(a, sh.n); a.accepted() && (err != nil || i != 0) {
 				sb.away++
 			}
 		}
@@ -647,12 +644,12 @@ func (w *world) takeShardBooks(ctx context.Context, templateID int64, b *burst) 
 
 // failures lists how the stock of a lend scenario is not where it must be, and a fault that missed
 // its window.
-func (sh *stockShards) failures(settle bool) []string {
+func (sh *stockShards) failures() []string {
 	var f []string
 	switch {
-	case !settle && sh.atKill.unreceived == 0:
+	case !sh.settle && sh.atKill.unreceived == 0:
 		f = append(f, fmt.Sprintf("no lend open without receipt at a kill (%d tries, %d kills)", sh.tries, sh.kills))
-	case settle && sh.atKill.received == 0:
+	case sh.settle && sh.atKill.received == 0:
 		f = append(f, fmt.Sprintf("no received lend left unsettled at a kill (%d tries, %d kills)", sh.tries, sh.kills))
 	}
 	sb := sh.end
@@ -686,8 +683,12 @@ func (sh *stockShards) summary() string {
 	if sb := sh.end; sb != nil {
 		s += fmt.Sprintf("; their receipts after the burst: %d cancelled, %d received, %d none; lends swept by the restarted coupond: %d",
 			sb.killedReceipts["0"], sb.killedReceipts["1"], sb.killedReceipts[""], sb.swept)
-		s += fmt.Sprintf("; after the sweep (%s): %d/%d claimed, stock MySQL %d reserve %d shards %v, %d lends open",
-			round(sb.sweptAfter), sb.rows, sb.total, sb.dbStock, sb.reserve, sb.shardStocks, sb.open.open())
+		swept := "never"
+		if sb.sweptAfter >= 0 {
+			swept = round(sb.sweptAfter).String()
+		}
+		s += fmt.Sprintf("; after the sweep (journals empty after %s): %d/%d claimed, stock MySQL %d reserve %d shards %v, %d lends open",
+			swept, sb.rows, sb.total, sb.dbStock, sb.reserve, sb.shardStocks, sb.open.open())
 		s += fmt.Sprintf("; %d calls answered OUT_OF_STOCK before the last claim was accepted", sb.earlyOutOfStock)
 	}
 	return s
