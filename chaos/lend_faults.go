@@ -86,7 +86,7 @@ type shardBooks struct {
 	killedReceipts map[string]int
 	swept          int           // coupond_stock_lends_swept_total of the restarted coupond
 	sweptAfter     time.Duration // from the burst's books to an empty journal (-1: never)
-	away           int           // accepted answers of the burst whose redemption id names no shard 0
+	away           int           // accepted answers of the burst whose redemption id does not name shard 0
 	// earlyOutOfStock: calls answered OUT_OF_STOCK first before the last call first answered with a
 	// claim (while units were still to be had: held by an open lend, say, until the sweep)
 	earlyOutOfStock int
