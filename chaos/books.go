@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -12,17 +11,45 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// waitQuiet waits until the template's outbox is empty (XLEN 0 and nothing pending in its consumer
-// group) and the number of user_coupon rows has not changed for 2 s. It returns the time from the
-// call to the start of that quiet period, or max and false when it never came.
+// outboxes are the template's outbox streams: its own, and its stock shards' in a lend scenario.
+func (w *world) outboxes(templateID int64) []string {
+	out := []string{fmt.Sprintf("{t%d}:outbox", templateID)}
+	if w.shards != nil {
+		for _, t := range w.shards.tags {
+			out = append(out, t+":outbox")
+		}
+	}
+	return out
+}
+
+// claimCounter is user u's claim hash on the template (on the user's stock shard in a lend
+// scenario; "" when the user's shard is unknown).
+func (w *world) claimCounter(templateID int64, u int) string {
+	if w.shards == nil {
+		return fmt.Sprintf("{t%d}:u:%d", templateID, u)
+	}
+	if i, ok := w.shards.userShard[u]; ok && i < len(w.shards.tags) {
+		return fmt.Sprintf("%s:u:%d", w.shards.tags[i], u)
+	}
+	return ""
+}
+
+// waitQuiet waits until the template's outboxes are empty (XLEN 0 and nothing pending in their
+// consumer groups) and the number of user_coupon rows has not changed for 2 s. It returns the time
+// from the call to the start of that quiet period, or max and false when it never came.
 func (w *world) waitQuiet(ctx context.Context, templateID int64, max time.Duration) (time.Duration, bool) {
 	start := time.Now()
-	outbox := fmt.Sprintf("{t%d}:outbox", templateID)
 	lastRows := -1
 	var quietSince time.Time
 	for time.Since(start) < max+2*time.Second {
-		xlen, err1 := w.data.XLen(ctx, outbox).Result()
-		pending, err2 := xpending(ctx, w.data, outbox)
+		var xlen, pending int64
+		var err1, err2 error
+		for _, outbox := range w.outboxes(templateID) {
+			n, err := w.data.XLen(ctx, outbox).Result()
+			p, errp := xpending(ctx, w.data, outbox)
+			xlen, pending = xlen+n, pending+p
+			err1, err2 = errors.Join(err1, err), errors.Join(err2, errp)
+		}
 		var rows int
 		err3 := w.my.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM coupond.user_coupon WHERE template_id = ?", templateID).Scan(&rows)
 		now := time.Now()
@@ -75,7 +102,7 @@ type books struct {
 	lostFailed   int // accepted ids failed as lost in a storage failure (coupon.ReasonLost)
 	unresolved   int // accepted ids redemption(id) does not show as ISSUED with a coupon or FAILED with a reason (and no row)
 	dbLeak       int // total_stock - stock - rows in MySQL (≠ 0: stock leaked or invented)
-	redisLeak    int // total - (hash stock + outbox + rows) when the hash exists
+	redisLeak    int // total - (hash stock + outboxes + rows) when the hash exists; stock shards: + theirs and the lends not received
 	hashMissing  bool
 	oversold     int // rows beyond total_stock, plus negative MySQL stock
 	overLimit    int // users holding more than limitPerPerson rows
@@ -165,31 +192,41 @@ func (w *world) takeBooks(ctx context.Context, templateID int64, limit int, b *b
 		}
 	}
 
-	tag := fmt.Sprintf("{t%d}", templateID)
-	stock, err := w.data.HGet(ctx, tag+":tpl", "stock").Int64()
+	stock, err := w.data.HGet(ctx, fmt.Sprintf("{t%d}:tpl", templateID), "stock").Int64()
 	switch {
 	case errors.Is(err, redis.Nil):
 		bk.hashMissing = true
 	case err != nil:
 		return nil, fmt.Errorf("read hash: %w", err)
 	}
-	if bk.redisPending, err = w.data.XLen(ctx, tag+":outbox").Result(); err != nil {
-		return nil, fmt.Errorf("read outbox: %w", err)
+	if w.shards != nil && !bk.hashMissing { // the reserve, plus the shards and the lends in transit
+		if stock, err = w.shards.redisStock(ctx, w, templateID); err != nil {
+			return nil, err
+		}
+	}
+	for _, outbox := range w.outboxes(templateID) {
+		n, err := w.data.XLen(ctx, outbox).Result()
+		if err != nil {
+			return nil, fmt.Errorf("read outbox: %w", err)
+		}
+		bk.redisPending += n
 	}
 	if !bk.hashMissing {
 		bk.redisStock = stock
 		bk.redisLeak = total - int(stock) - int(bk.redisPending) - bk.rows
 	}
 	pipe := w.data.Pipeline()
-	counters := make([]*redis.StringCmd, b.plan.users+1)
-	for u := 1; u <= b.plan.users; u++ {
-		counters[u] = pipe.HGet(ctx, tag+":u:"+strconv.Itoa(u), "n")
+	counters := map[int]*redis.StringCmd{}
+	for _, u := range b.plan.who() {
+		if k := w.claimCounter(templateID, u); k != "" {
+			counters[u] = pipe.HGet(ctx, k, "n")
+		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("read counters: %w", err)
 	}
-	for u := 1; u <= b.plan.users; u++ {
-		n, err := counters[u].Int()
+	for u, c := range counters {
+		n, err := c.Int()
 		if err != nil {
 			continue // no hash: nothing to compare
 		}

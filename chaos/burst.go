@@ -18,6 +18,7 @@ import (
 // requestId, from concurrency clients, at most ratePerSec calls per second in total.
 type burstPlan struct {
 	users, attempts int
+	userIDs         []int // the users who claim; nil: users 1…users
 	concurrency     int
 	ratePerSec      int
 	// timeoutMin…timeoutMax is the client timeout of a first call (uniformly drawn).
@@ -25,6 +26,18 @@ type burstPlan struct {
 	// retry: a call without an answer (timeout, transport or server error) is sent again with the
 	// same requestId every 100 ms (timeout 3 s) until it gets one, for at most 30 s.
 	retry bool
+}
+
+// who lists the users of the burst.
+func (p burstPlan) who() []int {
+	if p.userIDs != nil {
+		return p.userIDs
+	}
+	ids := make([]int, p.users)
+	for i := range ids {
+		ids[i] = i + 1
+	}
+	return ids
 }
 
 // call is one requestId and every answer it got, in order.
@@ -57,7 +70,7 @@ type burst struct {
 // startBurst fires plan against template in the background; tokens[u-1] is user u's token.
 func startBurst(ctx context.Context, c *gqlClient, template string, tokens []string, plan burstPlan, nonce string) *burst {
 	b := &burst{plan: plan, done: make(chan struct{}), start: time.Now()}
-	for u := 1; u <= plan.users; u++ {
+	for _, u := range plan.who() {
 		for a := 1; a <= plan.attempts; a++ {
 			b.calls = append(b.calls, &call{user: u, reqID: fmt.Sprintf("%s-%d-%d", nonce, u, a)})
 		}

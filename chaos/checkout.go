@@ -96,7 +96,7 @@ func runCheckout(ctx context.Context, r *run, s scenario, short bool, logf func(
 	if short {
 		users = checkoutUsersShort
 	}
-	tpl, err := w.gql.createTemplate(ctx, r.merchant, users*checkoutCouponsPerUser, checkoutCouponsPerUser)
+	tpl, err := w.gql.createTemplate(ctx, r.merchant, users*checkoutCouponsPerUser, checkoutCouponsPerUser, 0)
 	if err != nil {
 		res.err = err
 		return res

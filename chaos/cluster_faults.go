@@ -268,7 +268,7 @@ func (s *server) restartWith(ctx context.Context, setting string) error {
 // and no rate limit, on a template of its own, for probeRate: the throughput a fault scenario's
 // settings (COUPON_REDIS_WAIT_REPLICAS) allow, before its burst.
 func claimRate(ctx context.Context, w *world, r *run, concurrency int) (float64, error) {
-	tpl, err := w.gql.createTemplate(ctx, r.merchant, 1_000_000, 1000)
+	tpl, err := w.gql.createTemplate(ctx, r.merchant, 1_000_000, 1000, 0)
 	if err != nil {
 		return 0, err
 	}

@@ -73,14 +73,18 @@ type userError struct {
 const createTemplateMutation = `mutation($in: CreateCouponTemplateInput!) {
   createCouponTemplate(input: $in) { template { id totalStock } userErrors { code field message } } }`
 
-// createTemplate creates an active SHOP_WIDE threshold template with stock and limit, as merchant.
-func (c *gqlClient) createTemplate(ctx context.Context, merchant string, stock, limit int) (string, error) {
+// createTemplate creates an active SHOP_WIDE threshold template with stock and limit, as merchant,
+// with stockShards Redis sub-stocks when it is above 0 (else the server's default).
+func (c *gqlClient) createTemplate(ctx context.Context, merchant string, stock, limit, stockShards int) (string, error) {
 	now := time.Now().UTC()
 	in := map[string]any{
 		"name": "chaos", "source": "SHOP", "target": "SHOP_WIDE", "type": "THRESHOLD_OFF",
 		"validStartTime": now.Add(-time.Minute).Format(time.RFC3339),
 		"validEndTime":   now.Add(24 * time.Hour).Format(time.RFC3339),
 		"stock":          stock, "limitPerPerson": limit, "thresholdAmount": "200", "discountAmount": "20",
+	}
+	if stockShards > 0 {
+		in["stockShards"] = stockShards
 	}
 	var out struct {
 		CreateCouponTemplate struct {
@@ -107,6 +111,7 @@ type answer struct {
 	Status       string
 	Code         string
 	Err          error
+	At           time.Time // when it came
 }
 
 // errUnconfirmed is the "answer" UNCONFIRMED: the claim is to be asked again with its requestId.
@@ -123,17 +128,24 @@ func (c *gqlClient) redeem(ctx context.Context, timeout time.Duration, token, te
 		} `json:"redeemCoupon"`
 	}
 	err := c.do(ctx, timeout, token, redeemMutation, map[string]any{"t": template, "r": requestID}, &out)
-	switch p := out.RedeemCoupon; {
+	a := answerOf(out.RedeemCoupon.Redemption, out.RedeemCoupon.UserErrors, err)
+	a.At = time.Now()
+	return a
+}
+
+// answerOf is the answer a redeemCoupon response (or the error of its call) gives.
+func answerOf(r *struct{ ID, Status string }, userErrors []userError, err error) answer {
+	switch {
 	case err != nil:
 		return answer{Err: err}
-	case p.Redemption != nil:
-		return answer{RedemptionID: p.Redemption.ID, Status: p.Redemption.Status}
-	case len(p.UserErrors) > 0 && p.UserErrors[0].Code == "UNCONFIRMED":
+	case r != nil:
+		return answer{RedemptionID: r.ID, Status: r.Status}
+	case len(userErrors) > 0 && userErrors[0].Code == "UNCONFIRMED":
 		// Taken but not acknowledged by replicas (COUPON_REDIS_WAIT_REPLICAS): not an answer yet;
 		// the retry with the same requestId gives it.
 		return answer{Err: errUnconfirmed}
-	case len(p.UserErrors) > 0:
-		return answer{Code: p.UserErrors[0].Code}
+	case len(userErrors) > 0:
+		return answer{Code: userErrors[0].Code}
 	default:
 		return answer{Err: fmt.Errorf("redeemCoupon: neither redemption nor userErrors")}
 	}

@@ -391,11 +391,15 @@ func get(url string) (string, bool) {
 }
 
 // sumLost adds up the samples of a Prometheus text exposition whose series name contains "lost".
-func sumLost(exposition string) int {
+func sumLost(exposition string) int { return sumSeries(exposition, "lost") }
+
+// sumSeries adds up the samples of a Prometheus text exposition whose series name (with its
+// labels) contains name.
+func sumSeries(exposition, name string) int {
 	total := 0.0
 	for _, line := range strings.Split(exposition, "\n") {
 		i := strings.LastIndexByte(line, ' ')
-		if i < 0 || strings.HasPrefix(line, "#") || !strings.Contains(line[:i], "lost") {
+		if i < 0 || strings.HasPrefix(line, "#") || !strings.Contains(line[:i], name) {
 			continue
 		}
 		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {

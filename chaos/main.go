@@ -3,8 +3,9 @@
 // loopback with their data in a temp dir, creates a template over GraphQL, fires a bounded burst
 // of redeemCoupon calls with unique requestIds, injects one fault (kill -9 of a process, a store
 // stall or restart, client timeouts, cache evictions, an emulated Redis power loss, an archived
-// persister task), waits for the system to be quiet and checks the books against what the clients
-// were told. It depends only on the binary, SQL and Redis (and asynq's inspector), never on
+// persister task, writes paused on Redis Cluster masters to stop a borrow between stock shards),
+// waits for the system to be quiet and checks the books against what the clients were told. It
+// depends only on the binary, SQL and Redis (and asynq's inspector), never on
 // coupond's packages, so it measures any build.
 //
 //	go run ./chaos [-scenario name[,name…]] [-short] [-all] [-keep] [-list]

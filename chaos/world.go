@@ -67,6 +67,9 @@ type world struct {
 	data redis.UniversalClient // the coupon data's Redis: rc's client or rd's
 	srv  *server
 	gql  *gqlClient
+	// shards: the stock shards of the scenario's template in a lend scenario (lend_faults.go), nil
+	// otherwise (the template's keys are its own).
+	shards *stockShards
 	// resumedAfter: a failover fault's time from the promotion to the first coupon MySQL wrote
 	// after it (-1: none came within quietMax).
 	resumedAfter time.Duration
