@@ -39,6 +39,10 @@ const (
 	// SweepLendsAfter: a lend open this long was left by a crashed or stalled borrower, and
 	// SweepLends settles it (a live borrow takes three round trips).
 	SweepLendsAfter = 5 * time.Second
+	// lastSweepAfter is BorrowLast's shorter bound: before a claim is answered OUT_OF_STOCK, a lend
+	// open this long is taken back (a live borrower it cancels only loses that one borrow: the
+	// receipt decides once), so units a crashed borrower held are refused for at most this long.
+	lastSweepAfter = 500 * time.Millisecond
 )
 
 var (
@@ -190,11 +194,11 @@ const (
 )
 
 // BorrowLast is a borrow for shard borrower of the template's n that Borrow answered with nothing:
-// units in lends a crashed borrower left open go back first (SweepLends), and units in transit
-// between two other shards (a borrow between its lend and receive steps) are waited for; it
-// returns the units borrowed then, 0 when Redis holds none anywhere.
+// units in lends open for lastSweepAfter (a crashed borrower's) go back first (SweepLends), and
+// units in transit between two other shards (a borrow between its lend and receive steps) are
+// waited for; it returns the units borrowed then, 0 when Redis holds none anywhere.
 func (c *Cache) BorrowLast(ctx context.Context, templateID int64, borrower, n int) (int, error) {
-	if _, err := c.SweepLends(ctx, templateID, n, SweepLendsAfter); err != nil {
+	if _, err := c.SweepLends(ctx, templateID, n, lastSweepAfter); err != nil {
 		return 0, err
 	}
 	for try := 0; try < transitTries; try++ {
