@@ -61,6 +61,7 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 	for _, g := range issue.Groups(items, p.cfg.UserShards) {
 		w, err := issue.Write(ctx, p.db, r, g, budget, issue.WriteOptions{Prior: priorFailures, Record: recordFailures})
 		if err != nil {
+			p.abandon(ctx, r.Header)
 			return res, fmt.Errorf("write claims of batch %d: %w", r.Header.ID, err)
 		}
 		budget -= w.Carried
@@ -84,6 +85,17 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 		return res, fmt.Errorf("settle batch %d: %w", r.Header.ID, err)
 	}
 	return res, nil
+}
+
+// abandon settles header h of a batch whose T2 failed at once (issue.Abandon), so its units do not
+// wait SweepAfter for the sweep while the next batch retries its claims; when that fails too (the
+// database is down), the sweep does it later.
+func (p *Persister) abandon(ctx context.Context, h *ent.StockBatch) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if _, err := issue.Abandon(ctx, p.db, h, p.cfg.UserShards); err != nil {
+		slog.WarnContext(ctx, "stock batch left to the sweep", "template", h.TemplateID, "batch", h.ID, "err", err)
+	}
 }
 
 // priorFailures is issue.Prior for claims: the redemption_failure rows of the batch's claims.

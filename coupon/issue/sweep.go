@@ -46,23 +46,38 @@ func Sweep(ctx context.Context, db *ent.Client, after time.Duration, shards int)
 	}
 	settled := 0
 	for _, h := range hs {
-		if err := Fence(ctx, db, h, shards); err != nil {
-			return settled, err
-		}
-		w, err := WrittenOf(ctx, db, h)
+		done, err := Abandon(ctx, db, h, shards)
 		if err != nil {
 			return settled, err
 		}
-		switch err := Settle(ctx, db, h, Settlement{Used: len(w)}); {
-		case errors.Is(err, ErrSettled): // its persister finished it meanwhile
-		case err != nil:
-			return settled, err
-		default:
+		if done {
 			settled++
 			sweptTotal.Inc()
-			slog.WarnContext(ctx, "settled a stock batch a crash left open", "template", h.TemplateID, "batch", h.ID,
-				"reserved", h.Reserved, "used", len(w))
 		}
 	}
 	return settled, nil
+}
+
+// Abandon settles claim header h now, as the sweep does: it fences it (Fence), so no T2 of it can
+// commit afterwards, counts the coupons carrying it (its T2s that committed) and settles it with
+// that, giving back the other units. A persister whose T2 failed calls it for its own header, so
+// the units it reserved go back at once rather than after SweepAfter (the claims stay in their
+// outbox for the next batch). It reports whether it settled h (false: settled already).
+func Abandon(ctx context.Context, db *ent.Client, h *ent.StockBatch, shards int) (bool, error) {
+	if err := Fence(ctx, db, h, shards); err != nil {
+		return false, err
+	}
+	w, err := WrittenOf(ctx, db, h)
+	if err != nil {
+		return false, err
+	}
+	switch err := Settle(ctx, db, h, Settlement{Used: len(w)}); {
+	case errors.Is(err, ErrSettled): // its persister or the sweep finished it meanwhile
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	slog.WarnContext(ctx, "settled a stock batch left open", "template", h.TemplateID, "batch", h.ID,
+		"reserved", h.Reserved, "used", len(w))
+	return true, nil
 }
