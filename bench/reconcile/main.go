@@ -76,6 +76,8 @@ type report struct {
 	CheckAloneMs  float64 `json:"checkAloneMs"` // one reconciliation before the sale
 	Workers       int     `json:"workers"`
 	Without       burst   `json:"withoutReconciliation"`
+	Every         string  `json:"pacedEvery"`
+	Paced         burst   `json:"withPacedReconciliation"`
 	With          burst   `json:"withReconciliation"`
 	FinalBalanced bool    `json:"finalBalanced"`
 	LoadAvgBefore string  `json:"loadAvgBefore"`
@@ -89,6 +91,7 @@ func main() {
 	batch := flag.Int("batch", 5000, "items per seeded stock batch header (a distribution batch's size)")
 	workers := flag.Int("workers", 64, "concurrent claimers")
 	duration := flag.Duration("duration", 10*time.Second, "length of each burst")
+	every := flag.Duration("every", time.Second, "the paced burst's interval between reconciliations' starts (the periodic job's is a minute)")
 	out := flag.String("out", "", "also write the JSON report here")
 	flag.Parse()
 	if *rows <= 0 || *rows > 8_000_000 || *batch <= 0 || *rows%*batch != 0 || *batch%perUser != 0 {
@@ -133,9 +136,13 @@ func main() {
 	s := &sale{svc: svc, db: sqlDB, tpl: tpl.ID, issued: int64(*rows)}
 	rep.LoadAvgBefore = benchenv.LoadAvg()
 	log.Printf("burst without reconciliation (load average %s)", rep.LoadAvgBefore)
-	rep.Without = s.run(*workers, *duration, nil)
+	rep.Without = s.run(*workers, *duration, nil, 0)
+	check := func() (*reconcile.Report, error) { return rec.Check(ctx, platform, tpl.ID) }
+	log.Printf("burst with a reconciliation every %s", *every)
+	rep.Paced = s.run(*workers, *duration, check, *every)
+	rep.Every = every.String()
 	log.Printf("burst with reconciliations back to back")
-	rep.With = s.run(*workers, *duration, func() (*reconcile.Report, error) { return rec.Check(ctx, platform, tpl.ID) })
+	rep.With = s.run(*workers, *duration, check, 0)
 	rep.LoadAvgAfter = benchenv.LoadAvg()
 	last, err := rec.Check(ctx, platform, tpl.ID)
 	must(err)
@@ -146,7 +153,9 @@ func main() {
 	fmt.Printf("\ntemplate with %d coupons, %d workers, %s bursts; one reconciliation alone %.0f ms\n", rep.Coupons, rep.Workers, *duration, rep.CheckAloneMs)
 	fmt.Printf("without reconciliation: %d accepted (%.0f/s), last claim in MySQL %.0f ms after the burst\n",
 		rep.Without.Accepted, rep.Without.PerSec, rep.Without.DrainLagMs)
-	fmt.Printf("with reconciliation:    %d accepted (%.0f/s), last claim in MySQL %.0f ms after the burst; %d checks (p50 %.0f ms, max %.0f ms), %d unbalanced\n",
+	fmt.Printf("%-24s%d accepted (%.0f/s), last claim in MySQL %.0f ms after the burst; %d checks (p50 %.0f ms, max %.0f ms), %d unbalanced\n",
+		"one every "+every.String()+":", rep.Paced.Accepted, rep.Paced.PerSec, rep.Paced.DrainLagMs, rep.Paced.Checks, rep.Paced.CheckP50Ms, rep.Paced.CheckMaxMs, rep.Paced.Unbalanced)
+	fmt.Printf("back to back:           %d accepted (%.0f/s), last claim in MySQL %.0f ms after the burst; %d checks (p50 %.0f ms, max %.0f ms), %d unbalanced\n",
 		rep.With.Accepted, rep.With.PerSec, rep.With.DrainLagMs, rep.With.Checks, rep.With.CheckP50Ms, rep.With.CheckMaxMs, rep.With.Unbalanced)
 	fmt.Printf("books balanced after both: %v; load average before %s, after %s\n", rep.FinalBalanced, rep.LoadAvgBefore, rep.LoadAvgAfter)
 	if *out != "" {
@@ -234,9 +243,9 @@ type sale struct {
 }
 
 // run claims from workers closed-loop goroutines for d, persisting meanwhile, then waits until the
-// template's issued count holds every accepted claim. check, when not nil, runs back to back from
-// the burst's start until then.
-func (s *sale) run(workers int, d time.Duration, check func() (*reconcile.Report, error)) burst {
+// template's issued count holds every accepted claim. check, when not nil, runs from the burst's
+// start until then: one run starting every pace, or back to back when pace is 0.
+func (s *sale) run(workers int, d time.Duration, check func() (*reconcile.Report, error), pace time.Duration) burst {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	var b burst
@@ -261,16 +270,21 @@ func (s *sale) run(workers int, d time.Duration, check func() (*reconcile.Report
 			for ctx.Err() == nil {
 				t0 := time.Now()
 				rep, err := check()
+				took := time.Since(t0)
 				if ctx.Err() != nil {
 					return
 				}
 				must(err)
-				lat = append(lat, time.Since(t0))
+				lat = append(lat, took)
 				if !rep.Balanced {
 					b.Unbalanced++
 					if b.FirstDrift == "" {
 						b.FirstDrift = strings.Join(rep.Drift, "; ")
 					}
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(pace - took):
 				}
 			}
 		}()
