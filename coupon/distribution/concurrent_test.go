@@ -78,7 +78,6 @@ func TestFlashSaleDuringDistribution(t *testing.T) {
 	for get(t, s, task.ID).ProcessedRows == 0 && ctx.Err() == nil { // the sale opens once the task runs
 		time.Sleep(5 * time.Millisecond)
 	}
-	var accepted, refused atomic.Int64
 	var wg sync.WaitGroup
 	rec := reconcile.New(s.DB, s.Redis, reconcile.Config{})
 	var checks atomic.Int64
@@ -100,14 +99,42 @@ func TestFlashSaleDuringDistribution(t *testing.T) {
 			checks.Add(1)
 		}
 	}()
-	for w := 0; w < 16; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	sale := claimDuring(t, s, ctx, stop, &wg, tpl, 1, task.ID)
+	claimed, done, total := sale.claimed, sale.task, sale.total
+	t.Logf("claims accepted %d (persisted %d), refused %d; distributed %d of 2500 rows; stock left %d; %d reconciliations", sale.accepted, claimed, sale.refused, done.SuccessCount, stock-total, checks.Load())
+	if rep, err := rec.Check(s.Ctx, stack.Merchant, tpl.ID); err != nil || !rep.Balanced || rep.Pending != 0 || rep.Issued != total {
+		t.Fatalf("reconciliation after the sale: %+v, %v", rep, err)
+	}
+	if checks.Load() < 3 {
+		t.Fatalf("only %d reconciliations ran during the sale", checks.Load())
+	}
+	if claimed+done.SuccessCount != total || done.SuccessCount == 0 || claimed == 0 {
+		t.Fatalf("claims %d + distributed %d != coupons %d (or one path issued nothing)", claimed, done.SuccessCount, total)
+	}
+}
+
+// saleOutcome is what claimDuring saw: the claims accepted and refused, the task as it ended, and the
+// books after the sale was persisted: coupons of claims in MySQL, and of both paths.
+type saleOutcome struct {
+	accepted, refused int64
+	task              *distribution.Task
+	claimed, total    int
+}
+
+// claimDuring claims tpl (its stock in shards stock shards) from 16 goroutines, users 1001…5000
+// (1500 of them in a file of users 1…2500), about 8,000 claims/s in all, until task is done (ctx
+// ends it after its time: the test fails). Then it stops ctx (stop), waits for the claimers and
+// whatever else wg holds, until every outbox is empty and the persister's last batch settled, and
+// checks the task accounted for its 2500 rows.
+func claimDuring(t *testing.T, s *stack.Stack, ctx context.Context, stop func(), wg *sync.WaitGroup, tpl *coupon.Template, shards int, task int64) saleOutcome {
+	t.Helper()
+	var accepted, refused atomic.Int64
+	for range 16 {
+		wg.Go(func() {
 			for ctx.Err() == nil {
-				user := int64(1001 + rand.IntN(4000)) // users 1001…5000: 1500 overlap the file
+				user := int64(1001 + rand.IntN(4000))
 				_, err := s.Redeemer.Redeem(ctx, user, tpl.ID, "")
-				time.Sleep(2 * time.Millisecond) // ~8000 claims/s in all: the sale lasts as long as the task
+				time.Sleep(2 * time.Millisecond)
 				switch {
 				case err == nil:
 					accepted.Add(1)
@@ -122,10 +149,10 @@ func TestFlashSaleDuringDistribution(t *testing.T) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	for {
-		cur := get(t, s, task.ID)
+		cur := get(t, s, task)
 		if cur.Done() {
 			break
 		}
@@ -136,29 +163,23 @@ func TestFlashSaleDuringDistribution(t *testing.T) {
 	}
 	stop()
 	wg.Wait()
-	for s.Redis.XLen(s.Ctx, keys.Outbox(tpl.ID)).Val() != 0 {
+	for i := 0; i < shards; {
+		if s.Redis.XLen(s.Ctx, keys.StockShard(tpl.ID, i, shards).Outbox()).Val() == 0 {
+			i++
+			continue
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(200 * time.Millisecond) // the persister's last batch settles
-	done := get(t, s, task.ID)
-	accounted(t, s, done, 2500, done.SuccessCount)
-	held := books(t, s, tpl)
+	out := saleOutcome{accepted: accepted.Load(), refused: refused.Load(), task: get(t, s, task)}
+	accounted(t, s, out.task, 2500, out.task.SuccessCount)
 	claimed, err := s.DB.UserCoupon.Query().Where(usercoupon.TemplateID(tpl.ID), usercoupon.SourceEQ(usercoupon.SourceCLAIM)).Count(s.Ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := 0
-	for _, n := range held {
-		total += n
+	out.claimed = claimed
+	for _, n := range books(t, s, tpl) {
+		out.total += n
 	}
-	t.Logf("claims accepted %d (persisted %d), refused %d; distributed %d of 2500 rows; stock left %d; %d reconciliations", accepted.Load(), claimed, refused.Load(), done.SuccessCount, stock-total, checks.Load())
-	if rep, err := rec.Check(s.Ctx, stack.Merchant, tpl.ID); err != nil || !rep.Balanced || rep.Pending != 0 || rep.Issued != total {
-		t.Fatalf("reconciliation after the sale: %+v, %v", rep, err)
-	}
-	if checks.Load() < 3 {
-		t.Fatalf("only %d reconciliations ran during the sale", checks.Load())
-	}
-	if claimed+done.SuccessCount != total || done.SuccessCount == 0 || claimed == 0 {
-		t.Fatalf("claims %d + distributed %d != coupons %d (or one path issued nothing)", claimed, done.SuccessCount, total)
-	}
+	return out
 }

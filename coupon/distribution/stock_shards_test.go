@@ -2,12 +2,10 @@ package distribution_test
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -167,62 +165,10 @@ func TestClaimsDuringDistributionToAShardedTemplate(t *testing.T) {
 	for get(t, s, task.ID).ProcessedRows == 0 && ctx.Err() == nil { // the sale opens once the task runs
 		time.Sleep(5 * time.Millisecond)
 	}
-	var accepted, refused atomic.Int64
 	var wg sync.WaitGroup
-	for range 16 {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				user := int64(1001 + rand.IntN(4000)) // users 1001…5000: 1500 overlap the file
-				_, err := s.Redeemer.Redeem(ctx, user, tpl.ID, "")
-				time.Sleep(2 * time.Millisecond)
-				switch {
-				case err == nil:
-					accepted.Add(1)
-				case codeOf(err) == coupon.CodeOutOfStock || codeOf(err) == coupon.CodeLimitReached:
-					if refused.Add(1) > 20000 {
-						return
-					}
-				case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-					return
-				default:
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
-	for {
-		cur := get(t, s, task.ID)
-		if cur.Done() {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("task still %s after 60 s (%d rows)", cur.Status, cur.ProcessedRows)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	stop()
-	wg.Wait()
-	for i := 0; i < shards; {
-		if s.Redis.XLen(s.Ctx, keys.StockShard(tpl.ID, i, shards).Outbox()).Val() == 0 {
-			i++
-			continue
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond) // the persister's last batch settles
-	done := get(t, s, task.ID)
-	accounted(t, s, done, 2500, done.SuccessCount)
-	held := books(t, s, tpl)
-	claimed, err := s.DB.UserCoupon.Query().Where(usercoupon.TemplateID(tpl.ID), usercoupon.SourceEQ(usercoupon.SourceCLAIM)).Count(s.Ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := 0
-	for _, n := range held {
-		total += n
-	}
-	t.Logf("claims accepted %d (persisted %d), refused %d; distributed %d of 2500 rows", accepted.Load(), claimed, refused.Load(), done.SuccessCount)
+	sale := claimDuring(t, s, ctx, stop, &wg, tpl, shards, task.ID)
+	claimed, done, total := sale.claimed, sale.task, sale.total
+	t.Logf("claims accepted %d (persisted %d), refused %d; distributed %d of 2500 rows", sale.accepted, claimed, sale.refused, done.SuccessCount)
 	if claimed+done.SuccessCount != total || total != stock || done.SuccessCount == 0 || claimed == 0 {
 		t.Fatalf("claims %d + distributed %d != coupons %d, or not the whole stock %d (or one path issued nothing)", claimed, done.SuccessCount, total, stock)
 	}
