@@ -14,8 +14,8 @@ import (
 // added while its task ran): it expires every UNUSED coupon that ended at least SweepGrace ago,
 // the same way ExpireBucket does (conditional UPDATE by (user_id, id), counted once in the
 // template's stats), also removing those coupons from their buckets, and returns how many it
-// expired. There is no index on (status, valid_end_time) — every user_coupon
-// index leads with user_id — so it walks the primary key from the start in pages, letting the
+// expired. There is no index on (status, valid_end_time) — no user_coupon index leads with either
+// — so it walks the primary key from the start in pages, letting the
 // database filter status and end; a run stops after one pass or SweepLimit coupons, whichever
 // comes first. Safe to run concurrently with itself and with bucket tasks.
 func (e *Expirer) Sweep(ctx context.Context) (expired int, err error) {
