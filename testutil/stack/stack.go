@@ -16,6 +16,7 @@ import (
 	"coupond/ent/coupontemplate"
 	"coupond/jobs"
 	"coupond/services"
+	"coupond/store"
 	"coupond/testutil"
 
 	"github.com/hibiken/asynq"
@@ -52,7 +53,7 @@ var Orders = coupon.Actor{Role: coupon.RoleService, Service: "orders"}
 // pkg (testutil.Redis), and starts what o asks for; all of it stops when the test ends.
 func New(t testing.TB, pkg, name string, o Options) *Stack {
 	t.Helper()
-	db, sqlDB, _ := testutil.MySQL(t, pkg+"_"+name)
+	db, sqlDB, dsn := testutil.MySQL(t, pkg+"_"+name)
 	rdb := testutil.Redis(t, pkg)
 	if o.Redis != nil {
 		rdb = o.Redis
@@ -61,6 +62,14 @@ func New(t testing.TB, pkg, name string, o Options) *Stack {
 	t.Cleanup(func() { client.Close() })
 	if o.Config.Files == nil {
 		o.Config.Files = TempFiles(t)
+	}
+	if o.Config.Checkout.DB == nil { // the checkout's own pool, as the server opens it
+		rc, _, err := store.OpenMySQLReadCommitted(dsn, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rc.Close() })
+		o.Config.Checkout.DB = rc
 	}
 	if o.Config.Redeem.TemplateRate == 0 {
 		o.Config.Redeem.TemplateRate = 1e9 // tests measure the books, not the token bucket
