@@ -16,7 +16,6 @@ import (
 	"coupond/ent/coupontemplate"
 	"coupond/jobs"
 	"coupond/services"
-	"coupond/store"
 	"coupond/testutil"
 
 	"github.com/hibiken/asynq"
@@ -64,12 +63,7 @@ func New(t testing.TB, pkg, name string, o Options) *Stack {
 		o.Config.Files = TempFiles(t)
 	}
 	if o.Config.Checkout.DB == nil { // the checkout's own pool, as the server opens it
-		rc, _, err := store.OpenMySQLReadCommitted(dsn, 32)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { rc.Close() })
-		o.Config.Checkout.DB = rc
+		o.Config.Checkout.DB = testutil.ReadCommitted(t, dsn)
 	}
 	if o.Config.Redeem.TemplateRate == 0 {
 		o.Config.Redeem.TemplateRate = 1e9 // tests measure the books, not the token bucket
