@@ -46,7 +46,7 @@ func (s *Service) Applicable(ctx context.Context, actor coupon.Actor, o Order) (
 // walletQuery reads the coupons Applicable weighs (the caller's UNUSED and LOCKED ones, those
 // ending first, at most MaxWallet), with the columns a quote and the API's UserCoupon read (not
 // the bookkeeping ones: updated_at, redemption_id, request_id, stock_batch_id), scanned by
-// scanWallet.
+// wallet.
 var walletQuery = fmt.Sprintf("SELECT id, created_at, user_id, template_id, receive_count, source, status, valid_start_time, valid_end_time, "+
 	"order_id, used_at, discount_amount FROM %s WHERE user_id = ? AND status IN (?, ?) ORDER BY valid_end_time, id LIMIT %d", usercoupon.Table, MaxWallet)
 

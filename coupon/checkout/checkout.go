@@ -13,8 +13,8 @@
 //
 // The daily counters and the lock's release task follow the commit, on a context the client
 // cannot cancel. Finish, don't undo: before its transaction a call marks itself in the pending
-// set (keys.CheckoutPending) and clears its entry once Redis agrees (off its path, in batches: clearPending); a transaction whose commit
-// failed replays its entry at once, and Sweep replays entries a crash or a Redis failure left
+// set (keys.CheckoutPending) and clears its entry once Redis agrees (off its path, in batches:
+// clearPending); a transaction whose commit failed replays its entry at once, and Sweep replays entries a crash or a Redis failure left
 // (the after-commit work, on the coupon read under its row lock). Every step is idempotent (the counters count each event once, see
 // lua.CountOnce), so a replay changes nothing twice.
 package checkout
@@ -69,7 +69,7 @@ type Service struct {
 	templates Templates
 	sched     Scheduler
 	lockTTL   time.Duration
-	lockTx    *sql.TxOptions // a lock's transaction: readCommitted, or nil when Config.DB's sessions are
+	lockTx    *sql.TxOptions // a lock's transaction: readCommitted, nil on Config.DB (READ COMMITTED sessions)
 	now       func() time.Time
 	cleared   pendingClears
 }
