@@ -35,6 +35,7 @@ type app struct {
 	cfg      config
 	db       *ent.Client
 	sqlDB    *sql.DB
+	rcDB     *ent.Client           // the checkout's: sessions READ COMMITTED (checkout.Config.DB)
 	rdb      redis.UniversalClient // data: cache, stock, outboxes (one Redis or a Redis Cluster)
 	qrdb     redis.UniversalClient // asynq's Redis, for readiness checks
 	queueOpt asynq.RedisConnOpt
@@ -71,8 +72,13 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 			return nil, fmt.Errorf("COUPON_MYSQL_USER_SHARDS: %w", err)
 		}
 	}
+	rcDB, _, err := store.OpenMySQLReadCommitted(cfg.MySQLDSN, cfg.MySQLMaxConns)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	a := &app{
-		cfg: cfg, db: db, sqlDB: sqlDB,
+		cfg: cfg, db: db, sqlDB: sqlDB, rcDB: rcDB,
 		rdb:      store.OpenRedisData(cfg.RedisAddr, cfg.RedisClusterAddrs, cfg.RedisPassword, cfg.RedisDB),
 		queueOpt: queueConnOpt(cfg),
 		signer:   auth.NewSigner(cfg.JWTSecret, auth.MaxTTL(cfg.JWTMaxTTL)),
@@ -88,7 +94,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		Redeem: cfg.Redeem, Persist: claim.PersistConfig{BatchSize: cfg.PersistBatch, UserShards: cfg.MySQLUserShards},
 		Distribution:     distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes, MaxRows: cfg.DistributionMaxRows, UserShards: cfg.MySQLUserShards},
 		Files:            a.files,
-		Checkout:         checkout.Config{LockTTL: cfg.LockTTL},
+		Checkout:         checkout.Config{LockTTL: cfg.LockTTL, DB: rcDB},
 		Archive:          archive.Config{After: cfg.ArchiveAfter, BatchSize: cfg.ArchiveBatch, UserShards: cfg.MySQLUserShards},
 		Reminder:         reminder.Config{Retries: cfg.ReminderRetries, UserShards: cfg.MySQLUserShards},
 		ReminderSender:   reminderSender(cfg),
@@ -175,6 +181,7 @@ func (a *app) warnWithoutAOF(ctx context.Context) {
 // close closes every connection.
 func (a *app) close() {
 	a.db.Close()
+	a.rcDB.Close()
 	a.enqueuer.Close()
 	a.rdb.Close()
 	a.qrdb.Close()

@@ -104,6 +104,18 @@ func MySQL(t testing.TB, name string) (*ent.Client, *sql.DB, string) {
 	return client, db, dsn
 }
 
+// ReadCommitted opens a client of dsn over a pool whose sessions are READ COMMITTED
+// (store.OpenMySQLReadCommitted: the checkout's, checkout.Config.DB), closed when the test ends.
+func ReadCommitted(t testing.TB, dsn string) *ent.Client {
+	t.Helper()
+	client, _, err := store.OpenMySQLReadCommitted(dsn, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return client
+}
+
 // RedisCluster is the seed nodes of the Redis Cluster that holds the tests' coupon data
 // (COUPON_TEST_REDIS_CLUSTER, comma-separated host:port), or none: coupon data on RedisAddr.
 // asynq stays on RedisAddr either way (QueueOpt).

@@ -37,6 +37,7 @@ import (
 	"coupond/auth"
 	"coupond/bench/internal/benchenv"
 	"coupond/coupon"
+	"coupond/coupon/checkout"
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
@@ -186,6 +187,7 @@ type report struct {
 
 type bench struct {
 	db     *ent.Client
+	rcDB   *ent.Client
 	sqlDB  *sql.DB
 	rdb    *redis.Client
 	queue  *asynq.Client
@@ -204,10 +206,14 @@ func setup(server, redisAddr string, users int) (*bench, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{db: db, sqlDB: sqlDB}
+	rcDB, _, err := store.OpenMySQLReadCommitted(dsn, users) // the checkout's pool, as coupond serve opens it
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{db: db, sqlDB: sqlDB, rcDB: rcDB}
 	b.rdb = redis.NewClient(&redis.Options{Addr: redisAddr, PoolSize: 4 * users})
 	b.queue = asynq.NewClient(asynq.RedisClientOpt{Addr: redisAddr, DB: 1, PoolSize: 2 * users})
-	b.svc = services.New(db, b.rdb, jobs.NewQueue(b.queue), services.Config{})
+	b.svc = services.New(db, b.rdb, jobs.NewQueue(b.queue), services.Config{Checkout: checkout.Config{DB: rcDB}})
 	b.signer = auth.NewSigner("bench-checkout-secret")
 	h := graph.NewHandler(&graph.Resolver{Templates: b.svc.Templates, Redeemer: b.svc.Redeemer, Wallet: b.svc.Wallet, Checkout: b.svc.Checkout},
 		graph.HandlerConfig{Signer: b.signer, ComplexityLimit: 500, DepthLimit: 15})
@@ -221,6 +227,7 @@ func (b *bench) close() {
 	b.queue.Close()
 	b.rdb.Close()
 	b.db.Close()
+	b.rcDB.Close()
 }
 
 // issue gives each of users users (ids base+1 …) n coupons of tpl, in bulk inserts, and returns

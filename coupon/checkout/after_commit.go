@@ -2,7 +2,6 @@ package checkout
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,34 +20,23 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// markPending records a transition about to run on (order, coupon) in the pending set and returns
-// its member. A call whose mark fails does not run: its after-commit work could be lost.
-func (s *Service) markPending(ctx context.Context, userID, orderID, couponID int64) (string, error) {
-	m := keys.PendingMember(userID, orderID, couponID, rand.Text()[:10])
-	if err := s.rdb.ZAdd(ctx, keys.CheckoutPending(), redis.Z{Score: float64(s.now().UnixMilli()), Member: m}).Err(); err != nil {
-		return "", fmt.Errorf("checkout: mark pending: %w", err)
-	}
-	return m, nil
-}
-
 // undo follows a transition whose transaction failed with err: when its commit failed (it may
 // have committed) it replays the pending entry at once, which finishes what the commit started
 // (else the sweep does); otherwise nothing happened and it drops the entry.
 func (s *Service) undo(ctx context.Context, member string, err error) {
 	ctx, cancel := detached(ctx)
 	defer cancel()
-	if errors.Is(err, errCommit) {
-		err = s.replay(ctx, member)
-	} else {
-		err = s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err()
+	if !errors.Is(err, errCommit) {
+		s.clearPending(member)
+		return
 	}
-	if err != nil {
+	if err := s.replay(ctx, member); err != nil {
 		slog.WarnContext(ctx, "checkout: pending entry left for the sweep", "member", member, "err", err)
 	}
 }
 
 // finishAfterCommit does the after-commit work of a committed settlement row, then drops
-// the pending member: the payment, refund and expiry the row records are counted
+// the pending member (clearPending): the payment, refund and expiry the row records are counted
 // once each in their day's stats (a refund in its payment's day), the lock in the template's locked counter; a LOCKED settlement's release is scheduled. It runs on a
 // context the client cannot cancel; a failure is logged and leaves the member for the sweep,
 // which does it again (replay).
@@ -59,9 +47,7 @@ func (s *Service) finishAfterCommit(ctx context.Context, row *ent.CouponSettleme
 		slog.WarnContext(ctx, "checkout: after-commit left for the sweep", "settlement", row.ID, "err", err)
 		return
 	}
-	if err := s.rdb.ZRem(ctx, keys.CheckoutPending(), member).Err(); err != nil {
-		slog.WarnContext(ctx, "checkout: pending entry left for the sweep", "member", member, "err", err)
-	}
+	s.clearPending(member)
 }
 
 // afterCommit is the after-commit work for row and its coupon uc as committed: its counters in

@@ -43,11 +43,15 @@ func (s *Service) Applicable(ctx context.Context, actor coupon.Actor, o Order) (
 	return s.quotes(ctx, actor.UserID, &o)
 }
 
+// walletQuery reads the coupons Applicable weighs (the caller's UNUSED and LOCKED ones, those
+// ending first, at most MaxWallet), with the columns a quote and the API's UserCoupon read (not
+// the bookkeeping ones: updated_at, redemption_id, request_id, stock_batch_id), scanned by
+// wallet.
+var walletQuery = fmt.Sprintf("SELECT id, created_at, user_id, template_id, receive_count, source, status, valid_start_time, valid_end_time, "+
+	"order_id, used_at, discount_amount FROM %s WHERE user_id = ? AND status IN (?, ?) ORDER BY valid_end_time, id LIMIT %d", usercoupon.Table, MaxWallet)
+
 func (s *Service) quotes(ctx context.Context, userID int64, o *Order) ([]Quote, error) {
-	coupons, err := s.db.UserCoupon.Query().
-		Where(usercoupon.UserID(userID), usercoupon.StatusIn(usercoupon.StatusUNUSED, usercoupon.StatusLOCKED)).
-		Order(usercoupon.ByValidEndTime(), usercoupon.ByID()).Limit(MaxWallet).
-		All(ctx)
+	coupons, err := s.wallet(ctx, userID)
 	if err != nil {
 		return nil, fmt.Errorf("applicable coupons: %w", err)
 	}
@@ -84,6 +88,26 @@ func (s *Service) quotes(ctx context.Context, userID int64, o *Order) ([]Quote, 
 		return cmp.Or(a.Coupon.ValidEndTime.Compare(b.Coupon.ValidEndTime), cmp.Compare(a.Coupon.ID, b.Coupon.ID))
 	})
 	return out, nil
+}
+
+// wallet runs walletQuery for userID, scanning each row straight into its coupon (no ent node
+// per row: a wallet is hundreds of rows).
+func (s *Service) wallet(ctx context.Context, userID int64) ([]*ent.UserCoupon, error) {
+	rows, err := s.db.QueryContext(ctx, walletQuery, userID, usercoupon.StatusUNUSED, usercoupon.StatusLOCKED)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*ent.UserCoupon
+	for rows.Next() {
+		c := &ent.UserCoupon{}
+		if err := rows.Scan(&c.ID, &c.CreatedAt, &c.UserID, &c.TemplateID, &c.ReceiveCount, &c.Source, &c.Status,
+			&c.ValidStartTime, &c.ValidEndTime, &c.OrderID, &c.UsedAt, &c.DiscountAmount); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // quote is one coupon's discount on o alone, or the code and reason it does not apply.

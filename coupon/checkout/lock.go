@@ -111,7 +111,7 @@ func (s *Service) lockOnce(ctx context.Context, which predicate.UserCoupon, coup
 	expires := now.Add(s.lockTTL)
 	payable := o.Amount.Sub(taken).Sub(d)
 	var row *ent.CouponSettlement
-	err = s.inTx(ctx, readCommitted, func(tx *ent.Tx) error {
+	err = s.inTx(ctx, s.lockTx, func(tx *ent.Tx) error {
 		n, err := tx.UserCoupon.Update().
 			Where(usercoupon.UserID(userID), usercoupon.ID(couponID), usercoupon.StatusEQ(usercoupon.StatusUNUSED), usercoupon.ValidEndTimeGT(now)).
 			SetStatus(usercoupon.StatusLOCKED).SetOrderID(o.ID).SetDiscountAmount(&d).SetUpdatedAt(now).

@@ -7,7 +7,7 @@ SELECT `coupon_template`.`shop_number` FROM `coupon_template` WHERE `coupon_temp
 SELECT `coupon_template`.`stock_shards` FROM `coupon_template` WHERE `coupon_template`.`id` = 4242424242424;
 
 -- autocommit
-SELECT `user_coupon`.`id`, `user_coupon`.`created_at`, `user_coupon`.`updated_at`, `user_coupon`.`user_id`, `user_coupon`.`template_id`, `user_coupon`.`redemption_id`, `user_coupon`.`receive_count`, `user_coupon`.`source`, `user_coupon`.`status`, `user_coupon`.`valid_start_time`, `user_coupon`.`valid_end_time`, `user_coupon`.`order_id`, `user_coupon`.`used_at`, `user_coupon`.`discount_amount`, `user_coupon`.`request_id`, `user_coupon`.`stock_batch_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` = 11 AND `user_coupon`.`status` IN ('UNUSED', 'LOCKED') ORDER BY `user_coupon`.`valid_end_time`, `user_coupon`.`id` LIMIT 1000;
+SELECT id, created_at, user_id, template_id, receive_count, source, status, valid_start_time, valid_end_time, order_id, used_at, discount_amount FROM user_coupon WHERE user_id = 11 AND status IN ('UNUSED', 'LOCKED') ORDER BY valid_end_time, id LIMIT 1000;
 
 -- tx
 BEGIN;

@@ -52,7 +52,7 @@ var Orders = coupon.Actor{Role: coupon.RoleService, Service: "orders"}
 // pkg (testutil.Redis), and starts what o asks for; all of it stops when the test ends.
 func New(t testing.TB, pkg, name string, o Options) *Stack {
 	t.Helper()
-	db, sqlDB, _ := testutil.MySQL(t, pkg+"_"+name)
+	db, sqlDB, dsn := testutil.MySQL(t, pkg+"_"+name)
 	rdb := testutil.Redis(t, pkg)
 	if o.Redis != nil {
 		rdb = o.Redis
@@ -61,6 +61,9 @@ func New(t testing.TB, pkg, name string, o Options) *Stack {
 	t.Cleanup(func() { client.Close() })
 	if o.Config.Files == nil {
 		o.Config.Files = TempFiles(t)
+	}
+	if o.Config.Checkout.DB == nil { // the checkout's own pool, as the server opens it
+		o.Config.Checkout.DB = testutil.ReadCommitted(t, dsn)
 	}
 	if o.Config.Redeem.TemplateRate == 0 {
 		o.Config.Redeem.TemplateRate = 1e9 // tests measure the books, not the token bucket
