@@ -57,24 +57,8 @@ func TestMigrationsMatchEntSchema(t *testing.T) {
 // autoIncrementColumns are the "table.column" names of the AUTO_INCREMENT columns of db's database, sorted.
 func autoIncrementColumns(t *testing.T, db *sql.DB) []string {
 	t.Helper()
-	rows, err := db.Query("SELECT CONCAT(table_name, '.', column_name) FROM information_schema.columns " +
+	return testutil.Strings(t, db, "SELECT CONCAT(table_name, '.', column_name) FROM information_schema.columns "+
 		"WHERE table_schema = DATABASE() AND extra LIKE '%auto_increment%' ORDER BY 1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var cols []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			t.Fatal(err)
-		}
-		cols = append(cols, c)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return cols
 }
 
 // entAutoIncrementColumns are the "table.column" names of ent/schema's AUTO_INCREMENT columns, sorted.

@@ -50,25 +50,9 @@ func couponItems(tpl int64, reqs []string) []Item {
 // by user.
 func couponRows(t *testing.T, db *sql.DB, tpl int64) []string {
 	t.Helper()
-	rows, err := db.Query("SELECT CONCAT_WS('|', user_id, HEX(redemption_id), receive_count, source, status, created_at, updated_at, "+
+	return testutil.Strings(t, db, "SELECT CONCAT_WS('|', user_id, HEX(redemption_id), receive_count, source, status, created_at, updated_at, "+
 		"valid_start_time, valid_end_time, IFNULL(HEX(request_id), 'null'), IFNULL(stock_batch_id, 'null'), IFNULL(order_id, 'null'), "+
 		"IFNULL(used_at, 'null'), IFNULL(discount_amount, 'null')) FROM user_coupon WHERE template_id = ? ORDER BY user_id", tpl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // insertAll runs insertCoupons of items in a transaction of its own, committed when it succeeds.
