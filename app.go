@@ -91,8 +91,8 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		return nil, fmt.Errorf("COUPON_BLOB_URL: %w", err)
 	}
 	a.svc = services.New(db, a.rdb, jobs.NewQueue(a.enqueuer), services.Config{
-		Redeem: cfg.Redeem, Persist: claim.PersistConfig{BatchSize: cfg.PersistBatch, UserShards: cfg.MySQLUserShards},
-		Distribution:     distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes, MaxRows: cfg.DistributionMaxRows, UserShards: cfg.MySQLUserShards},
+		Redeem: cfg.Redeem, Persist: claim.PersistConfig{BatchSize: cfg.PersistBatch, UserShards: cfg.MySQLUserShards, Vitess: cfg.MySQLVitess},
+		Distribution:     distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes, MaxRows: cfg.DistributionMaxRows, UserShards: cfg.MySQLUserShards, Vitess: cfg.MySQLVitess},
 		Files:            a.files,
 		Checkout:         checkout.Config{LockTTL: cfg.LockTTL, DB: rcDB},
 		Archive:          archive.Config{After: cfg.ArchiveAfter, BatchSize: cfg.ArchiveBatch, UserShards: cfg.MySQLUserShards},

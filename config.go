@@ -122,7 +122,7 @@ var settings = []setting{
 	{"COUPON_HTTP_ADDR", "", "HTTP listen address (empty: 127.0.0.1:8080 in dev, this machine only; :8080 in prod)", str(func(c *config) *string { return &c.HTTPAddr })},
 	{"COUPON_MYSQL_DSN", "root@tcp(127.0.0.1:3306)/coupond", "MySQL/MariaDB DSN (go-sql-driver); database created if missing", str(func(c *config) *string { return &c.MySQLDSN })},
 	{"COUPON_MYSQL_MAX_CONNS", "50", "size of each of the two MySQL connection pools (the checkout has its own, its sessions READ COMMITTED)", num(func(c *config) *int { return &c.MySQLMaxConns })},
-	{"COUPON_MYSQL_VITESS", "0", "1: the DSN is a Vitess vtgate (sharding/README.md): no CREATE DATABASE or migrations at start-up, the user keyspace's shard count checked", flag01(func(c *config) *bool { return &c.MySQLVitess })},
+	{"COUPON_MYSQL_VITESS", "0", "1: the DSN is a Vitess vtgate (sharding/README.md): no CREATE DATABASE or migrations at start-up, the user keyspace's shard count checked, coupons written by multi-row INSERT (vtgate takes no LOAD DATA)", flag01(func(c *config) *bool { return &c.MySQLVitess })},
 	{"COUPON_MYSQL_USER_SHARDS", "1", "shards of the user keyspace (coupond_user) as the engine routes user_id (Vitess xxhash): claim and distribution batches, expiry, the archive and reminder outcomes write, and the cache rebuild and reconciliation read, one transaction per shard; on Vitess it must be the keyspace's", num(func(c *config) *int { return &c.MySQLUserShards })},
 	{"COUPON_REDIS_ADDR", "127.0.0.1:6379", "Redis for cache, stock and outboxes (run it with AOF)", str(func(c *config) *string { return &c.RedisAddr })},
 	{"COUPON_REDIS_PASSWORD", "", "its password", str(func(c *config) *string { return &c.RedisPassword })},

@@ -44,7 +44,8 @@ import (
 
 var updateCapture = flag.Bool("update-sharding", false, "rewrite sharding/testdata/*.sql from this run (also COUPON_SHARDING_UPDATE=1)")
 
-// captureStack is a stack.Stack whose MySQL statements go through rec.
+// captureStack is a stack.Stack whose MySQL statements go through rec, configured as on Vitess
+// where that changes the SQL: coupons written by multi-row INSERT (vtgate takes no LOAD DATA).
 func captureStack(t *testing.T, rec *sqlcapture.Recorder, dsn string, cfg services.Config) *stack.Stack {
 	t.Helper()
 	norm, err := store.NormalizeDSN(dsn)
@@ -65,6 +66,7 @@ func captureStack(t *testing.T, rec *sqlcapture.Recorder, dsn string, cfg servic
 		cfg.Files = stack.TempFiles(t)
 	}
 	cfg.Redeem.TemplateRate = 1e9
+	cfg.Persist.Vitess, cfg.Distribution.Vitess = true, true
 	return &stack.Stack{Services: services.New(client, rdb, jobs.NewQueue(q), cfg), Ctx: context.Background(), DB: client, SQL: sqlDB, Redis: rdb}
 }
 

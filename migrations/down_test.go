@@ -75,21 +75,7 @@ var autoIncrement = regexp.MustCompile(` AUTO_INCREMENT=\d+`)
 // listed last).
 func schemaOf(t *testing.T, db *sql.DB) string {
 	t.Helper()
-	rows, err := db.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name <> 'schema_migrations' ORDER BY table_name")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, n)
-	}
-	if err := rows.Close(); err != nil {
-		t.Fatal(err)
-	}
+	names := testutil.Strings(t, db, "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name <> 'schema_migrations' ORDER BY table_name")
 	out := ""
 	for _, n := range names {
 		var name, ddl string

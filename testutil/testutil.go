@@ -116,6 +116,28 @@ func ReadCommitted(t testing.TB, dsn string) *ent.Client {
 	return client
 }
 
+// Strings is the first column, as strings, of the rows q (with args) reads from db.
+func Strings(t testing.TB, db *sql.DB, q string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // RedisCluster is the seed nodes of the Redis Cluster that holds the tests' coupon data
 // (COUPON_TEST_REDIS_CLUSTER, comma-separated host:port), or none: coupon data on RedisAddr.
 // asynq stays on RedisAddr either way (QueueOpt).

@@ -34,6 +34,9 @@ type PersistConfig struct {
 	// UserShards is how many shards the user tables are split into (COUPON_MYSQL_USER_SHARDS):
 	// a batch writes its coupons in one transaction per shard; default 1.
 	UserShards int
+	// Vitess: the database is a Vitess vtgate (COUPON_MYSQL_VITESS), so coupons are written by
+	// multi-row INSERT (issue.WriteOptions).
+	Vitess bool
 	// SweepAfter: a claim batch's stock_batch header OPEN this long was left by a crashed or
 	// stalled persister and is settled by SweepBatches; default issue.SweepAfter.
 	SweepAfter time.Duration

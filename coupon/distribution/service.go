@@ -20,6 +20,7 @@ type Config struct {
 	MaxRows        int           // most data rows of one task, default defaults.DistributionMaxRows
 	LeaseTTL       time.Duration // how long a killed worker's lease keeps others away, default 3s
 	UserShards     int           // shards of the user tables (COUPON_MYSQL_USER_SHARDS): one coupon transaction per shard a batch touches; default 1
+	Vitess         bool          // the database is a Vitess vtgate (COUPON_MYSQL_VITESS): coupons by multi-row INSERT (issue.WriteOptions)
 }
 
 func (c Config) withDefaults() Config {

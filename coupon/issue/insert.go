@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"entgo.io/ent/dialect/sql/sqlgraph"
 
@@ -16,35 +17,43 @@ import (
 	"coupond/idgen"
 )
 
-// rowsPerInsert is how many coupons one INSERT statement carries: a distribution batch of 5,000
-// in one statement of about 1 MB (well under max_allowed_packet's 16 MiB default), a claim
-// batch in one.
-const rowsPerInsert = 5000
+// rowsPerChunk is how many coupons one statement carries: a distribution batch of 5,000 in one
+// statement of about 1 MB (well under max_allowed_packet's 16 MiB default, which bounds an
+// INSERT), a claim batch in one.
+const rowsPerChunk = 5000
 
-// errUniqueKey is an INSERT of coupons that met a unique key (a replay, a duplicate requestId, or
-// a slot taken meanwhile): Write rolls the group back and does it again reading the coupons whole.
+// errUniqueKey is a chunk of coupons that met a unique key (a replay, a duplicate requestId, or a
+// slot taken meanwhile): Write rolls the group back and does it again reading the coupons whole.
 var errUniqueKey = errors.New("issue: a coupon met a unique key")
 
-// insertSQL is the head of insertCoupons' statements: the columns each tuple gives, in order.
-const insertSQL = "INSERT INTO `user_coupon` (`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, " +
-	"`receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`) VALUES "
+// couponColumns are the columns insertCoupons writes, in the order each row gives them.
+const couponColumns = "`id`, `created_at`, `updated_at`, `user_id`, `template_id`, `redemption_id`, " +
+	"`receive_count`, `source`, `status`, `valid_start_time`, `valid_end_time`, `request_id`, `stock_batch_id`"
 
-// insertBufs are statement buffers, reused across batches: a 5,000-row statement is built without
-// growing a new megabyte each time.
-var insertBufs = sync.Pool{New: func() any { return new([]byte) }}
+// insertSQL is the head of a multi-row INSERT of coupons.
+const insertSQL = "INSERT INTO `user_coupon` (" + couponColumns + ") VALUES "
 
-// insertCoupons inserts the items' coupons, each with a fresh id and carrying header, in
-// multi-row INSERTs of up to rowsPerInsert rows written as SQL text (no placeholders to bind or
-// interpolate, no ent builder per row), and records them in w as the rows now hold them: the row
-// Create would build (created_at = updated_at = valid_start_time = At), status UNUSED. A unique key
-// met is errUniqueKey.
-func insertCoupons(ctx context.Context, tx *ent.Tx, header int64, items []Item, w *Written) error {
-	bp := insertBufs.Get().(*[]byte)
-	defer insertBufs.Put(bp)
-	for chunk := range slices.Chunk(items, rowsPerInsert) {
+// chunkBufs are statement (or LOAD DATA file) buffers, reused across batches: a 5,000-row chunk is
+// rendered without growing a new megabyte each time.
+var chunkBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// insertCoupons writes the items' coupons, each with a fresh id and carrying header, in chunks of
+// up to rowsPerChunk rows rendered as text (no placeholders to bind or interpolate, no ent builder
+// per row) by writeChunk: LOAD DATA LOCAL INFILE, or a multi-row INSERT on Vitess (vitess) or
+// where the server refuses local files. It records them in w as the rows now hold them: the row
+// Create would build (created_at = updated_at = valid_start_time = At), status UNUSED. A unique
+// key met is errUniqueKey (LOAD DATA skips such a row: a chunk written short is one too). A
+// redemption id or requestId that is not valid UTF-8 of at most 64 bytes is an error before
+// anything is written: an INSERT would be refused it, and LOAD DATA would store it mangled.
+func insertCoupons(ctx context.Context, tx *ent.Tx, header int64, items []Item, vitess bool, w *Written) error {
+	bp := chunkBufs.Get().(*[]byte)
+	defer chunkBufs.Put(bp)
+	for chunk := range slices.Chunk(items, rowsPerChunk) {
 		rows := make([]ent.UserCoupon, len(chunk))
-		q := append((*bp)[:0], insertSQL...)
 		for i, it := range chunk {
+			if err := checkText(it.Coupon); err != nil {
+				return fmt.Errorf("insert coupons: %w", err)
+			}
 			uc := &rows[i]
 			*uc = ent.UserCoupon{ID: idgen.Next(), CreatedAt: it.At, UpdatedAt: it.At, UserID: it.UserID, TemplateID: it.TemplateID,
 				RedemptionID: it.RedemptionID, ReceiveCount: it.ReceiveCount, Source: it.Source, Status: usercoupon.StatusUNUSED,
@@ -52,61 +61,103 @@ func insertCoupons(ctx context.Context, tx *ent.Tx, header int64, items []Item, 
 			if it.RequestID != "" {
 				uc.RequestID = &it.RequestID
 			}
-			if i > 0 {
-				q = append(q, ',')
-			}
-			q = appendCoupon(q, uc)
 		}
-		*bp = q
-		res, err := tx.ExecContext(ctx, string(q))
+		n, err := writeChunk(ctx, tx, rows, vitess, bp)
 		if sqlgraph.IsUniqueConstraintError(err) {
 			return fmt.Errorf("insert coupons: %w: %w", errUniqueKey, err)
 		}
 		if err != nil {
 			return fmt.Errorf("insert coupons: %w", err)
 		}
-		if n, err := res.RowsAffected(); err != nil || n != int64(len(chunk)) {
-			return fmt.Errorf("insert coupons: %d rows of %d inserted: %v", n, len(chunk), err)
+		if n != int64(len(rows)) {
+			return fmt.Errorf("insert coupons: %w: %d rows of %d written", errUniqueKey, n, len(rows))
 		}
 		for i := range rows {
 			w.Issued = append(w.Issued, &rows[i])
 		}
-		w.Inserted += len(chunk)
-		w.Carried += len(chunk)
+		w.Inserted += len(rows)
+		w.Carried += len(rows)
 	}
 	return nil
 }
 
-// appendCoupon appends uc's tuple in insertSQL's column order.
-func appendCoupon(q []byte, uc *ent.UserCoupon) []byte {
-	q = append(q, '(')
-	q = strconv.AppendInt(q, uc.ID, 10)
-	q = appendTime(append(q, ','), uc.CreatedAt)
-	q = appendTime(append(q, ','), uc.UpdatedAt)
-	q = strconv.AppendInt(append(q, ','), uc.UserID, 10)
-	q = strconv.AppendInt(append(q, ','), uc.TemplateID, 10)
-	q = appendString(append(q, ','), uc.RedemptionID)
-	q = strconv.AppendInt(append(q, ','), int64(uc.ReceiveCount), 10)
-	q = appendString(append(q, ','), string(uc.Source))
-	q = appendString(append(q, ','), string(uc.Status))
-	q = appendTime(append(q, ','), uc.ValidStartTime)
-	q = appendTime(append(q, ','), uc.ValidEndTime)
-	q = append(q, ',')
-	if uc.RequestID == nil {
-		q = append(q, "NULL"...)
-	} else {
-		q = appendString(q, *uc.RequestID)
+// checkText fails unless c's redemption id and requestId are valid UTF-8 that fits their columns.
+func checkText(c Coupon) error {
+	for _, f := range []struct {
+		name, v string
+		fits    func(string) error
+	}{{"redemption id", c.RedemptionID, usercoupon.RedemptionIDValidator}, {"requestId", c.RequestID, usercoupon.RequestIDValidator}} {
+		if !utf8.ValidString(f.v) {
+			return fmt.Errorf("%s %q of user %d is not valid UTF-8", f.name, f.v, c.UserID)
+		}
+		if err := f.fits(f.v); err != nil {
+			return fmt.Errorf("%s %q of user %d: %w", f.name, f.v, c.UserID, err)
+		}
 	}
-	q = strconv.AppendInt(append(q, ','), *uc.StockBatchID, 10)
-	return append(q, ')')
+	return nil
 }
 
-// appendTime appends t as a DATETIME literal in UTC (the connection's time zone, store.NormalizeDSN),
+// insertRows writes rows with one multi-row INSERT built in *bp, and returns the rows inserted.
+func insertRows(ctx context.Context, tx *ent.Tx, rows []ent.UserCoupon, bp *[]byte) (int64, error) {
+	q := append((*bp)[:0], insertSQL...)
+	q = insertTuples.appendRows(q, rows)
+	*bp = q
+	res, err := tx.ExecContext(ctx, string(q))
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// rowText is how a statement's text spells coupon rows, their values in couponColumns' order.
+type rowText struct {
+	rowBegin, rowEnd, rowSep string
+	valueSep                 byte
+	timeQuote                string
+	null                     string
+	str                      func(q []byte, s string) []byte
+}
+
+// insertTuples are the tuples of a multi-row INSERT.
+var insertTuples = rowText{rowBegin: "(", rowEnd: ")", rowSep: ",", valueSep: ',', timeQuote: "'", null: "NULL", str: appendString}
+
+// appendRows appends rows as f spells them.
+func (f *rowText) appendRows(q []byte, rows []ent.UserCoupon) []byte {
+	for i := range rows {
+		uc := &rows[i]
+		if i > 0 {
+			q = append(q, f.rowSep...)
+		}
+		q = append(q, f.rowBegin...)
+		q = strconv.AppendInt(q, uc.ID, 10)
+		q = f.appendTime(append(q, f.valueSep), uc.CreatedAt)
+		q = f.appendTime(append(q, f.valueSep), uc.UpdatedAt)
+		q = strconv.AppendInt(append(q, f.valueSep), uc.UserID, 10)
+		q = strconv.AppendInt(append(q, f.valueSep), uc.TemplateID, 10)
+		q = f.str(append(q, f.valueSep), uc.RedemptionID)
+		q = strconv.AppendInt(append(q, f.valueSep), int64(uc.ReceiveCount), 10)
+		q = f.str(append(q, f.valueSep), string(uc.Source))
+		q = f.str(append(q, f.valueSep), string(uc.Status))
+		q = f.appendTime(append(q, f.valueSep), uc.ValidStartTime)
+		q = f.appendTime(append(q, f.valueSep), uc.ValidEndTime)
+		q = append(q, f.valueSep)
+		if uc.RequestID == nil {
+			q = append(q, f.null...)
+		} else {
+			q = f.str(q, *uc.RequestID)
+		}
+		q = strconv.AppendInt(append(q, f.valueSep), *uc.StockBatchID, 10)
+		q = append(q, f.rowEnd...)
+	}
+	return q
+}
+
+// appendTime appends t as a DATETIME value in UTC (the connection's time zone, store.NormalizeDSN),
 // to the nanosecond as the driver sends a bound time (the column keeps milliseconds).
-func appendTime(q []byte, t time.Time) []byte {
-	q = append(q, '\'')
+func (f *rowText) appendTime(q []byte, t time.Time) []byte {
+	q = append(q, f.timeQuote...)
 	q = t.UTC().AppendFormat(q, "2006-01-02 15:04:05.999999999")
-	return append(q, '\'')
+	return append(q, f.timeQuote...)
 }
 
 // appendString appends s as a string literal: quoted when it is made of letters, digits and

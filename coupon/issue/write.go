@@ -50,6 +50,7 @@ type Written struct {
 type WriteOptions struct {
 	Prior  Prior                                                        // nil: no earlier refusals recorded
 	Record func(ctx context.Context, tx *ent.Tx, fresh []Refusal) error // records Fresh in the same transaction; nil: the caller records them in T3
+	Vitess bool                                                         // the database is a Vitess vtgate (COUPON_MYSQL_VITESS): coupons by multi-row INSERT, as it takes no LOAD DATA
 }
 
 // Write is T2 for one user-shard group (items of one template, in batch order): in one transaction
@@ -64,7 +65,7 @@ type WriteOptions struct {
 //
 // It first reads the users' coupons from the index (user_id, template_id, receive_count) alone
 // (their counts and slots, no row lookups): that reading commits only a group in which every item
-// is new and gets a slot and a unit and the INSERT meets no unique key; anything else is rolled
+// is new and gets a slot and a unit and whose coupons meet no unique key; anything else is rolled
 // back and the group done again reading the coupons whole, where replays and duplicates are
 // recognised and refusals decided.
 func Write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, budget int, opt WriteOptions) (Written, error) {
@@ -99,7 +100,7 @@ func write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, bu
 			return errReadWhole
 		}
 		if k > 0 {
-			if err := insertCoupons(ctx, tx, r.Header.ID, slotted[:k], &w); err != nil {
+			if err := insertCoupons(ctx, tx, r.Header.ID, slotted[:k], opt.Vitess, &w); err != nil {
 				return err
 			}
 		}

@@ -390,7 +390,7 @@ var (
 	}
 	// UserCouponColumns holds the columns for the "user_coupon" table.
 	UserCouponColumns = []*schema.Column{
-		{Name: "id", Type: field.TypeInt64, Increment: true},
+		{Name: "id", Type: field.TypeInt64},
 		{Name: "created_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 		{Name: "updated_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 		{Name: "user_id", Type: field.TypeInt64},
@@ -437,7 +437,7 @@ var (
 	}
 	// UserCouponArchiveColumns holds the columns for the "user_coupon_archive" table.
 	UserCouponArchiveColumns = []*schema.Column{
-		{Name: "id", Type: field.TypeInt64, Increment: true},
+		{Name: "id", Type: field.TypeInt64},
 		{Name: "created_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 		{Name: "updated_at", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime(3)"}},
 		{Name: "user_id", Type: field.TypeInt64},

@@ -7,16 +7,25 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/mixin"
 	"github.com/shopspring/decimal"
 )
 
 // snowflakeID is the 64-bit id of sharded tables (templates, user data): generated in process, so
-// rows can be written in batches and moved between shards without renumbering.
-func snowflakeID() ent.Field {
-	return field.Int64("id").Immutable().Positive().DefaultFunc(idgen.Next)
+// rows can be written in batches and moved between shards without renumbering. ann annotates the
+// column (bulkWritten: no AUTO_INCREMENT attribute).
+func snowflakeID(ann ...schema.Annotation) ent.Field {
+	return field.Int64("id").Immutable().Positive().DefaultFunc(idgen.Next).Annotations(ann...)
 }
+
+// bulkWritten leaves the id column without AUTO_INCREMENT, for a table written by statements of
+// unknown row count (LOAD DATA, INSERT … SELECT): under innodb_autoinc_lock_mode 1 (MariaDB's
+// default) such a statement holds the table's AUTO-INC lock to its end, and every single-row
+// INSERT into the table (a claim's coupon) waits behind it. coupond assigns every id itself.
+var bulkWritten = entsql.Annotation{Incremental: new(bool)}
 
 var moneyType = map[string]string{dialect.MySQL: "decimal(12,2)"}
 

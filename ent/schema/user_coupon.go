@@ -8,10 +8,12 @@ import (
 	"entgo.io/ent/schema/index"
 )
 
-// userCouponFields are the columns shared by user_coupon and its archive.
+// userCouponFields are the columns shared by user_coupon and its archive. The id has no
+// AUTO_INCREMENT (bulkWritten): T2 loads a batch's coupons with LOAD DATA, and an archived row
+// keeps its coupon's id.
 func userCouponFields() []ent.Field {
 	return []ent.Field{
-		snowflakeID(),
+		snowflakeID(bulkWritten),
 		field.Int64("user_id").Immutable(),
 		field.Int64("template_id").Immutable(),
 		field.String("redemption_id").Immutable().MaxLen(64).
