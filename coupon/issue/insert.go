@@ -123,6 +123,7 @@ var insertTuples = rowText{rowBegin: "(", rowEnd: ")", rowSep: ",", valueSep: ',
 
 // appendRows appends rows as f spells them.
 func (f *rowText) appendRows(q []byte, rows []ent.UserCoupon) []byte {
+	var at, end timeText // a distribution batch's rows share both times, a claim batch's its end
 	for i := range rows {
 		uc := &rows[i]
 		if i > 0 {
@@ -130,16 +131,16 @@ func (f *rowText) appendRows(q []byte, rows []ent.UserCoupon) []byte {
 		}
 		q = append(q, f.rowBegin...)
 		q = strconv.AppendInt(q, uc.ID, 10)
-		q = f.appendTime(append(q, f.valueSep), uc.CreatedAt)
-		q = f.appendTime(append(q, f.valueSep), uc.UpdatedAt)
+		q = at.append(f, append(q, f.valueSep), uc.CreatedAt)
+		q = at.append(f, append(q, f.valueSep), uc.UpdatedAt)
 		q = strconv.AppendInt(append(q, f.valueSep), uc.UserID, 10)
 		q = strconv.AppendInt(append(q, f.valueSep), uc.TemplateID, 10)
 		q = f.str(append(q, f.valueSep), uc.RedemptionID)
 		q = strconv.AppendInt(append(q, f.valueSep), int64(uc.ReceiveCount), 10)
 		q = f.str(append(q, f.valueSep), string(uc.Source))
 		q = f.str(append(q, f.valueSep), string(uc.Status))
-		q = f.appendTime(append(q, f.valueSep), uc.ValidStartTime)
-		q = f.appendTime(append(q, f.valueSep), uc.ValidEndTime)
+		q = at.append(f, append(q, f.valueSep), uc.ValidStartTime)
+		q = end.append(f, append(q, f.valueSep), uc.ValidEndTime)
 		q = append(q, f.valueSep)
 		if uc.RequestID == nil {
 			q = append(q, f.null...)
@@ -150,6 +151,21 @@ func (f *rowText) appendRows(q []byte, rows []ent.UserCoupon) []byte {
 		q = append(q, f.rowEnd...)
 	}
 	return q
+}
+
+// timeText is the last time a row gave and its text: rows that give the same time again copy
+// the text instead of formatting it.
+type timeText struct {
+	t    time.Time
+	text []byte
+}
+
+// append appends t as f.appendTime would.
+func (c *timeText) append(f *rowText, q []byte, t time.Time) []byte {
+	if c.text == nil || !t.Equal(c.t) {
+		c.t, c.text = t, f.appendTime(c.text[:0], t)
+	}
+	return append(q, c.text...)
 }
 
 // appendTime appends t as a DATETIME value in UTC (the connection's time zone, store.NormalizeDSN),
