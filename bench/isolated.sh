@@ -8,7 +8,10 @@
 #   bench/isolated.sh bench/run.sh -m async               # the redeem benchmark
 #
 # Redis runs as scripts/services.sh sets it up (AOF on, appendfsync everysec, no RDB snapshots);
-# MariaDB with its defaults (innodb_flush_log_at_trx_commit=1). Data lives under
+# MariaDB with its defaults (innodb_flush_log_at_trx_commit=1, a 96 MiB redo log) and a 256 MiB
+# buffer pool, or with BENCH_MARIADB=prod with coupond's production settings
+# (scripts/mariadb-cnf.sh: a 1 GiB redo log, a quarter of the memory for the buffer pool, the
+# binlog with sync_binlog 1, ...). Data lives under
 # ${BENCH_ISOLATED_DIR:-/tmp/coupond-bench-isolated} (the MariaDB system tables are kept between
 # runs, the Redis AOF is not). Needs root (or unprivileged user namespaces) and iproute2. The Go
 # module cache must already hold the modules (the namespace has no network): run `go build ./...`
@@ -41,9 +44,16 @@ if [[ ! -d $dir/db/mysql ]]; then
 	mariadb-install-db --no-defaults --user=root --datadir="$dir/db" --skip-test-db \
 		--auth-root-authentication-method=normal >"$dir/install.log" 2>&1
 fi
-mariadbd --no-defaults --user=root --datadir="$dir/db" --port=3306 --socket="$dir/db.sock" \
-	--pid-file="$dir/db.pid" --bind-address=127.0.0.1 --skip-grant-tables --skip-log-bin \
-	--innodb-buffer-pool-size=256M --max-connections=1000 >"$dir/mariadb.log" 2>&1 &
+if [[ ${BENCH_MARIADB:-} == prod ]]; then
+	"$(dirname "${BASH_SOURCE[0]}")/../scripts/mariadb-cnf.sh" >"$dir/prod.cnf"
+	db_opts=(--defaults-file="$dir/prod.cnf")
+	echo "isolated: MariaDB with coupond's production settings (scripts/mariadb-cnf.sh)" >&2
+else
+	db_opts=(--no-defaults --skip-log-bin --innodb-buffer-pool-size=256M)
+fi
+mariadbd "${db_opts[@]}" --user=root --datadir="$dir/db" --port=3306 --socket="$dir/db.sock" \
+	--pid-file="$dir/db.pid" --bind-address=127.0.0.1 --skip-grant-tables \
+	--max-connections=1000 >"$dir/mariadb.log" 2>&1 &
 for _ in $(seq 120); do
 	redis-cli ping >/dev/null 2>&1 && mariadb -h127.0.0.1 -uroot -e 'select 1' >/dev/null 2>&1 && break
 	sleep 0.5
