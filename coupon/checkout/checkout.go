@@ -56,15 +56,18 @@ type LockRef struct {
 // Config tunes the service; zero fields take the defaults.
 type Config struct {
 	LockTTL time.Duration // how long a lock holds a coupon for an unpaid order; default defaults.LockTTL
-	// DB, when set, is the client the checkout runs all its statements on, over a pool whose
+	// DB, when set, is the client the checkout runs its transactions on, over a pool whose
 	// sessions are READ COMMITTED (store.OpenMySQLReadCommitted): a lock's transaction then does not
-	// set its level first (one round trip less). Nil: New's db, each lock setting the level.
+	// set its level first (one round trip less). Nil: New's db, each lock setting the level. Reads
+	// outside a transaction (the wallet, a coupon's holder, a lock's first read) run on New's db
+	// either way, so they never wait for a connection behind transactions in flight.
 	DB *ent.Client
 }
 
 // Service is the checkout.
 type Service struct {
-	db        *ent.Client
+	db        *ent.Client // reads outside a transaction
+	txdb      *ent.Client // transactions: Config.DB, else db
 	rdb       redis.UniversalClient
 	templates Templates
 	sched     Scheduler
@@ -80,9 +83,9 @@ func New(db *ent.Client, rdb redis.UniversalClient, templates Templates, sched S
 	if cfg.LockTTL <= 0 {
 		cfg.LockTTL = defaults.LockTTL
 	}
-	s := &Service{db: db, rdb: rdb, templates: recentTemplates(templates), sched: sched, lockTTL: cfg.LockTTL, lockTx: readCommitted, now: time.Now}
+	s := &Service{db: db, txdb: db, rdb: rdb, templates: recentTemplates(templates), sched: sched, lockTTL: cfg.LockTTL, lockTx: readCommitted, now: time.Now}
 	if cfg.DB != nil {
-		s.db, s.lockTx = cfg.DB, nil
+		s.txdb, s.lockTx = cfg.DB, nil
 	}
 	return s
 }
@@ -122,7 +125,7 @@ var errCommit = errors.New("commit")
 // returns nil. A deadlock or lock-wait timeout is errLost (the loser reads again); a failed commit
 // is errCommit as well.
 func (s *Service) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *ent.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, opts)
+	tx, err := s.txdb.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("begin: %w", lostRace(err))
 	}
