@@ -9,6 +9,7 @@ import (
 	"coupond/ent"
 	"coupond/ent/stockbatch"
 	"coupond/ent/usercoupon"
+	"coupond/ent/usercouponarchive"
 	"coupond/store"
 )
 
@@ -51,6 +52,10 @@ type WriteOptions struct {
 	Prior  Prior                                                        // nil: no earlier refusals recorded
 	Record func(ctx context.Context, tx *ent.Tx, fresh []Refusal) error // records Fresh in the same transaction; nil: the caller records them in T3
 	Vitess bool                                                         // the database is a Vitess vtgate (COUPON_MYSQL_VITESS): coupons by multi-row INSERT, as it takes no LOAD DATA
+	// OneUserShard: the user tables are one shard (COUPON_MYSQL_USER_SHARDS=1), so a query of the
+	// archive by template alone stays on T2's shard; T2 then asks whether the template has any
+	// archived coupon (one index probe) before reading the users' archived slots.
+	OneUserShard bool
 }
 
 // Write is T2 for one user-shard group (items of one template, in batch order): in one transaction
@@ -84,7 +89,7 @@ func write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, bu
 	var w Written
 	err := store.WithTx(ctx, db, func(tx *ent.Tx) error {
 		w = Written{Held: map[int64]int{}}
-		seen, err := loadSeen(ctx, tx, r, items, opt.Prior, readWhole)
+		seen, err := loadSeen(ctx, tx, r, items, opt, readWhole)
 		if err != nil {
 			return err
 		}
@@ -149,9 +154,10 @@ type seen struct {
 
 // loadSeen reads, inside the group's transaction, the users' coupons of the template (without
 // readWhole only the two columns the index (user_id, template_id, receive_count) covers: counts
-// and slots, no replay or duplicate requestId recognised), the items' earlier refusals, and the
-// slots of the users' archived coupons.
-func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, prior Prior, readWhole bool) (*seen, error) {
+// and slots, no replay or duplicate requestId recognised), the items' earlier refusals (opt.Prior),
+// and the slots of the users' archived coupons (none read when opt.OneUserShard and the template
+// has no archived coupon).
+func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, opt WriteOptions, readWhole bool) (*seen, error) {
 	users := make([]int64, 0, len(items))
 	rids := make([]string, 0, len(items))
 	for _, it := range items {
@@ -187,8 +193,8 @@ func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, pri
 			return nil, fmt.Errorf("load replayed coupons: %w", err)
 		}
 	}
-	if prior != nil {
-		if s.prior, err = prior(ctx, tx, users, rids); err != nil {
+	if opt.Prior != nil {
+		if s.prior, err = opt.Prior(ctx, tx, users, rids); err != nil {
 			return nil, err
 		}
 	}
@@ -202,7 +208,7 @@ func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, pri
 		s.count[uc.UserID]++
 		s.slots.Take(uc.UserID, uc.ReceiveCount)
 	}
-	archived, err := ArchivedSlots(ctx, tx.UserCouponArchive, tpl.ID, users)
+	archived, err := archivedSlots(ctx, tx, tpl.ID, users, opt.OneUserShard)
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +220,19 @@ func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, pri
 		s.done[rid] = true
 	}
 	return s, nil
+}
+
+// archivedSlots is ArchivedSlots of the users in tx; with oneShard it first asks whether the
+// template has any archived coupon at all, and reads nothing more when it has none (a template
+// being distributed usually has none: the archive takes coupons long used or expired).
+func archivedSlots(ctx context.Context, tx *ent.Tx, templateID int64, users []int64, oneShard bool) ([]*ent.UserCouponArchive, error) {
+	if oneShard {
+		some, err := tx.UserCouponArchive.Query().Where(usercouponarchive.TemplateID(templateID)).Exist(ctx)
+		if err != nil || !some {
+			return nil, err
+		}
+	}
+	return ArchivedSlots(ctx, tx.UserCouponArchive, templateID, users)
 }
 
 // split returns the items the database has not seen, and records in w those it has: their coupons
