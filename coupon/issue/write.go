@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"entgo.io/ent/dialect/sql"
+
 	"coupond/coupon"
 	"coupond/ent"
 	"coupond/ent/stockbatch"
@@ -69,10 +71,11 @@ type WriteOptions struct {
 // ErrFenced when the sweep settled the header's share of that shard first.
 //
 // It first reads the users' coupons from the index (user_id, template_id, receive_count) alone
-// (their counts and slots, no row lookups): that reading commits only a group in which every item
-// is new and gets a slot and a unit and whose coupons meet no unique key; anything else is rolled
-// back and the group done again reading the coupons whole, where replays and duplicates are
-// recognised and refusals decided.
+// (their counts and slots, no row lookups), or, for a distribution group that insertFirst admits,
+// reads nothing and writes the coupons in Redis's slots (writeFirst): either commits only a group
+// in which every item is new and gets a slot and a unit and whose coupons meet no unique key;
+// anything else is rolled back and the group done again reading the coupons whole, where replays
+// and duplicates are recognised and refusals decided.
 func Write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, budget int, opt WriteOptions) (Written, error) {
 	w, err := write(ctx, db, r, items, budget, opt, false)
 	if errors.Is(err, errReadWhole) || errors.Is(err, errUniqueKey) || ent.IsConstraintError(err) {
@@ -89,6 +92,9 @@ func write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, bu
 	var w Written
 	err := store.WithTx(ctx, db, func(tx *ent.Tx) error {
 		w = Written{Held: map[int64]int{}}
+		if !readWhole && insertFirst(r, items, budget, opt) {
+			return writeFirst(ctx, tx, r, items, opt, &w)
+		}
 		seen, err := loadSeen(ctx, tx, r, items, opt, readWhole)
 		if err != nil {
 			return err
@@ -133,6 +139,46 @@ func write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, bu
 		return nil
 	}, nil)
 	return w, err
+}
+
+// insertFirst reports whether a group may be written by writeFirst, without reading its users'
+// coupons first: a distribution group on one user shard (opt.OneUserShard), within its budget,
+// whose every receive_count from Redis is a slot within the limit.
+func insertFirst(r *Reservation, items []Item, budget int, opt WriteOptions) bool {
+	if r.Header.Source != stockbatch.SourceDISTRIBUTION || !opt.OneUserShard || opt.Prior != nil || len(items) > budget {
+		return false
+	}
+	limit := r.Template.ReceiveRule.LimitPerPerson
+	for _, it := range items {
+		if it.RequestID != "" || it.ReceiveCount < 1 || it.ReceiveCount > limit {
+			return false
+		}
+	}
+	return true
+}
+
+// writeFirst writes the group's coupons in the slots Redis handed out, reading nothing first,
+// then checks, with a locking read (the latest committed rows), that the template has no archived
+// coupon; it returns errReadWhole when it has one (an archived coupon holds a slot outside
+// user_coupon's unique key) and errUniqueKey when a coupon met a unique key (a slot taken, a
+// replay): Write then does the group again reading the coupons whole. Anything else leaves the
+// group as the read-first path would: every user holds at most limit coupons, each in its own slot
+// (the unique key (user_id, template_id, receive_count) over slots 1…limit, and no archived slot;
+// a coupon the archive job moves meanwhile either still holds its slot in user_coupon when the
+// insert checks the key, or is in the archive when the locking read looks).
+func writeFirst(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, opt WriteOptions, w *Written) error {
+	if err := insertCoupons(ctx, tx, r.Header.ID, items, opt.Vitess, w); err != nil {
+		return err
+	}
+	archived, err := tx.UserCouponArchive.Query().Where(usercouponarchive.TemplateID(r.Template.ID)).
+		ForShare(sql.WithLockClause("LOCK IN SHARE MODE")).Exist(ctx)
+	if err != nil {
+		return fmt.Errorf("archived coupons of template %d: %w", r.Template.ID, err)
+	}
+	if archived {
+		return errReadWhole
+	}
+	return nil
 }
 
 // reqKey is a user's requestId.
