@@ -138,7 +138,7 @@ func TestQuotePlanAnswersAsTheExecutor(t *testing.T) {
 			t.Fatalf("doc %d: no plan learned", i)
 		}
 		for _, c := range cases {
-			if usesPlan := quotePlanTakes(t, doc.query, doc.opName, c.vars); usesPlan == c.executor {
+			if usesPlan := planTakes(t, doc.query, doc.opName, c.vars); usesPlan == c.executor {
 				t.Errorf("doc %d, %s: the plan takes it: %v, want %v", i, c.name, usesPlan, !c.executor)
 			}
 			want := post(t, executor, c.token, doc.opName, doc.query, c.vars)
@@ -157,19 +157,4 @@ func TestQuotePlanAnswersAsTheExecutor(t *testing.T) {
 			t.Errorf("unplanned doc %d: learned %v, plan %v; want a nil plan", i, ok, p)
 		}
 	}
-}
-
-// quotePlanTakes reports whether a quote plan answers query with vars (see planTakes).
-func quotePlanTakes(t *testing.T, query, opName string, vars map[string]any) bool {
-	t.Helper()
-	doc, coerced, ok := coercedVariables(t, query, opName, vars)
-	if !ok {
-		return false
-	}
-	plan := compileQuotePlan(doc)
-	if plan == nil {
-		return false
-	}
-	_, ok = plan.input(coerced)
-	return ok
 }
