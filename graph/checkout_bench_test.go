@@ -1,21 +1,17 @@
 package graph
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"coupond/auth"
 	"coupond/coupon"
-	"coupond/coupon/issue"
-	"coupond/ent"
-	"coupond/ent/usercoupon"
 	"coupond/testutil/stack"
 )
 
@@ -37,45 +33,18 @@ func BenchmarkLockAndConfirm(b *testing.B) {
 	s := stack.New(b, "graph", "bench_checkout", stack.Options{})
 	signer := auth.NewSigner(testSecret)
 	r := &Resolver{Templates: s.Templates, Wallet: s.Wallet, Checkout: s.Checkout, Codes: testCodes}
-	cfg := HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15}
-	planned := signer.Middleware(NewHandler(r, cfg))
-	cfg.ExecutorOnly = true
-	executor := signer.Middleware(NewHandler(r, cfg))
+	planned, executor, _ := bothPaths(r, signer)
 	tpl := s.Template(b, 10_000_000, 10_000_000, nil)
 	const users, perUser = 64, 1000
-	ctx := context.Background()
-	now := time.Now().UTC().Truncate(time.Millisecond)
 	coupons := make([][]int64, users)
 	tokens := make([]string, users)
 	for u := range users {
-		userID := int64(u + 1)
-		tx, err := s.DB.Tx(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rows := make([]*ent.UserCouponCreate, perUser)
-		for i := range rows {
-			rows[i] = issue.Create(tx, issue.Coupon{UserID: userID, TemplateID: tpl.ID, RedemptionID: fmt.Sprintf("bc-%d-%d", u, i),
-				ReceiveCount: i + 1, Source: usercoupon.SourceDISTRIBUTION, At: now.Add(-time.Second), End: tpl.ValidEnd})
-		}
-		issued, err := tx.UserCoupon.CreateBulk(rows...).Save(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			b.Fatal(err)
-		}
-		for _, c := range issued {
+		for _, c := range giveCoupons(b, s, int64(u+1), fmt.Sprintf("bc-%d", u), slices.Repeat([]*coupon.Template{tpl}, perUser)...) {
 			coupons[u] = append(coupons[u], c.ID)
 		}
-		if tokens[u], err = signer.Issue(coupon.Actor{UserID: userID, Role: coupon.RoleUser}, time.Hour); err != nil {
-			b.Fatal(err)
-		}
+		tokens[u] = tokenOf(b, signer, coupon.Actor{UserID: int64(u + 1), Role: coupon.RoleUser})
 	}
-	orders, err := signer.Issue(coupon.Actor{Role: coupon.RoleService, Service: "orders"}, time.Hour)
-	if err != nil {
-		b.Fatal(err)
-	}
+	orders := tokenOf(b, signer, coupon.Actor{Role: coupon.RoleService, Service: "orders"})
 	var seq atomic.Int64
 	call := func(b *testing.B, h http.Handler, token, query, c, o, want string) {
 		body := `{"query":"` + strings.ReplaceAll(strings.ReplaceAll(query, `"`, `\"`), "\n", `\n`) + `","variables":{"c":"` + c + `","o":"` + o + `"}}`
@@ -99,23 +68,7 @@ func BenchmarkLockAndConfirm(b *testing.B) {
 		call(b, h, orders, benchConfirmQuery, c, o, "PAID")
 	}
 	pair(b, planned) // warms the caches, learns the plans
-	b.Run("serial", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			pair(b, planned)
-		}
-	})
-	parallel := func(h http.Handler) func(b *testing.B) {
-		return func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetParallelism(8)
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					pair(b, h)
-				}
-			})
-		}
-	}
-	b.Run("parallel", parallel(planned))
-	b.Run("executor", parallel(executor))
+	b.Run("serial", serialAndParallel(planned, pair, false))
+	b.Run("parallel", serialAndParallel(planned, pair, true))
+	b.Run("executor", serialAndParallel(executor, pair, true))
 }

@@ -72,20 +72,8 @@ func TestClaimPlanAnswersAsTheExecutor(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			s := stack.New(t, "graph", "claimplan_"+string(mode), stack.Options{Config: services.Config{Redeem: claim.Config{Mode: mode}}})
 			signer := auth.NewSigner(testSecret)
-			r := &Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Codes: testCodes}
-			cfg := HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15}
-			planned, plans := newHandler(r, cfg)
-			cfg.ExecutorOnly = true
-			executor, _ := newHandler(r, cfg)
-			planned, executor = signer.Middleware(planned), signer.Middleware(executor)
-
-			token := func(a coupon.Actor) string {
-				tok, err := signer.Issue(a, time.Hour)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return tok
-			}
+			planned, executor, plans := bothPaths(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Codes: testCodes}, signer)
+			token := func(a coupon.Actor) string { return tokenOf(t, signer, a) }
 			user := token(coupon.Actor{UserID: 7, Role: coupon.RoleUser})
 			open := strconv.FormatInt(s.Template(t, 1000, 1000, nil).ID, 10)
 			soldOut := strconv.FormatInt(s.Template(t, 1, 1, nil).ID, 10)

@@ -1,19 +1,15 @@
 package graph
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"coupond/auth"
 	"coupond/coupon"
-	"coupond/coupon/issue"
-	"coupond/ent"
-	"coupond/ent/usercoupon"
 	"coupond/testutil/stack"
 )
 
@@ -83,43 +79,12 @@ var unplannedSettlementDocs = []string{
 func TestSettlementPlanAnswersAsTheExecutor(t *testing.T) {
 	s := stack.New(t, "graph", "settleplan", stack.Options{})
 	signer := auth.NewSigner(testSecret)
-	r := &Resolver{Templates: s.Templates, Wallet: s.Wallet, Checkout: s.Checkout, Codes: testCodes}
-	cfg := HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15}
-	planned, plans := newHandler(r, cfg)
-	cfg.ExecutorOnly = true
-	executor, _ := newHandler(r, cfg)
-	planned, executor = signer.Middleware(planned), signer.Middleware(executor)
-	token := func(a coupon.Actor) string {
-		tok, err := signer.Issue(a, time.Hour)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tok
-	}
-	const userID = 7
-	user := token(coupon.Actor{UserID: userID, Role: coupon.RoleUser})
-	orders := token(coupon.Actor{Role: coupon.RoleService, Service: "orders"})
-	merchant := token(coupon.Actor{UserID: 9, Role: coupon.RoleMerchant, Shop: 1001})
+	planned, executor, plans := bothPaths(&Resolver{Templates: s.Templates, Wallet: s.Wallet, Checkout: s.Checkout, Codes: testCodes}, signer)
+	user := tokenOf(t, signer, coupon.Actor{UserID: 7, Role: coupon.RoleUser})
+	orders := tokenOf(t, signer, coupon.Actor{Role: coupon.RoleService, Service: "orders"})
+	merchant := tokenOf(t, signer, coupon.Actor{UserID: 9, Role: coupon.RoleMerchant, Shop: 1001})
 
-	tpl := s.Template(t, 1000, 1000, nil)
-	ctx := context.Background()
-	tx, err := s.DB.Tx(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	var rows []*ent.UserCouponCreate
-	for i := range 40 {
-		rows = append(rows, issue.Create(tx, issue.Coupon{UserID: userID, TemplateID: tpl.ID, RedemptionID: fmt.Sprintf("sp-%d", i),
-			ReceiveCount: i + 1, Source: usercoupon.SourceDISTRIBUTION, At: now.Add(-time.Second), End: tpl.ValidEnd}))
-	}
-	issued, err := tx.UserCoupon.CreateBulk(rows...).Save(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	issued := giveCoupons(t, s, 7, "sp", slices.Repeat([]*coupon.Template{s.Template(t, 1000, 1000, nil)}, 40)...)
 	// couponID sets the coupon's id in a lock's variables to v.
 	couponID := func(vars map[string]any, v any) map[string]any {
 		if in, ok := vars["in"].(map[string]any); ok {
