@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"coupond/auth"
@@ -195,6 +196,112 @@ func TestSettlementPlanAnswersAsTheExecutor(t *testing.T) {
 		}
 		if p, ok := plans.known.Get(q); !ok || p != nil {
 			t.Errorf("unplanned doc %d: learned %v, plan %v; want a nil plan", i, ok, p)
+		}
+	}
+}
+
+// TestConcurrentPlannedSettlementsBalance: 16 clients race through the planned path: each of 20
+// coupons is locked by 4 orders at once, then each of the 4 orders confirms it. The books balance:
+// exactly one order locks each coupon and only that order's payment is PAID; MySQL holds every
+// coupon USED for that order, one PAID settlement per coupon and no other live one. With
+// COUPON_CLAIM_PLANS=off it runs through the executor.
+func TestConcurrentPlannedSettlementsBalance(t *testing.T) {
+	s := stack.New(t, "graph", "settleplan_books", stack.Options{})
+	signer := auth.NewSigner(testSecret)
+	h, plans := newHandler(&Resolver{Templates: s.Templates, Wallet: s.Wallet, Checkout: s.Checkout, Codes: testCodes},
+		HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15, ExecutorOnly: plansOff})
+	h = signer.Middleware(h)
+	user := tokenOf(t, signer, coupon.Actor{UserID: 7, Role: coupon.RoleUser})
+	orders := tokenOf(t, signer, coupon.Actor{Role: coupon.RoleService, Service: "orders"})
+	const coupons, racers = 20, 4
+	issued := giveCoupons(t, s, 7, "books", slices.Repeat([]*coupon.Template{s.Template(t, 1000, 1000, nil)}, coupons)...)
+	status := func(query, token string, c, o int64) string {
+		out := post(t, h, token, "", query, map[string]any{"c": strconv.FormatInt(c, 10), "o": strconv.FormatInt(o, 10)})
+		var r struct {
+			Data map[string]struct {
+				Settlement *struct{ Status string }
+				UserErrors []struct{ Code string }
+			}
+		}
+		if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &r); err != nil {
+			t.Errorf("%s", out)
+		}
+		for _, p := range r.Data {
+			if p.Settlement != nil {
+				return p.Settlement.Status
+			}
+			if len(p.UserErrors) == 1 {
+				return p.UserErrors[0].Code
+			}
+		}
+		return out
+	}
+	post(t, h, user, "", benchLockQuery, map[string]any{"c": "1", "o": "1"}) // learns the plans (an unknown coupon)
+	post(t, h, orders, "", benchConfirmQuery, map[string]any{"c": "1", "o": "1"})
+	if !plansOff {
+		for _, q := range []string{benchLockQuery, benchConfirmQuery} {
+			if p, ok := plans.known.Get(q); !ok || p == nil {
+				t.Fatal("the bench documents have no plan")
+			}
+		}
+	}
+	type job struct{ coupon, order int64 }
+	run := func(query, token string) map[job]string {
+		jobs := make(chan job)
+		var mu sync.Mutex
+		answers := map[job]string{}
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Go(func() {
+				for j := range jobs {
+					a := status(query, token, j.coupon, j.order)
+					mu.Lock()
+					answers[j] = a
+					mu.Unlock()
+				}
+			})
+		}
+		for k := range racers {
+			for i, c := range issued {
+				jobs <- job{c.ID, int64(10_000 + i*racers + k)}
+			}
+		}
+		close(jobs)
+		wg.Wait()
+		return answers
+	}
+	locks, pays := run(benchLockQuery, user), run(benchConfirmQuery, orders)
+	winner := map[int64]int64{}
+	for j, a := range locks {
+		switch a {
+		case "LOCKED":
+			if o, ok := winner[j.coupon]; ok {
+				t.Fatalf("coupon %d locked by orders %d and %d", j.coupon, o, j.order)
+			}
+			winner[j.coupon] = j.order
+		case "ALREADY_LOCKED":
+		default:
+			t.Fatalf("lock of coupon %d for order %d answered %s", j.coupon, j.order, a)
+		}
+	}
+	for j, a := range pays {
+		if want := winner[j.coupon] == j.order; (a == "PAID") != want {
+			t.Fatalf("payment of coupon %d by order %d answered %s (its lock's order: %d)", j.coupon, j.order, a, winner[j.coupon])
+		}
+	}
+	if len(winner) != coupons {
+		t.Fatalf("%d coupons locked, want %d", len(winner), coupons)
+	}
+	for _, c := range issued {
+		var st string
+		var order int64
+		if err := s.SQL.QueryRow(`SELECT status, order_id FROM user_coupon WHERE id = ?`, c.ID).Scan(&st, &order); err != nil || st != "USED" || order != winner[c.ID] {
+			t.Fatalf("coupon %d is %s for order %d (%v), want USED for %d", c.ID, st, order, err, winner[c.ID])
+		}
+		var paid, live int
+		if err := s.SQL.QueryRow(`SELECT COUNT(CASE WHEN status = 'PAID' THEN 1 END), COUNT(CASE WHEN status IN ('LOCKED', 'PAID') THEN 1 END)
+			FROM coupon_settlement WHERE coupon_id = ?`, c.ID).Scan(&paid, &live); err != nil || paid != 1 || live != 1 {
+			t.Fatalf("coupon %d: %d PAID and %d live settlements (%v), want 1 and 1", c.ID, paid, live, err)
 		}
 	}
 }
