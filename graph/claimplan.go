@@ -29,16 +29,10 @@ import (
 // field's plans off (newClaimPlans; TestClaimPlanDirectives), and HandlerConfig.ExecutorOnly
 // (COUPON_CLAIM_PLANS=off) turns them all off.
 type claimPlans struct {
-	known    *lru.Cache[string, plan] // by document text; nil: the document is not plannable
-	roles    map[string][]coupon.Role // by planned root field: its @hasRole(roles:), read from the schema
-	hasRole  hasRoleFunc              // the handler's @hasRole implementation
+	known    *lru.Cache[string, *rootPlan] // by document text; nil: the document is not plannable
+	roles    map[string][]coupon.Role      // by planned root field: its @hasRole(roles:), read from the schema
+	hasRole  hasRoleFunc                   // the handler's @hasRole implementation
 	resolver *Resolver
-}
-
-// plan is one compiled document: run answers it as the executor would, or returns false (before
-// anything ran) to hand it to the executor.
-type plan interface {
-	run(ctx context.Context, oc *graphql.OperationContext, plans *claimPlans) (*graphql.Response, bool)
 }
 
 // hasRoleFunc is the signature of the @hasRole directive's implementation.
@@ -130,7 +124,7 @@ func newClaimPlans(schema *ast.Schema, r *Resolver, hasRole hasRoleFunc) *claimP
 	if len(roles) == 0 {
 		return nil
 	}
-	known, _ := lru.New[string, plan](256) // fails only for a size <= 0
+	known, _ := lru.New[string, *rootPlan](256) // fails only for a size <= 0
 	return &claimPlans{known: known, roles: roles, hasRole: hasRole, resolver: r}
 }
 
@@ -224,7 +218,7 @@ func (p *claimPlans) InterceptOperation(ctx context.Context, next graphql.Operat
 // operation whose only root field is a planned one (plannedRoots, of the operation's kind), its
 // selection made of planLeaves fields with distinct response names, and no fragments or
 // directives anywhere.
-func (p *claimPlans) compile(doc *ast.QueryDocument) plan {
+func (p *claimPlans) compile(doc *ast.QueryDocument) *rootPlan {
 	root := onlyRootField(doc)
 	if root == nil {
 		return nil

@@ -208,7 +208,7 @@ func planTakes(t *testing.T, query, opName string, vars map[string]any) bool {
 		return false
 	}
 	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
-	plan, _ := newClaimPlans(schema, &Resolver{}, HasRole).compile(doc).(*rootPlan)
+	plan := newClaimPlans(schema, &Resolver{}, HasRole).compile(doc)
 	if plan == nil {
 		return false
 	}
