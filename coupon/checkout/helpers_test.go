@@ -10,6 +10,7 @@ import (
 	"coupond/coupon"
 	"coupond/coupon/checkout"
 	"coupond/coupon/issue"
+	"coupond/coupon/keys"
 	"coupond/coupon/template"
 	"coupond/ent"
 	"coupond/ent/couponsettlement"
@@ -17,6 +18,7 @@ import (
 	"coupond/services"
 	"coupond/testutil/stack"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/shopspring/decimal"
 )
 
@@ -144,4 +146,17 @@ func isCode(err error, c coupon.Code) bool {
 // servicesConfig is a stack configuration with the given lock TTL.
 func servicesConfig(lockTTL time.Duration) services.Config {
 	return services.Config{Checkout: checkout.Config{LockTTL: lockTTL}}
+}
+
+// pendingCleared waits until the pending set is empty: a call's own entry is dropped after the
+// call (clearPending), within clearDelay on a quiet machine; it fails after 5 s.
+func pendingCleared(t *testing.T, rdb redis.Cmdable) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if n, err := rdb.ZCard(context.Background(), keys.CheckoutPending()).Result(); err == nil && n == 0 {
+			return
+		} else if time.Now().After(deadline) {
+			t.Fatalf("pending entries left: %d, %v", n, err)
+		}
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"coupond/coupon/checkout"
-	"coupond/coupon/keys"
 	"coupond/ent/couponsettlement"
 	"coupond/jobs"
 	"coupond/services"
@@ -133,16 +132,7 @@ func TestLockAndConfirmRoundTrips(t *testing.T) {
 	}
 	t.Cleanup(func() { rc.Close() })
 	plain := testutil.Redis(t, pkg) // the namespace, emptied; not counted
-	// cleared waits until the call's pending entry is dropped (clearPending runs after the call).
-	cleared := func() {
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-			if n, err := plain.ZCard(context.Background(), keys.CheckoutPending()).Result(); err == nil && n == 0 {
-				return
-			} else if time.Now().After(deadline) {
-				t.Fatalf("pending entries left: %d, %v", n, err)
-			}
-		}
-	}
+	cleared := func() { pendingCleared(t, plain) }
 	rdb := redis.NewClient(&redis.Options{Addr: testutil.RedisAddr(), Dialer: countedDial("redis")})
 	t.Cleanup(func() { rdb.Close() })
 	qrdb := redis.NewClient(&redis.Options{Addr: testutil.QueueOpt().Addr, DB: testutil.QueueOpt().DB, Dialer: countedDial("queue")})
