@@ -2,19 +2,12 @@ package migrations_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"testing"
 	"time"
 
 	"coupond/coupon/ledger"
-	"coupond/migrations"
 	"coupond/store"
-	"coupond/testutil"
-
-	"github.com/go-sql-driver/mysql"
-	"github.com/golang-migrate/migrate/v4"
-	"github.com/golang-migrate/migrate/v4/source/iofs"
 )
 
 // statsLedgerVersion is the migration that creates the stats ledgers, backfills them and drops the
@@ -27,33 +20,7 @@ const statsLedgerVersion = 20261206112812
 // Asia/Kolkata and Asia/Kathmandu, the counts the recount of the rows gave (coupons issued by source
 // by created_at, EXPIRED ones by updated_at); the index is gone after it and back after its down.
 func TestStatsLedgerBackfill(t *testing.T) {
-	dsn := testutil.FreshDatabase(t, "migrations_stats_ledger")
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.MultiStatements, cfg.ParseTime = true, true
-	src, err := iofs.New(migrations.Files, ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := migrate.NewWithSourceInstance("iofs", src, "mysql://"+cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	prev, err := src.Prev(statsLedgerVersion)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Migrate(prev); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	m, db, dsn, prev := migratedBefore(t, "migrations_stats_ledger", statsLedgerVersion)
 	templates := map[int64]int64{7: 11, 8: 22} // template → shop
 	for id, shop := range templates {
 		if _, err := db.Exec(`INSERT INTO coupon_template (id, created_at, updated_at, shop_number, name, source, target, type,
