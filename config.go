@@ -142,7 +142,7 @@ var settings = []setting{
 	{"COUPON_NODE_ID", "1", "snowflake node number, unique per instance (0…1023)", num64(func(c *config) *int64 { return &c.NodeID })},
 	{"COUPON_COMPLEXITY_LIMIT", "500", "GraphQL complexity limit", num(func(c *config) *int { return &c.ComplexityLimit })},
 	{"COUPON_DEPTH_LIMIT", "15", "GraphQL depth limit", num(func(c *config) *int { return &c.DepthLimit })},
-	{"COUPON_CLAIM_PLANS", "on", "on: a redeemCoupon document seen once is answered by its claim plan, and an applicableCoupons document selecting only plain quote and coupon fields by its quote plan, inside gqlgen's pipeline but past its executor (the same bytes, fewer allocations; no goroutine per quote); off: by gqlgen's executor", oneOf(func(c *config) *string { return &c.ClaimPlans }, "on", "off")},
+	{"COUPON_CLAIM_PLANS", "on", "on: a redeemCoupon document seen once is answered by its claim plan, an applicableCoupons document selecting only plain quote and coupon fields by its quote plan, and a lockCoupon, confirmCouponPayment, releaseCoupon or refundCoupon document selecting only plain settlement fields by its settlement plan, inside gqlgen's pipeline but past its executor (the same bytes, fewer allocations; no goroutine per quote); off: by gqlgen's executor", oneOf(func(c *config) *string { return &c.ClaimPlans }, "on", "off")},
 	{"COUPON_WORKER_CONCURRENCY", "20", "asynq worker goroutines", num(func(c *config) *int { return &c.Concurrency })},
 	{"COUPON_SHUTDOWN_TIMEOUT", "15s", "graceful shutdown budget", dur(func(c *config) *time.Duration { return &c.ShutdownTimeout })},
 	{"COUPON_REDEEM_MODE", string(claim.ModeAsync), "async: answer PENDING, persist in batches; sync: persist in the request", redeemMode},

@@ -219,14 +219,14 @@ reset_state() {
 	"${RCLI[@]}" -n "$QUEUE_DB" FLUSHDB >/dev/null
 }
 
-start_server() { # MODE PORT [PPROF_PORT]; MODE api: serve --mode api with async claims
-	local mode=$1 port=$2 pprof_port=${3:-} redeem=$1 serve_args=()
+start_server() { # MODE PORT METRICS_PORT [PPROF_PORT]; MODE api: serve --mode api with async claims
+	local mode=$1 port=$2 metrics_port=$3 pprof_port=${4:-} redeem=$1 serve_args=()
 	if [[ $mode == api ]]; then redeem=async serve_args=(--mode api); fi
 	env COUPON_ENV=dev \
 		COUPON_HTTP_ADDR="127.0.0.1:$port" \
 		COUPON_MYSQL_DSN="$DSN" \
 		COUPON_REDIS_ADDR="$REDIS_HOST:$REDIS_PORT" \
-		COUPON_REDIS_DB="$REDIS_DB" COUPON_METRICS_ADDR=off \
+		COUPON_REDIS_DB="$REDIS_DB" COUPON_METRICS_ADDR="127.0.0.1:$metrics_port" \
 		COUPON_QUEUE_REDIS_DB="$QUEUE_DB" \
 		COUPON_JWT_SECRET="$SECRET" \
 		COUPON_REDEEM_MODE="$redeem" \
@@ -262,15 +262,16 @@ bench_mode() {
 	M=$(echo "$mode" | tr '[:lower:]' '[:upper:]')
 	say "=== $mode mode ==="
 	reset_state
-	local port pprof_port="" pprof_args=()
+	local port metrics_port pprof_port="" pprof_args=()
 	port=$(free_port 18080)
+	metrics_port=$(free_port 19464)
 	if [[ $PPROF == 1 ]]; then
 		pprof_port=$(free_port 16060)
 		local secs=$((DURATION < 10 ? DURATION : 10))
 		pprof_args=(-pprof-url "http://127.0.0.1:$pprof_port/debug/pprof/profile?seconds=$secs"
 			-pprof-out "$OUT/cpu-$mode-$STAMP.prof")
 	fi
-	start_server "$mode" "$port" "$pprof_port"
+	start_server "$mode" "$port" "$metrics_port" "$pprof_port"
 	say "coupond serve pid $SERVER_PID on 127.0.0.1:$port ($mode)"
 	compact_aof
 	wait_quiet
@@ -281,11 +282,18 @@ bench_mode() {
 	say "$mode: burst ${DURATION}s at max rate (closed loop, $WORKERS workers, $USERS users, ${WARMUP}s warm-up)"
 	local drain_args=(-drain-dsn "$DSN")
 	[[ $mode == api ]] && drain_args=() # nothing persists in this process
+	"${MYSQL[@]}" -e 'SHOW GLOBAL STATUS' >"$TMP/status0" 2>/dev/null || true
 	run_loadgen "$TMP/$mode-burst.env" -url "$url" -duration "${DURATION}s" -warmup "${WARMUP}s" \
 		-redis "$REDIS_HOST:$REDIS_PORT" "${drain_args[@]}" -pids "$pids" "${pprof_args[@]}" \
 		-label "$mode burst" -out "$OUT/$mode-burst-$STAMP.json"
 	# shellcheck disable=SC1090
 	source "$TMP/$mode-burst.env"
+	# coupond's own counters after the burst (and its drain): what the persister did, for comparing runs
+	curl -fsS "http://127.0.0.1:$metrics_port/metrics" 2>/dev/null | grep '^coupond_' >"$OUT/metrics-$mode-burst-$STAMP.txt" || true
+	# and MariaDB's: the change of each numeric status counter over the burst and its drain
+	"${MYSQL[@]}" -e 'SHOW GLOBAL STATUS' 2>/dev/null | awk 'NR == FNR {a[$1] = $2; next}
+		($1 in a) && $2 ~ /^[0-9]+$/ && $2 != a[$1] {print $1, $2 - a[$1]}' "$TMP/status0" - \
+		>"$OUT/mysql-status-$mode-burst-$STAMP.txt" || true
 	if [[ $mode == api ]]; then
 		API_ACCEPTED_PER_S=$LG_ACCEPTED_PER_S API_P99=$LG_P99 API_CPU=$LG_CPU API_ERRORS=$LG_ERRORS
 		say "api: $LG_ACCEPTED_PER_S accepted/s, p99 $LG_P99 ms"
@@ -300,7 +308,7 @@ bench_mode() {
 	printf -v "${M}_ROWS" '%s' "$rows"
 	for v in ACCEPTED_PER_S ATTEMPTS ACCEPTED ERRORS ERROR_KINDS REFUSALS P50 P90 P99 MAX DRAIN_MS DRAIN_ROWS \
 		DRAIN_EXPECTED DRAIN_TIMED_OUT REDIS_EVAL_PER_CLAIM REDIS_TOTAL_PER_CLAIM REDIS_EVALSHA_USEC \
-		REDIS_INCR_PER_CLAIM REDIS_BREAKDOWN REDIS_BUSY_S CPU CPU_WALL CPU_MACHINE_PCT; do
+		REDIS_INCR_PER_CLAIM REDIS_BREAKDOWN REDIS_BUSY_S CPU CPU_WALL CPU_MACHINE_PCT DRAIN_CPU; do
 		local src="LG_$v"
 		printf -v "${M}_$v" '%s' "${!src:-}"
 	done
@@ -466,6 +474,9 @@ SUMMARY=$OUT/summary-$STAMP.txt
 	echo "  api:   ${API_CPU:--}"
 	echo "  async: ${ASYNC_CPU:--}"
 	echo "  sync:  ${SYNC_CPU:--}"
+	echo "CPU seconds from the burst's end to the drain's:"
+	echo "  async: ${ASYNC_DRAIN_CPU:--}"
+	echo "  sync:  ${SYNC_DRAIN_CPU:--}"
 	echo "CPU seconds during the half-peak run (same wall time); the loadgen's worst send delay behind schedule:"
 	echo "  async: ${ASYNC_HALF_CPU:--}; lag ${ASYNC_HALF_LAG:--} ms"
 	echo "  sync:  ${SYNC_HALF_CPU:--}; lag ${SYNC_HALF_LAG:--} ms"

@@ -1,19 +1,15 @@
 package graph
 
 import (
-	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"coupond/auth"
 	"coupond/coupon"
-	"coupond/coupon/issue"
-	"coupond/ent"
-	"coupond/ent/usercoupon"
 	"coupond/testutil/stack"
 )
 
@@ -29,24 +25,8 @@ func BenchmarkApplicableCoupons(b *testing.B) {
 	h := signer.Middleware(NewHandler(&Resolver{Templates: s.Templates, Wallet: s.Wallet, Checkout: s.Checkout},
 		HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15}))
 	tpl := s.Template(b, 10_000_000, 10_000_000, nil)
-	ctx := context.Background()
 	const userID = 7
-	tx, err := s.DB.Tx(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	var rows []*ent.UserCouponCreate
-	for i := range 200 {
-		rows = append(rows, issue.Create(tx, issue.Coupon{UserID: userID, TemplateID: tpl.ID, RedemptionID: fmt.Sprintf("ab-%d", i),
-			ReceiveCount: i + 1, Source: usercoupon.SourceDISTRIBUTION, At: now.Add(-time.Second), End: tpl.ValidEnd}))
-	}
-	if err := tx.UserCoupon.CreateBulk(rows...).Exec(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		b.Fatal(err)
-	}
+	giveCoupons(b, s, userID, "ab", slices.Repeat([]*coupon.Template{tpl}, 200)...)
 	tok, err := signer.Issue(coupon.Actor{UserID: userID, Role: coupon.RoleUser}, time.Hour)
 	if err != nil {
 		b.Fatal(err)

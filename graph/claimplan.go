@@ -10,45 +10,33 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
-// claimPlans answers redeemCoupon, and applicableCoupons (quotePlan), without gqlgen's executor,
-// from inside gqlgen's pipeline. It is
+// claimPlans answers the planned root fields (plannedRoots: redeemCoupon, applicableCoupons and
+// the settlement mutations) without gqlgen's executor, from inside gqlgen's pipeline. It is
 // the handler's last extension, an operation interceptor: an operation reaches it only after
 // gqlgen parsed, checked (queryGuard, validation, operationLimits) and coerced it, and every
 // operation interceptor registered before it wraps it. On the first sight of a document text it
-// compiles a plan, or notes that there is none (compilePlan); an operation with a plan is answered
-// with graphql.OneShot (claimPlan.run): its input from gqlgen's coerced variables, the resolver
+// compiles a plan, or notes that there is none (compile); an operation with a plan is answered
+// with graphql.OneShot (rootPlan.run): its input from gqlgen's coerced variables, the resolver
 // inside the operation context's root-field and field middleware and the schema's @hasRole, the
 // payload written with gqlgen's marshalers and errors through the same presenter, path and location.
-// TestClaimPlanAnswersAsTheExecutor holds the two paths to the same bytes.
+// TestClaimPlanAnswersAsTheExecutor, TestQuotePlanAnswersAsTheExecutor and
+// TestSettlementPlanAnswersAsTheExecutor hold the two paths to the same bytes.
 //
 // What a plan does not run: field middleware around the payload's own fields (id, status, …) and
 // response interceptors, which live inside the executor; an extension of either kind turns the
 // plans off (plannable), and TestClaimPlanExtensionsReviewed fails when the handler registers an
-// extension type nobody reviewed for plans. A directive the plan does not apply turns them off too
-// (newClaimPlans; TestClaimPlanDirectives), and so does HandlerConfig.ExecutorOnly
-// (COUPON_CLAIM_PLANS=off).
+// extension type nobody reviewed for plans. A directive a plan does not apply turns that root
+// field's plans off (newClaimPlans; TestClaimPlanDirectives), and HandlerConfig.ExecutorOnly
+// (COUPON_CLAIM_PLANS=off) turns them all off.
 type claimPlans struct {
-	known      *lru.Cache[string, plan] // by document text; nil: the document is not plannable
-	roles      []coupon.Role            // redeemCoupon's @hasRole(roles:), read from the schema
-	quoteRoles []coupon.Role            // applicableCoupons' (nil: its documents are not planned)
-	hasRole    hasRoleFunc              // the handler's @hasRole implementation
-	resolver   *Resolver
-}
-
-// plan is one compiled document: run answers it as the executor would, or returns false (before
-// anything ran) to hand it to the executor.
-type plan interface {
-	run(ctx context.Context, oc *graphql.OperationContext, plans *claimPlans) (*graphql.Response, bool)
+	known    *lru.Cache[string, *rootPlan] // by document text; nil: the document is not plannable
+	roles    map[string][]coupon.Role      // by planned root field: its @hasRole(roles:), read from the schema
+	hasRole  hasRoleFunc                   // the handler's @hasRole implementation
+	resolver *Resolver
 }
 
 // hasRoleFunc is the signature of the @hasRole directive's implementation.
 type hasRoleFunc func(ctx context.Context, obj any, next graphql.Resolver, roles []coupon.Role) (any, error)
-
-// claimPlan is one compiled redeemCoupon operation.
-type claimPlan struct {
-	field    graphql.CollectedField // the redeemCoupon field (its alias is the response name)
-	selected []planField            // the RedeemCouponPayload selection, in order
-}
 
 // planField is one selected field: its response name, what it is, the type it is selected on
 // (what __typename answers) and its sub-selection.
@@ -81,6 +69,16 @@ const (
 	leafCouponStatus
 	leafValidStart
 	leafValidEnd
+	leafSettlement // SettlementPayload's
+	leafSettlementID
+	leafOrderID
+	leafSettlementStatus
+	leafOrderAmount
+	leafSettlementDiscount
+	leafPayable
+	leafLockExpiresAt
+	leafPaidAt
+	leafRefundedAt
 )
 
 // planLeaves are the fields a plan answers, per type of the payload.
@@ -92,44 +90,60 @@ var planLeaves = map[string]map[string]planLeaf{
 		"code": leafQuoteCode, "reason": leafReason},
 	"UserCoupon": {"__typename": leafTypename, "id": leafCouponID, "status": leafCouponStatus, "validStartTime": leafValidStart,
 		"validEndTime": leafValidEnd},
+	"SettlementPayload": {"__typename": leafTypename, "settlement": leafSettlement, "userErrors": leafUserErrors},
+	"Settlement": {"__typename": leafTypename, "id": leafSettlementID, "orderId": leafOrderID, "status": leafSettlementStatus,
+		"orderAmount": leafOrderAmount, "discount": leafSettlementDiscount, "payable": leafPayable,
+		"lockExpiresAt": leafLockExpiresAt, "paidAt": leafPaidAt, "refundedAt": leafRefundedAt},
 }
 
 // planChildType is the type of a payload field's sub-selection.
-var planChildType = map[planLeaf]string{leafRedemption: "Redemption", leafUserErrors: "UserError", leafCoupon: "UserCoupon"}
+var planChildType = map[planLeaf]string{leafRedemption: "Redemption", leafUserErrors: "UserError", leafCoupon: "UserCoupon",
+	leafSettlement: "Settlement"}
 
 // plannedDirectives are the schema directives a plan applies (or that do nothing at run time).
 var plannedDirectives = map[string]bool{"hasRole": true, "deprecated": true}
 
-// newClaimPlans returns the plans of schema's redeemCoupon and applicableCoupons, answered by r
-// with hasRole for their @hasRole, or nil when the schema puts on redeemCoupon, its argument, its
-// input's fields or the fields a plan answers a directive a plan does not apply
-// (plannedDirectives), or redeemCoupon has no @hasRole(roles:): then every request takes the
-// executor. applicableCoupons is planned only when the same holds of it (and its input's lists).
+// newClaimPlans returns the plans of schema's plannedRoots, answered by r with hasRole for their
+// @hasRole, or nil when none is planned. A root field is planned when it has @hasRole(roles:) and
+// the schema puts on it, its arguments, their input types' fields or the types and fields its plan
+// answers no directive a plan does not apply (plannedDirectives); any other takes the executor.
 func newClaimPlans(schema *ast.Schema, r *Resolver, hasRole hasRoleFunc) *claimPlans {
-	if schema.Mutation == nil {
-		return nil
-	}
-	roles, ok := plannedField(schema, schema.Mutation.Fields.ForName("redeemCoupon"))
-	if !ok {
-		return nil
-	}
-	for typ, leaves := range planLeaves {
-		def := schema.Types[typ]
-		if def == nil || !onlyPlanned(def.Directives) {
-			return nil
+	roles := map[string][]coupon.Role{}
+	for name, root := range plannedRoots {
+		parent := schema.Mutation
+		if root.op == ast.Query {
+			parent = schema.Query
 		}
-		for name := range leaves {
-			if x := def.Fields.ForName(name); x != nil && !onlyPlanned(x.Directives) {
-				return nil
-			}
+		if parent == nil || !typePlanned(schema, root.typ, 0) {
+			continue
+		}
+		if rs, ok := plannedField(schema, parent.Fields.ForName(name)); ok {
+			roles[name] = rs
 		}
 	}
-	var quoteRoles []coupon.Role
-	if schema.Query != nil {
-		quoteRoles, _ = plannedField(schema, schema.Query.Fields.ForName("applicableCoupons"))
+	if len(roles) == 0 {
+		return nil
 	}
-	known, _ := lru.New[string, plan](256) // fails only for a size <= 0
-	return &claimPlans{known: known, roles: roles, quoteRoles: quoteRoles, hasRole: hasRole, resolver: r}
+	known, _ := lru.New[string, *rootPlan](256) // fails only for a size <= 0
+	return &claimPlans{known: known, roles: roles, hasRole: hasRole, resolver: r}
+}
+
+// typePlanned reports whether typ, the fields of it a plan answers (planLeaves) and the types of
+// their sub-selections carry only planned directives.
+func typePlanned(schema *ast.Schema, typ string, depth int) bool {
+	def := schema.Types[typ]
+	if def == nil || !onlyPlanned(def.Directives) || depth > 3 {
+		return false
+	}
+	for name, leaf := range planLeaves[typ] {
+		if x := def.Fields.ForName(name); x != nil && !onlyPlanned(x.Directives) {
+			return false
+		}
+		if child, ok := planChildType[leaf]; ok && !typePlanned(schema, child, depth+1) {
+			return false
+		}
+	}
+	return true
 }
 
 // plannedField returns the roles of f's @hasRole(roles:) when a plan may answer f: f, its
@@ -200,43 +214,35 @@ func (p *claimPlans) InterceptOperation(ctx context.Context, next graphql.Operat
 	return graphql.OneShot(resp)
 }
 
-// compile returns the plan of doc (a claim's or a quote's), or nil when it has none.
-func (p *claimPlans) compile(doc *ast.QueryDocument) plan {
-	if c := compilePlan(doc); c != nil {
-		return c
-	}
-	if p.quoteRoles != nil {
-		if q := compileQuotePlan(doc); q != nil {
-			return q
-		}
-	}
-	return nil
-}
-
-// compilePlan returns the claim plan of doc, or nil when doc is not one a plan answers exactly:
-// one mutation whose only root field is redeemCoupon, its payload selection made of planLeaves
-// fields with distinct response names, and no fragments or directives anywhere.
-func compilePlan(doc *ast.QueryDocument) *claimPlan {
-	root := onlyRootField(doc, ast.Mutation, "redeemCoupon")
+// compile returns the plan of doc, or nil when doc is not one a plan answers exactly: one
+// operation whose only root field is a planned one (plannedRoots, of the operation's kind), its
+// selection made of planLeaves fields with distinct response names, and no fragments or
+// directives anywhere.
+func (p *claimPlans) compile(doc *ast.QueryDocument) *rootPlan {
+	root := onlyRootField(doc)
 	if root == nil {
 		return nil
 	}
-	selected, ok := compileSelection(root.SelectionSet, "RedeemCouponPayload")
+	kind, ok := plannedRoots[root.Name]
+	roles, on := p.roles[root.Name]
+	if !ok || !on || doc.Operations[0].Operation != kind.op {
+		return nil
+	}
+	selected, ok := compileSelection(root.SelectionSet, kind.typ)
 	if !ok {
 		return nil
 	}
-	return &claimPlan{field: graphql.CollectedField{Field: root, Selections: root.SelectionSet}, selected: selected}
+	return &rootPlan{field: graphql.CollectedField{Field: root, Selections: root.SelectionSet}, selected: selected, roles: roles, kind: kind}
 }
 
-// onlyRootField returns the root field name of doc when doc is one operation of kind op whose
-// only root field that is, with no fragments and no directives on the operation, its variables or
-// the field; nil otherwise.
-func onlyRootField(doc *ast.QueryDocument, op ast.Operation, name string) *ast.Field {
+// onlyRootField returns the root field of doc when doc is one operation with one root field, with
+// no fragments and no directives on the operation, its variables or the field; nil otherwise.
+func onlyRootField(doc *ast.QueryDocument) *ast.Field {
 	if doc == nil || len(doc.Operations) != 1 || len(doc.Fragments) != 0 {
 		return nil
 	}
 	o := doc.Operations[0]
-	if o.Operation != op || len(o.Directives) != 0 || len(o.SelectionSet) != 1 {
+	if len(o.Directives) != 0 || len(o.SelectionSet) != 1 {
 		return nil
 	}
 	for _, v := range o.VariableDefinitions {
@@ -245,7 +251,7 @@ func onlyRootField(doc *ast.QueryDocument, op ast.Operation, name string) *ast.F
 		}
 	}
 	root, ok := o.SelectionSet[0].(*ast.Field)
-	if !ok || root.Name != name || len(root.Directives) != 0 {
+	if !ok || len(root.Directives) != 0 {
 		return nil
 	}
 	return root

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,20 +72,8 @@ func TestClaimPlanAnswersAsTheExecutor(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			s := stack.New(t, "graph", "claimplan_"+string(mode), stack.Options{Config: services.Config{Redeem: claim.Config{Mode: mode}}})
 			signer := auth.NewSigner(testSecret)
-			r := &Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Codes: testCodes}
-			cfg := HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15}
-			planned, plans := newHandler(r, cfg)
-			cfg.ExecutorOnly = true
-			executor, _ := newHandler(r, cfg)
-			planned, executor = signer.Middleware(planned), signer.Middleware(executor)
-
-			token := func(a coupon.Actor) string {
-				tok, err := signer.Issue(a, time.Hour)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return tok
-			}
+			planned, executor, plans := bothPaths(&Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Codes: testCodes}, signer)
+			token := func(a coupon.Actor) string { return tokenOf(t, signer, a) }
 			user := token(coupon.Actor{UserID: 7, Role: coupon.RoleUser})
 			open := strconv.FormatInt(s.Template(t, 1000, 1000, nil).ID, 10)
 			soldOut := strconv.FormatInt(s.Template(t, 1, 1, nil).ID, 10)
@@ -218,11 +207,12 @@ func planTakes(t *testing.T, query, opName string, vars map[string]any) bool {
 	if !ok {
 		return false
 	}
-	plan := compilePlan(doc)
+	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
+	plan := newClaimPlans(schema, &Resolver{}, HasRole).compile(doc)
 	if plan == nil {
 		return false
 	}
-	_, ok = plan.input(coerced)
+	_, ok = plan.kind.bind(&Resolver{}, plan.field.ArgumentMap(coerced))
 	return ok
 }
 
@@ -441,35 +431,50 @@ func TestClaimPlanRunsInsideExtensions(t *testing.T) {
 	}
 }
 
-// TestClaimPlanDirectives is the tripwire for directives: redeemCoupon carries only @hasRole,
-// which its plan applies, and a directive the plan does not apply, on the field, its input's
-// fields or a payload field the plan answers, turns the plans off; one on applicableCoupons or
-// its order's input types turns the quote plans off (the claim plans stay).
+// TestClaimPlanDirectives is the tripwire for directives: every planned root field carries only
+// @hasRole, which its plan applies, and a directive a plan does not apply, on the field, its
+// arguments' input fields or a field of the types its plan answers, turns off the plans of the
+// root fields that reach it, and only those.
 func TestClaimPlanDirectives(t *testing.T) {
 	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
-	var names []string
-	for _, d := range schema.Mutation.Fields.ForName("redeemCoupon").Directives {
-		names = append(names, d.Name)
+	for name, root := range plannedRoots {
+		parent := schema.Mutation
+		if root.op == ast.Query {
+			parent = schema.Query
+		}
+		var names []string
+		for _, d := range parent.Fields.ForName(name).Directives {
+			names = append(names, d.Name)
+		}
+		if fmt.Sprint(names) != "[hasRole]" {
+			t.Fatalf("%s's directives are %v: make claimPlans apply the new ones (plannedDirectives), then update this test", name, names)
+		}
 	}
-	if fmt.Sprint(names) != "[hasRole]" {
-		t.Fatalf("redeemCoupon's directives are %v: make claimPlans apply the new ones (plannedDirectives), then update this test", names)
-	}
-	if p := newClaimPlans(schema, &Resolver{}, HasRole); p == nil || p.quoteRoles == nil {
-		t.Fatal("the schema's redeemCoupon or applicableCoupons has no plans")
+	if p := newClaimPlans(schema, &Resolver{}, HasRole); p == nil || len(p.roles) != len(plannedRoots) {
+		t.Fatalf("the schema's planned root fields have plans %v, want all %d", p, len(plannedRoots))
 	}
 	src, err := os.ReadFile("../schema.graphql")
 	if err != nil {
 		t.Fatal(err)
 	}
+	settlements := []string{"lockCoupon", "confirmCouponPayment", "releaseCoupon", "refundCoupon"}
 	const extra = "\ndirective @traced on FIELD_DEFINITION | INPUT_FIELD_DEFINITION | ARGUMENT_DEFINITION\n"
-	for _, c := range []struct{ name, old, new string }{
-		{"on redeemCoupon", "): RedeemCouponPayload! @hasRole(roles: [USER])", "): RedeemCouponPayload! @hasRole(roles: [USER]) @traced"},
-		{"on its argument", "input: RedeemCouponInput!\n  ): RedeemCouponPayload!", "input: RedeemCouponInput! @traced\n  ): RedeemCouponPayload!"},
-		{"on an input field", "templateId: ID!\n  \"Client idempotency", "templateId: ID! @traced\n  \"Client idempotency"},
-		{"on a payload field", "claim was refused (empty when accepted).\"\n  userErrors: [UserError!]!", "claim was refused (empty when accepted).\"\n  userErrors: [UserError!]! @traced"},
-		{"on a field no plan selects", "type RedeemCouponPayload {", "type RedeemCouponPayload {\n  x: Int @traced"},
-		{"quotes: on applicableCoupons", "): [CouponQuote!]! @hasRole(roles: [USER])", "): [CouponQuote!]! @hasRole(roles: [USER]) @traced"},
-		{"quotes: on an item's field", "input OrderItemInput {", "input OrderItemInput {\n  x: Int @traced"},
+	for _, c := range []struct {
+		name, old, new string
+		off            []string // the root fields whose plans it turns off
+	}{
+		{"on redeemCoupon", "): RedeemCouponPayload! @hasRole(roles: [USER])", "): RedeemCouponPayload! @hasRole(roles: [USER]) @traced", []string{"redeemCoupon"}},
+		{"on its argument", "input: RedeemCouponInput!\n  ): RedeemCouponPayload!", "input: RedeemCouponInput! @traced\n  ): RedeemCouponPayload!", []string{"redeemCoupon"}},
+		{"on an input field", "templateId: ID!\n  \"Client idempotency", "templateId: ID! @traced\n  \"Client idempotency", []string{"redeemCoupon"}},
+		{"on a payload field", "claim was refused (empty when accepted).\"\n  userErrors: [UserError!]!", "claim was refused (empty when accepted).\"\n  userErrors: [UserError!]! @traced", []string{"redeemCoupon"}},
+		{"on a user error's field", "\"What went wrong.\"\n  code: ErrorCode!", "\"What went wrong.\"\n  code: ErrorCode! @traced", append([]string{"redeemCoupon"}, settlements...)},
+		{"on a field no plan selects", "type RedeemCouponPayload {", "type RedeemCouponPayload {\n  x: Int @traced", nil},
+		{"on applicableCoupons", "): [CouponQuote!]! @hasRole(roles: [USER])", "): [CouponQuote!]! @hasRole(roles: [USER]) @traced", []string{"applicableCoupons"}},
+		{"on an item's field", "input OrderItemInput {", "input OrderItemInput {\n  x: Int @traced", []string{"applicableCoupons", "lockCoupon"}},
+		{"on lockCoupon", "): SettlementPayload! @hasRole(roles: [USER, SERVICE])\n  \"\"\"", "): SettlementPayload! @hasRole(roles: [USER, SERVICE]) @traced\n  \"\"\"", []string{"lockCoupon"}},
+		{"on a settlement's field", "type Settlement {", "type Settlement {\n  x: Int @traced", nil},
+		{"on a settlement's planned field", "\"The order's amount when locked.\"\n  orderAmount: Decimal!", "\"The order's amount when locked.\"\n  orderAmount: Decimal! @traced", settlements},
+		{"on a settlement ref's field", "input SettlementRefInput {\n  \"The order.\"\n  orderId: ID!", "input SettlementRefInput {\n  \"The order.\"\n  orderId: ID! @traced", []string{"releaseCoupon", "refundCoupon"}},
 	} {
 		if !strings.Contains(string(src), c.old) {
 			t.Fatalf("%s: schema.graphql no longer holds %q", c.name, c.old)
@@ -478,20 +483,12 @@ func TestClaimPlanDirectives(t *testing.T) {
 		if gqlErr != nil {
 			t.Fatalf("%s: %v", c.name, gqlErr)
 		}
-		if strings.HasPrefix(c.name, "quotes:") {
-			if p := newClaimPlans(changed, &Resolver{}, HasRole); p == nil || p.quoteRoles != nil {
-				t.Errorf("a directive %s left the quote plans on, or turned the claim plans off", c.name)
+		p := newClaimPlans(changed, &Resolver{}, HasRole)
+		for name := range plannedRoots {
+			_, on := p.roles[name]
+			if off := slices.Contains(c.off, name); on == off {
+				t.Errorf("a directive %s: %s planned %v, want %v", c.name, name, on, !off)
 			}
-			continue
-		}
-		if c.name == "on a field no plan selects" {
-			if newClaimPlans(changed, &Resolver{}, HasRole) == nil {
-				t.Errorf("%s: plans off", c.name)
-			}
-			continue
-		}
-		if newClaimPlans(changed, &Resolver{}, HasRole) != nil {
-			t.Errorf("a directive %s left the plans on", c.name)
 		}
 	}
 }

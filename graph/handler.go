@@ -30,9 +30,9 @@ type HandlerConfig struct {
 	MaxRepeats   int   // fields sharing a response name in one selection set (default 30)
 	MaxUpload    int64 // the largest uploaded file of a multipart request (default defaults.UploadMaxBytes)
 
-	// ExecutorOnly answers every redeemCoupon and applicableCoupons with gqlgen's executor,
-	// without claim and quote plans (COUPON_CLAIM_PLANS=off; the reference the plans are tested
-	// against).
+	// ExecutorOnly answers every operation with gqlgen's executor, without the plans of
+	// redeemCoupon, applicableCoupons and the settlement mutations (COUPON_CLAIM_PLANS=off; the
+	// reference the plans are tested against).
 	ExecutorOnly bool
 
 	// Extensions are registered after the built-in ones, before the claim plans (which then run
@@ -50,9 +50,9 @@ const (
 // NewHandler returns the /query handler: the CORS allowlist, request size and parameter checks
 // (httpEdge), POST, GET, multipart and websocket transports, a token and shape limit before
 // validation (queryGuard), a parsed query cache, automatic persisted queries, complexity and
-// depth limits, typed error mapping and panic recovery, and, last, claim plans (claimPlans: a
-// redeemCoupon operation, or an applicableCoupons one (quotePlan), answered without the executor,
-// inside every extension before it). HTTP
+// depth limits, typed error mapping and panic recovery, and, last, plans (claimPlans: a
+// redeemCoupon, applicableCoupons, lockCoupon, confirmCouponPayment, releaseCoupon or refundCoupon
+// operation answered without the executor, inside every extension before it). HTTP
 // authentication is done by auth.Signer.Middleware in front of it.
 func NewHandler(r *Resolver, cfg HandlerConfig) http.Handler {
 	h, _ := newHandler(r, cfg)

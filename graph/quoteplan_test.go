@@ -3,19 +3,14 @@ package graph
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"coupond/auth"
 	"coupond/coupon"
 	"coupond/coupon/checkout"
-	"coupond/coupon/issue"
 	"coupond/coupon/template"
-	"coupond/ent"
 	"coupond/ent/coupontemplate"
-	"coupond/ent/usercoupon"
 	"coupond/testutil/stack"
 
 	"github.com/shopspring/decimal"
@@ -50,19 +45,8 @@ var unplannedQuoteDocs = []string{
 func TestQuotePlanAnswersAsTheExecutor(t *testing.T) {
 	s := stack.New(t, "graph", "quoteplan", stack.Options{})
 	signer := auth.NewSigner(testSecret)
-	r := &Resolver{Templates: s.Templates, Wallet: s.Wallet, Checkout: s.Checkout, Codes: testCodes}
-	cfg := HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15}
-	planned, plans := newHandler(r, cfg)
-	cfg.ExecutorOnly = true
-	executor, _ := newHandler(r, cfg)
-	planned, executor = signer.Middleware(planned), signer.Middleware(executor)
-	token := func(a coupon.Actor) string {
-		tok, err := signer.Issue(a, time.Hour)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tok
-	}
+	planned, executor, plans := bothPaths(&Resolver{Templates: s.Templates, Wallet: s.Wallet, Checkout: s.Checkout, Codes: testCodes}, signer)
+	token := func(a coupon.Actor) string { return tokenOf(t, signer, a) }
 	const userID = 7
 	user := token(coupon.Actor{UserID: userID, Role: coupon.RoleUser})
 
@@ -75,23 +59,7 @@ func TestQuotePlanAnswersAsTheExecutor(t *testing.T) {
 		in.Type, in.DiscountAmount, in.DiscountRate, in.MaxDiscountAmount = coupontemplate.TypePERCENT_OFF, nil, d("0.85"), d("12.5")
 	})
 	ctx := context.Background()
-	tx, err := s.DB.Tx(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	var rows []*ent.UserCouponCreate
-	for i, tpl := range []*coupon.Template{five, five, threshold, percent, five} {
-		rows = append(rows, issue.Create(tx, issue.Coupon{UserID: userID, TemplateID: tpl.ID, RedemptionID: fmt.Sprintf("qp-%d", i),
-			ReceiveCount: i + 1, Source: usercoupon.SourceDISTRIBUTION, At: now.Add(-time.Second), End: tpl.ValidEnd}))
-	}
-	issued, err := tx.UserCoupon.CreateBulk(rows...).Save(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	issued := giveCoupons(t, s, userID, "qp", five, five, threshold, percent, five)
 	o := checkout.Order{ID: 77, Shop: 1001, Amount: decimal.NewFromInt(40)}
 	if _, err := s.Checkout.Lock(ctx, coupon.Actor{UserID: userID, Role: coupon.RoleUser}, issued[4].ID, o); err != nil {
 		t.Fatal(err)
@@ -138,7 +106,7 @@ func TestQuotePlanAnswersAsTheExecutor(t *testing.T) {
 			t.Fatalf("doc %d: no plan learned", i)
 		}
 		for _, c := range cases {
-			if usesPlan := quotePlanTakes(t, doc.query, doc.opName, c.vars); usesPlan == c.executor {
+			if usesPlan := planTakes(t, doc.query, doc.opName, c.vars); usesPlan == c.executor {
 				t.Errorf("doc %d, %s: the plan takes it: %v, want %v", i, c.name, usesPlan, !c.executor)
 			}
 			want := post(t, executor, c.token, doc.opName, doc.query, c.vars)
@@ -157,19 +125,4 @@ func TestQuotePlanAnswersAsTheExecutor(t *testing.T) {
 			t.Errorf("unplanned doc %d: learned %v, plan %v; want a nil plan", i, ok, p)
 		}
 	}
-}
-
-// quotePlanTakes reports whether a quote plan answers query with vars (see planTakes).
-func quotePlanTakes(t *testing.T, query, opName string, vars map[string]any) bool {
-	t.Helper()
-	doc, coerced, ok := coercedVariables(t, query, opName, vars)
-	if !ok {
-		return false
-	}
-	plan := compileQuotePlan(doc)
-	if plan == nil {
-		return false
-	}
-	_, ok = plan.input(coerced)
-	return ok
 }

@@ -28,10 +28,7 @@ func BenchmarkRedeemCoupon(b *testing.B) {
 	s := stack.New(b, "graph", "bench_redeem", stack.Options{})
 	signer := auth.NewSigner(testSecret)
 	r := &Resolver{Templates: s.Templates, Redeemer: s.Redeemer, Wallet: s.Wallet, Codes: testCodes}
-	cfg := HandlerConfig{Signer: signer, ComplexityLimit: 500, DepthLimit: 15}
-	planned := signer.Middleware(NewHandler(r, cfg))
-	cfg.ExecutorOnly = true
-	executor := signer.Middleware(NewHandler(r, cfg))
+	planned, executor, _ := bothPaths(r, signer)
 	tpl := s.Template(b, 10_000_000, 1_000_000, nil)
 	tokens := make([]string, 1000)
 	for i := range tokens {
@@ -59,23 +56,7 @@ func BenchmarkRedeemCoupon(b *testing.B) {
 		}
 	}
 	claim(b, planned) // loads the script, warms the caches, learns the plan
-	b.Run("serial", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			claim(b, planned)
-		}
-	})
-	parallel := func(h http.Handler) func(b *testing.B) {
-		return func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetParallelism(8)
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					claim(b, h)
-				}
-			})
-		}
-	}
-	b.Run("parallel", parallel(planned))
-	b.Run("executor", parallel(executor))
+	b.Run("serial", serialAndParallel(planned, claim, false))
+	b.Run("parallel", serialAndParallel(planned, claim, true))
+	b.Run("executor", serialAndParallel(executor, claim, true))
 }

@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -172,8 +173,45 @@ func parseJournals(key string, vals []any) ([]*Journal, error) {
 	return out, nil
 }
 
-// ParseJournal reads the journal raw that was stored at key (key only names it in errors).
+// ParseJournal reads the journal raw that was stored at key (key only names it in errors): the
+// string distribute.lua writes, or the JSON an earlier version wrote.
 func ParseJournal(key string, raw []byte) (*Journal, error) {
+	if len(raw) > 0 && raw[0] == '{' {
+		return parseJSONJournal(key, raw)
+	}
+	malformed := func(what string) error { return fmt.Errorf("lua: journal %s: malformed %s", key, what) }
+	start, rest, ok1 := bytes.Cut(raw, []byte{'|'})
+	rows, outcomes, ok2 := bytes.Cut(rest, []byte{'|'})
+	s, err := strconv.Atoi(string(start))
+	if !ok1 || !ok2 || err != nil {
+		return nil, malformed("journal")
+	}
+	n := bytes.Count(rows, []byte{','}) + 1
+	out := &Journal{Start: s, Rows: make([]JournalRow, 0, n)}
+	for len(rows) > 0 {
+		var row, code, rc []byte
+		row, rows, _ = bytes.Cut(rows, []byte{','})
+		code, outcomes, _ = bytes.Cut(outcomes, []byte{','})
+		rc, outcomes, _ = bytes.Cut(outcomes, []byte{','})
+		num, user, _ := bytes.Cut(row, []byte{':'})
+		r, err1 := strconv.Atoi(string(num))
+		uid, err2 := strconv.ParseInt(string(user), 10, 64)
+		c, err3 := strconv.Atoi(string(code))
+		k, err4 := strconv.Atoi(string(rc))
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			return nil, malformed(fmt.Sprintf("row %q", row))
+		}
+		out.Rows = append(out.Rows, JournalRow{Row: r, UserID: uid, Code: DistributeCode(c), ReceiveCount: k})
+	}
+	if len(outcomes) > 0 || len(out.Rows) == 0 {
+		return nil, malformed("outcomes")
+	}
+	return out, nil
+}
+
+// parseJSONJournal reads a journal as distribute.lua wrote it before its string form:
+// {start, rows: [[row, user, code, rc], …]} (a batch in flight across the upgrade).
+func parseJSONJournal(key string, raw []byte) (*Journal, error) {
 	var j struct {
 		Start int               `json:"start"`
 		Rows  []json.RawMessage `json:"rows"`

@@ -178,3 +178,95 @@ func TestDistributeEndedAndCacheMissing(t *testing.T) {
 		t.Fatalf("stock %d, want 10", s)
 	}
 }
+
+// A batch of users none of whom has a claim hash writes each accepted user's hash as a claim
+// would (n 1, seq 1, expiring at the template's end), so the claim script counts them after; a
+// batch with one user who has a hash, however far down, is counted row by row: that user at the
+// limit is refused and keeps n, the others are accepted.
+func TestDistributeNewUsersAndExistingOnes(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	const tid, task = 75, 9004
+	p := activeTpl(3000, 1)
+	putTemplate(t, rdb, tid, p)
+	k := distKeys(tid, task)
+	rows := []DistributeRow{{2, 40}, {3, 41}}
+	if res, err := Distribute(ctx, rdb, k, 0, time.Now(), rows, false); err != nil || res.Status != DistributeDeducted ||
+		res.Outcomes[0] != (DistributeOutcome{DistributeOK, 1}) || res.Outcomes[1] != (DistributeOutcome{DistributeOK, 1}) {
+		t.Fatalf("new users: %+v %v", res, err)
+	}
+	wantExpiry := time.Unix((p.end.UnixMilli()+999)/1000, 0)
+	for _, u := range []int64{40, 41} {
+		if n, seq := hgetInt(t, rdb, k.Claims(u), "n"), hgetInt(t, rdb, k.Claims(u), "seq"); n != 1 || seq != 1 {
+			t.Fatalf("user %d: n %d seq %d, want 1 1", u, n, seq)
+		}
+		if at, err := rdb.ExpireTime(ctx, k.Claims(u)).Result(); err != nil || !time.Unix(int64(at/time.Second), 0).Equal(wantExpiry) {
+			t.Fatalf("user %d's hash expires at %v (%v), want the template's end %v", u, at, err, wantExpiry)
+		}
+	}
+	if res := mustRedeem(t, rdb, redeemKeys(tid, 40, "", "c-40"), asyncArgs(40, "c-40")); res.Code != RedeemLimitReached {
+		t.Fatalf("a claim of user 40, at the limit through distribution, was not refused LIMIT_REACHED: %+v", res)
+	}
+	// 2,500 rows (more than one EXISTS chunk), user 4,200 holding its coupon through a claim.
+	mustRedeem(t, rdb, redeemKeys(tid, 4200, "", "c-4200"), asyncArgs(4200, "c-4200"))
+	rows = rows[:0]
+	for i := range 2500 {
+		rows = append(rows, DistributeRow{Row: 10 + i, UserID: int64(2000 + i)})
+	}
+	res, err := Distribute(ctx, rdb, k, 3, time.Now(), rows, false)
+	if err != nil || res.Status != DistributeDeducted || len(res.Outcomes) != 2500 {
+		t.Fatalf("mixed batch: %+v %v", res.Status, err)
+	}
+	for i, o := range res.Outcomes {
+		want := DistributeOutcome{DistributeOK, 1}
+		if rows[i].UserID == 4200 {
+			want = DistributeOutcome{DistributeLimitReached, 0}
+		}
+		if o != want {
+			t.Fatalf("user %d: %+v, want %+v", rows[i].UserID, o, want)
+		}
+	}
+	if n, seq := hgetInt(t, rdb, k.Claims(4200), "n"), hgetInt(t, rdb, k.Claims(4200), "seq"); n != 1 || seq != 1 {
+		t.Fatalf("user 4200 after its refused row: n %d seq %d, want 1 1", n, seq)
+	}
+	if at, _ := rdb.ExpireTime(ctx, k.Claims(2000)).Result(); !time.Unix(int64(at/time.Second), 0).Equal(wantExpiry) {
+		t.Fatalf("user 2000's hash expires at %v, want %v", at, wantExpiry)
+	}
+	if s := hgetInt(t, rdb, k.Template, "stock"); s != 3000-1-2-2499 {
+		t.Fatalf("stock %d, want %d", s, 3000-1-2-2499)
+	}
+}
+
+// A journal an earlier version wrote as JSON is still replayed (its outcomes, nothing deducted)
+// and read.
+func TestDistributeReplaysAJSONJournal(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	const tid, task = 76, 9005
+	putTemplate(t, rdb, tid, activeTpl(5, 1))
+	k := distKeys(tid, task)
+	rdb.HSet(ctx, k.Journal, "100", `{"rows":[[101,"50",0,1],[102,"51",2,0]],"start":100}`)
+	res, err := Distribute(ctx, rdb, k, 100, time.Now(), []DistributeRow{{101, 50}, {102, 51}}, false)
+	if err != nil || res.Status != DistributeReplayed || len(res.Outcomes) != 2 ||
+		res.Outcomes[0] != (DistributeOutcome{DistributeOK, 1}) || res.Outcomes[1] != (DistributeOutcome{DistributeLimitReached, 0}) {
+		t.Fatalf("replay of a JSON journal: %+v %v", res, err)
+	}
+	if s := hgetInt(t, rdb, k.Template, "stock"); s != 5 {
+		t.Fatalf("a replay deducted: stock %d", s)
+	}
+	js, err := ReadJournals(ctx, rdb, k.Journal)
+	if err != nil || len(js) != 1 || js[0].Start != 100 || len(js[0].Rows) != 2 || js[0].Rows[1] != (JournalRow{102, 51, DistributeLimitReached, 0}) {
+		t.Fatalf("JSON journal read: %+v %v", js, err)
+	}
+}
+
+// A journal that is not one distribute.lua writes is an error, never a batch of fewer rows.
+func TestParseJournalRefusesMalformed(t *testing.T) {
+	for _, raw := range []string{"", "5", "5|2:7", "5|2:7|0", "5|2:7,3:8|0,1", "5|2:7|0,1,0", "5|x:7|0,1", "5||"} {
+		if j, err := ParseJournal("k", []byte(raw)); err == nil {
+			t.Errorf("%q parsed as %+v", raw, j)
+		}
+	}
+	j, err := ParseJournal("k", []byte("5|2:7,3:8|0,1,1,0"))
+	if err != nil || j.Start != 5 || len(j.Rows) != 2 || j.Rows[0] != (JournalRow{2, 7, DistributeOK, 1}) || j.Rows[1] != (JournalRow{3, 8, DistributeOutOfStock, 0}) {
+		t.Fatalf("%+v %v", j, err)
+	}
+}

@@ -26,7 +26,8 @@
 //     server, not per database, so they include asynq's queue traffic when it shares the instance,
 //     the commands run inside Lua scripts, and anything other clients run meanwhile.
 //   - -drain-dsn: after the last answer of the burst, poll MySQL until every accepted claim of the
-//     template is a user_coupon row; report how many ms after the burst that happened.
+//     template is a user_coupon row; report how many ms after the burst that happened, the CPU
+//     of the drain, and MariaDB's status counters over the burst and over the drain.
 //   - -pids name=pid,...: CPU seconds each process used during the burst, and the machine's total.
 //   - -pprof-url: fetch that URL (a /debug/pprof/profile?seconds=N) when the burst starts and save
 //     the answer to -pprof-out.
@@ -151,6 +152,11 @@ type Report struct {
 	Drain         *Drain      `json:"drain,omitempty"`
 	Redis         *RedisDelta `json:"redis,omitempty"`
 	CPU           *CPUReport  `json:"cpu,omitempty"`
+	// With -drain-dsn: CPU from the burst's end to the drain's, and MariaDB's status counters
+	// (mysqlCounters) over the burst and over the drain.
+	DrainCPU   *CPUReport       `json:"drain_cpu,omitempty"`
+	MySQLBurst map[string]int64 `json:"mysql_burst,omitempty"`
+	MySQLDrain map[string]int64 `json:"mysql_drain,omitempty"`
 	// RedisRewrites: AOF rewrites or RDB saves Redis started during the burst (with -redis).
 	RedisRewrites int    `json:"redis_rewrites,omitempty"`
 	Profile       string `json:"profile,omitempty"`
@@ -288,7 +294,7 @@ func run(o options) error {
 	}
 
 	var db *sql.DB
-	var stock0, rows0 int64
+	var used0, rows0 int64
 	if o.drainDSN != "" {
 		var err error
 		if db, err = sql.Open("mysql", o.drainDSN); err != nil {
@@ -296,8 +302,8 @@ func run(o options) error {
 		}
 		defer db.Close()
 		db.SetMaxOpenConns(2)
-		// Before any claim of this run: the persisted stock and rows to count from.
-		if stock0, err = dbStock(ctx, db, o.templateID); err != nil {
+		// Before any claim of this run: the settled coupons and rows to count from.
+		if used0, _, err = dbSettled(ctx, db, o.templateID); err != nil {
 			return fmt.Errorf("drain: %w", err)
 		}
 		if rows0, err = dbRows(ctx, db, o.templateID); err != nil {
@@ -316,7 +322,7 @@ func run(o options) error {
 			// Let the warm-up's claims reach MySQL first, so that the burst's window (Redis
 			// commands, CPU, drain) holds the burst's own work only.
 			t0 := time.Now()
-			wd := waitDrain(ctx, db, o, stock0-w.Accepted, rows0+w.Accepted, t0)
+			wd := waitDrain(ctx, db, o, used0+w.Accepted, rows0+w.Accepted, t0)
 			logf("warm-up claims persisted %.0f ms after the warm-up (timed out: %v)", wd.MSAfterBurst, wd.TimedOut)
 			rep.WarmupDrainMS = wd.MSAfterBurst
 		}
@@ -335,6 +341,10 @@ func run(o options) error {
 		return err
 	}
 	cpu0 := sampleCPU(pids)
+	var status0 map[string]int64
+	if db != nil {
+		status0 = mysqlStatus(ctx, db)
+	}
 
 	var profWG sync.WaitGroup
 	if o.pprofURL != "" {
@@ -356,6 +366,11 @@ func run(o options) error {
 	burstEnd := time.Now()
 	rep.RedisRewrites = g.persist.count() - rewrites0
 	cpu1 := sampleCPU(pids)
+	var status1 map[string]int64
+	if db != nil {
+		status1 = mysqlStatus(ctx, db)
+		rep.MySQLBurst = mysqlDelta(status0, status1)
+	}
 	rep.Phase = res.Phase
 	rep.DurationS = res.elapsed.Seconds()
 	rep.CPU = cpuReport(pids, cpu0, cpu1)
@@ -367,7 +382,9 @@ func run(o options) error {
 		if rep.Warmup != nil {
 			accepted += rep.Warmup.Accepted
 		}
-		rep.Drain = waitDrain(ctx, db, o, stock0-accepted, rows0+accepted, burstEnd)
+		rep.Drain = waitDrain(ctx, db, o, used0+accepted, rows0+accepted, burstEnd)
+		rep.DrainCPU = cpuReport(pids, cpu1, sampleCPU(pids))
+		rep.MySQLDrain = mysqlDelta(status1, mysqlStatus(ctx, db))
 		logf("drain: %d/%d rows, %.0f ms after the burst (timed out: %v)",
 			rep.Drain.Rows, rep.Drain.ExpectedRows, rep.Drain.MSAfterBurst, rep.Drain.TimedOut)
 	}
@@ -732,42 +749,46 @@ func createTemplate(ctx context.Context, client *http.Client, signer *auth.Signe
 
 // ---- drain ----
 
-func dbStock(ctx context.Context, db *sql.DB, id int64) (int64, error) {
-	var n int64
-	err := db.QueryRowContext(ctx, "SELECT stock FROM coupon_template WHERE id = ?", id).Scan(&n)
-	return n, err
-}
-
 func dbRows(ctx context.Context, db *sql.DB, id int64) (int64, error) {
 	var n int64
 	err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM user_coupon WHERE template_id = ?", id).Scan(&n)
 	return n, err
 }
 
-// waitDrain waits until the template's claims are all in MySQL. The persister (and sync mode)
-// lowers coupon_template.stock in the same transaction that inserts the user_coupon rows, so the
-// cheap primary-key read of the stock is polled every 5 ms; COUNT(*) on user_coupon (no index
-// leads with template_id: a scan that would compete with the persister for the same two cores) is
-// run only to confirm, and is what decides when the stock figure disagrees (e.g. drift).
-func waitDrain(ctx context.Context, db *sql.DB, o options, wantStock, wantRows int64, burstEnd time.Time) *Drain {
-	d := &Drain{ExpectedRows: wantRows, Method: "coupon_template.stock (same transaction as the rows), confirmed by COUNT(*) of user_coupon"}
+// dbSettled reads the template's reservation headers (stock_batch, a few hundred rows per run
+// through its (template_id, state) index): the coupons the settled ones wrote, and how many are
+// still OPEN.
+func dbSettled(ctx context.Context, db *sql.DB, id int64) (used, open int64, err error) {
+	err = db.QueryRowContext(ctx, "SELECT COALESCE(SUM(used), 0), COALESCE(SUM(state = 'OPEN'), 0) FROM stock_batch WHERE template_id = ?", id).Scan(&used, &open)
+	return used, open, err
+}
+
+// waitDrain waits until the template's claims are all in MySQL: until its reservation headers are
+// all settled with wantUsed coupons written (each batch of claims takes its units in one
+// transaction, T1, and writes its coupons before the one that settles it, T3), polled every 5 ms;
+// then one COUNT(*) of user_coupon confirms the rows, and decides (polled every 50 ms) when the
+// headers disagree. The stock alone cannot tell: T1 lowers it before the coupons are written. The
+// COUNT(*) reads every coupon of the template, so it is run once, not polled, where it would
+// compete with the persister for the same two cores and MariaDB.
+func waitDrain(ctx context.Context, db *sql.DB, o options, wantUsed, wantRows int64, burstEnd time.Time) *Drain {
+	d := &Drain{ExpectedRows: wantRows, Method: "stock_batch headers settled, confirmed by COUNT(*) of user_coupon"}
 	giveUp := burstEnd.Add(o.drainTimeout)
-	stockReached := false
+	settled := false
 	for {
 		now := time.Now()
-		if !stockReached {
-			if s, err := dbStock(ctx, db, o.templateID); err == nil && s <= wantStock {
-				stockReached = true
+		if !settled {
+			if used, open, err := dbSettled(ctx, db, o.templateID); err == nil && open == 0 && used >= wantUsed {
+				settled = true
 				d.MSAfterBurst = round(ms(now.Sub(burstEnd)), 1)
 			}
 		}
-		if stockReached {
+		if settled {
 			if n, err := dbRows(ctx, db, o.templateID); err == nil {
 				d.Rows = n
 				if n >= wantRows {
 					return d
 				}
-				d.Method = "COUNT(*) of user_coupon (the stock figure ran ahead of the rows)"
+				d.Method = "COUNT(*) of user_coupon (the headers ran ahead of the rows)"
 				d.MSAfterBurst = round(ms(time.Since(burstEnd)), 1)
 			}
 		}
@@ -777,12 +798,52 @@ func waitDrain(ctx context.Context, db *sql.DB, o options, wantStock, wantRows i
 			d.Rows, _ = dbRows(context.Background(), db, o.templateID)
 			return d
 		}
-		if stockReached {
+		if settled {
 			time.Sleep(50 * time.Millisecond)
 		} else {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
+}
+
+// mysqlCounters are the server status counters a window reports (SHOW GLOBAL STATUS): the
+// statements, the rows they touched and the pages read, which tell a plan gone wrong from more work.
+var mysqlCounters = []string{"Com_select", "Com_insert", "Com_update", "Com_load", "Com_commit", "Com_rollback",
+	"Handler_read_key", "Handler_read_next", "Handler_write", "Handler_update", "Innodb_buffer_pool_read_requests",
+	"Innodb_row_lock_waits", "Innodb_deadlocks", "Select_scan", "Select_range"}
+
+// mysqlStatus samples mysqlCounters (nil when the server does not answer).
+func mysqlStatus(ctx context.Context, db *sql.DB) map[string]int64 {
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS")
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var name, v string
+		if rows.Scan(&name, &v) != nil {
+			return nil
+		}
+		for _, c := range mysqlCounters {
+			if strings.EqualFold(name, c) {
+				out[c], _ = strconv.ParseInt(v, 10, 64)
+			}
+		}
+	}
+	return out
+}
+
+// mysqlDelta is b − a per counter (nil when either sample is missing).
+func mysqlDelta(a, b map[string]int64) map[string]int64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	out := map[string]int64{}
+	for k, v := range b {
+		out[k] = v - a[k]
+	}
+	return out
 }
 
 // ---- redis ----
@@ -1017,6 +1078,20 @@ func sampleCPU(pids map[string]int) cpuSample {
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
+// line is the report as "name=seconds ... loadgen=s other=s", processes by name.
+func (c *CPUReport) line() string {
+	var parts []string
+	names := make([]string, 0, len(c.Processes))
+	for k := range c.Processes {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		parts = append(parts, fmt.Sprintf("%s=%.2f", k, c.Processes[k]))
+	}
+	return strings.Join(append(parts, fmt.Sprintf("loadgen=%.2f", c.LoadgenS), fmt.Sprintf("other=%.2f", c.OtherS)), " ")
+}
+
 func cpuReport(pids map[string]int, a, b cpuSample) *CPUReport {
 	wall := b.at.Sub(a.at).Seconds()
 	r := &CPUReport{WallS: round(wall, 2), Cores: b.ncpu, Processes: map[string]float64{}, LoadgenS: round(b.self-a.self, 2)}
@@ -1138,19 +1213,12 @@ func envFile(r Report) string {
 		set("LG_REDIS_BREAKDOWN", "'"+strings.Join(parts, " ")+"'")
 	}
 	if c := r.CPU; c != nil {
-		var parts []string
-		names := make([]string, 0, len(c.Processes))
-		for k := range c.Processes {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			parts = append(parts, fmt.Sprintf("%s=%.2f", k, c.Processes[k]))
-		}
-		parts = append(parts, fmt.Sprintf("loadgen=%.2f", c.LoadgenS), fmt.Sprintf("other=%.2f", c.OtherS))
-		set("LG_CPU", "'"+strings.Join(parts, " ")+"'")
+		set("LG_CPU", "'"+c.line()+"'")
 		set("LG_CPU_WALL", c.WallS)
 		set("LG_CPU_MACHINE_PCT", c.MachinePct)
+	}
+	if c := r.DrainCPU; c != nil {
+		set("LG_DRAIN_CPU", "'"+c.line()+"'")
 	}
 	return b.String()
 }

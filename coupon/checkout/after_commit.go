@@ -15,7 +15,6 @@ import (
 	"coupond/ent/usercoupon"
 	"coupond/lua"
 
-	"entgo.io/ent/dialect/sql"
 	"github.com/redis/go-redis/v9"
 	"github.com/shopspring/decimal"
 )
@@ -131,9 +130,7 @@ func cents(d decimal.Decimal) int64 { return d.Shift(2).IntPart() }
 
 // settlementOf reads the settlement of (order, coupon); coupon.ErrNotFound when there is none.
 func (s *Service) settlementOf(ctx context.Context, userID, orderID, couponID int64) (*ent.CouponSettlement, error) {
-	row, err := s.db.CouponSettlement.Query().
-		Where(couponsettlement.UserID(userID), couponsettlement.OrderID(orderID), couponsettlement.CouponID(couponID)).
-		Only(ctx)
+	row, err := querySettlement(ctx, s.db, settlementByRef, userID, orderID, couponID)
 	if ent.IsNotFound(err) {
 		return nil, coupon.ErrNotFound
 	}
@@ -148,21 +145,13 @@ func (s *Service) settlementOf(ctx context.Context, userID, orderID, couponID in
 // holder by a subquery on the coupon's id. A coupon found in neither place, or whose settlement
 // is missing, is NOT_FOUND (a SERVICE's miss asks holder, which also reads the archive).
 func (s *Service) settlementFor(ctx context.Context, actor coupon.Actor, orderID, couponID int64) (*ent.CouponSettlement, error) {
-	which, err := named(actor, couponID)
-	if err != nil {
+	if _, _, err := named(actor, couponID); err != nil {
 		return nil, err
 	}
 	if actor.Role == coupon.RoleUser {
 		return s.settlementOf(ctx, actor.UserID, orderID, couponID)
 	}
-	row, err := s.db.CouponSettlement.Query().
-		Where(couponsettlement.OrderID(orderID), couponsettlement.CouponID(couponID), func(sel *sql.Selector) {
-			t := sql.Table(usercoupon.Table)
-			holders := sql.Select(t.C(usercoupon.FieldUserID)).From(t)
-			which(holders)
-			sel.Where(sql.In(sel.C(couponsettlement.FieldUserID), holders))
-		}).
-		Only(ctx)
+	row, err := querySettlement(ctx, s.db, settlementByCoupon, orderID, couponID, couponID)
 	switch {
 	case err == nil:
 		return row, nil

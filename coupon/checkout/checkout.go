@@ -29,7 +29,6 @@ import (
 	"coupond/coupon"
 	"coupond/defaults"
 	"coupond/ent"
-	"coupond/ent/predicate"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
 
@@ -144,7 +143,7 @@ func (s *Service) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *ent
 // its holder, read by id from the coupons and then the archive (a used or expired coupon may have been
 // archived since; NOT_FOUND when neither has it). Any other role is NOT_OWNER.
 func (s *Service) holder(ctx context.Context, actor coupon.Actor, couponID int64) (int64, error) {
-	if _, err := named(actor, couponID); err != nil {
+	if _, _, err := named(actor, couponID); err != nil {
 		return 0, err
 	}
 	if actor.Role == coupon.RoleUser {
@@ -167,17 +166,17 @@ func (s *Service) holder(ctx context.Context, actor coupon.Actor, couponID int64
 	return ar.UserID, nil
 }
 
-// named is the condition on user_coupon that finds the coupon couponID as the actor names it
-// (see holder): a USER's own coupon, any holder's for a SERVICE; any other role is NOT_OWNER. It
-// lets a read find the holder and the coupon in one statement.
-func named(actor coupon.Actor, couponID int64) (predicate.UserCoupon, error) {
+// named is the condition on user_coupon (SQL text and its arguments) that finds the coupon
+// couponID as the actor names it (see holder): a USER's own coupon, any holder's for a SERVICE;
+// any other role is NOT_OWNER. It lets a read find the holder and the coupon in one statement.
+func named(actor coupon.Actor, couponID int64) (string, []any, error) {
 	switch actor.Role {
 	case coupon.RoleUser:
-		return usercoupon.And(usercoupon.UserID(actor.UserID), usercoupon.ID(couponID)), nil
+		return "`user_coupon`.`user_id` = ? AND `user_coupon`.`id` = ?", []any{actor.UserID, couponID}, nil
 	case coupon.RoleService:
-		return usercoupon.ID(couponID), nil
+		return "`user_coupon`.`id` = ?", []any{couponID}, nil
 	}
-	return nil, coupon.Errorf(coupon.CodeNotOwner, "a %s does not settle coupons", actor.Role)
+	return "", nil, coupon.Errorf(coupon.CodeNotOwner, "a %s does not settle coupons", actor.Role)
 }
 
 // ownCoupon reads the caller's coupon; another user's coupon is NOT_FOUND, as a missing one.

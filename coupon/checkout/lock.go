@@ -18,8 +18,7 @@ import (
 	"coupond/idgen"
 	"coupond/store"
 
-	"entgo.io/ent/dialect/sql"
-
+	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/shopspring/decimal"
 )
 
@@ -58,12 +57,12 @@ func (s *Service) Lock(ctx context.Context, actor coupon.Actor, couponID int64, 
 	if err := o.Validate(); err != nil {
 		return nil, underField(err, "order")
 	}
-	which, err := named(actor, couponID)
+	where, args, err := named(actor, couponID)
 	if err != nil {
 		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
-		st, err := s.lockOnce(ctx, which, couponID, &o)
+		st, err := s.lockOnce(ctx, where, args, couponID, &o)
 		if !errors.Is(err, errLost) {
 			return st, err
 		}
@@ -73,10 +72,10 @@ func (s *Service) Lock(ctx context.Context, actor coupon.Actor, couponID int64, 
 	}
 }
 
-// lockOnce is one attempt of Lock on the coupon which names: one read (the coupon with its
-// order's live settlements), then the transaction.
-func (s *Service) lockOnce(ctx context.Context, which predicate.UserCoupon, couponID int64, o *Order) (*Settlement, error) {
-	uc, live, err := s.couponForOrder(ctx, which, o.ID)
+// lockOnce is one attempt of Lock on the coupon that where and args name (named): one read (the
+// coupon with its order's live settlements), then the transaction.
+func (s *Service) lockOnce(ctx context.Context, where string, args []any, couponID int64, o *Order) (*Settlement, error) {
+	uc, live, err := s.couponForOrder(ctx, where, args, o.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -112,23 +111,23 @@ func (s *Service) lockOnce(ctx context.Context, which predicate.UserCoupon, coup
 	payable := o.Amount.Sub(taken).Sub(d)
 	var row *ent.CouponSettlement
 	err = s.inTx(ctx, s.lockTx, func(tx *ent.Tx) error {
-		n, err := tx.UserCoupon.Update().
-			Where(usercoupon.UserID(userID), usercoupon.ID(couponID), usercoupon.StatusEQ(usercoupon.StatusUNUSED), usercoupon.ValidEndTimeGT(now)).
-			SetStatus(usercoupon.StatusLOCKED).SetOrderID(o.ID).SetDiscountAmount(&d).SetUpdatedAt(now).
-			Save(ctx)
+		res, err := tx.ExecContext(ctx, lockCouponSQL, now, usercoupon.StatusLOCKED, o.ID, d, userID, couponID, usercoupon.StatusUNUSED, now)
+		var n int64
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
 		switch {
 		case err != nil:
 			return fmt.Errorf("lock coupon %d: %w", couponID, err)
 		case n == 0:
 			return errLost
 		}
-		row, err = tx.CouponSettlement.Create().
-			SetID(idgen.Next()).SetUserID(userID).SetOrderID(o.ID).SetCouponID(couponID).SetTemplateID(uc.TemplateID).
-			SetStatus(couponsettlement.StatusLOCKED).SetOrderAmount(o.Amount).SetDiscountAmount(d).SetPayableAmount(payable).
-			SetLockExpiresAt(expires).SetLiveCouponID(couponID).SetLiveSlot(slot).
-			SetCreatedAt(now).SetUpdatedAt(now).
-			Save(ctx)
-		if ent.IsConstraintError(err) && !slotTaken(err) { // released before: the same order locks again
+		row = &ent.CouponSettlement{ID: idgen.Next(), CreatedAt: now, UpdatedAt: now, UserID: userID, OrderID: o.ID, CouponID: couponID,
+			TemplateID: uc.TemplateID, Status: couponsettlement.StatusLOCKED, OrderAmount: o.Amount, DiscountAmount: d, PayableAmount: payable,
+			LockExpiresAt: &expires, LiveCouponID: &couponID, LiveSlot: &slot}
+		_, err = tx.ExecContext(ctx, insertSettlementSQL, now, now, userID, o.ID, couponID, uc.TemplateID, row.Status, o.Amount, d, payable,
+			expires, couponID, slot, row.ID)
+		if isUnique(err) && !slotTaken(err) { // released before: the same order locks again
 			row, err = s.relock(ctx, tx, userID, o, couponID, d, payable, expires, slot, now)
 		}
 		switch {
@@ -206,9 +205,7 @@ func (s *Service) lockedAlready(ctx context.Context, uc *ent.UserCoupon, orderID
 // waits for uncommitted ones of the same order: two locks racing on one order wait for each other
 // (or deadlock, and MySQL fails one), locks of other orders never meet.
 func stillStacked(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, taken decimal.Decimal) error {
-	live, err := tx.CouponSettlement.Query().
-		Where(couponsettlement.UserID(row.UserID), couponsettlement.OrderID(row.OrderID), couponsettlement.LiveSlotNotNil()).
-		ForUpdate().All(ctx)
+	live, err := querySettlements(ctx, tx, liveOfOrderForUpdate, row.UserID, row.OrderID)
 	if err != nil {
 		return fmt.Errorf("lock: the order's coupons: %w", err)
 	}
@@ -240,38 +237,22 @@ type live struct {
 	Discount decimal.Decimal `json:"discount"`
 }
 
-// couponForOrder reads the coupon which names (NOT_FOUND when there is none) and the live
-// settlements of its holder's order orderID, in one statement: a plain read, which the lock's
-// transaction checks again (stillStacked).
-func (s *Service) couponForOrder(ctx context.Context, which predicate.UserCoupon, orderID int64) (*ent.UserCoupon, []live, error) {
-	const as = "order_live"
-	uc, err := s.db.UserCoupon.Query().Where(which).
-		Modify(func(sel *sql.Selector) {
-			sel.Select(sel.Columns(usercoupon.Columns...)...).
-				AppendSelectExprAs(sql.Expr(fmt.Sprintf(liveOfOrder, sel.C(usercoupon.FieldUserID)), orderID), as)
-		}).Only(ctx)
+// couponForOrder reads the coupon that where and args name (named; NOT_FOUND when there is none)
+// and the live settlements of its holder's order orderID, in one statement: a plain read, which
+// the lock's transaction checks again (stillStacked).
+func (s *Service) couponForOrder(ctx context.Context, where string, args []any, orderID int64) (*ent.UserCoupon, []live, error) {
+	uc, js, err := queryCouponWithLive(ctx, s.db, orderID, where, args...)
 	switch {
 	case ent.IsNotFound(err):
 		return nil, nil, coupon.ErrNotFound
 	case err != nil:
 		return nil, nil, fmt.Errorf("lock: the coupon and its order: %w", err)
 	}
-	v, err := uc.Value(as)
-	if err != nil {
-		return nil, nil, err
-	}
 	var ls []live
-	switch js := v.(type) {
-	case nil: // no live settlement
-	case string:
-		err = json.Unmarshal([]byte(js), &ls)
-	case []byte:
-		err = json.Unmarshal(js, &ls)
-	default:
-		err = fmt.Errorf("a %T", v)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("lock: the order's coupons: %w", err)
+	if js != nil {
+		if err := json.Unmarshal(js, &ls); err != nil {
+			return nil, nil, fmt.Errorf("lock: the order's coupons: %w", err)
+		}
 	}
 	return uc, ls, nil
 }
@@ -311,9 +292,14 @@ func lostRace(err error) error {
 	return err
 }
 
+// isUnique reports whether err is a unique key's refusal, from ent or from a plain statement.
+func isUnique(err error) bool {
+	return ent.IsConstraintError(err) || sqlgraph.IsUniqueConstraintError(err)
+}
+
 // slotTaken reports whether err is the unique key of an order's stacking slot.
 func slotTaken(err error) bool {
-	return ent.IsConstraintError(err) && strings.Contains(err.Error(), "live_slot")
+	return isUnique(err) && strings.Contains(err.Error(), "live_slot")
 }
 
 // underField puts the field paths of a validation error under prefix.

@@ -60,7 +60,7 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 	budget := r.Header.Reserved
 	var carried []time.Time
 	for _, g := range issue.Groups(items, p.cfg.UserShards) {
-		w, err := issue.Write(ctx, p.db, r, g, budget, issue.WriteOptions{Prior: priorFailures, Record: recordFailures, Vitess: p.cfg.Vitess})
+		w, err := issue.Write(ctx, p.db, r, g, budget, issue.WriteOptions{Prior: priorFailures, Record: recordFailures, Vitess: p.cfg.Vitess, OneUserShard: p.cfg.UserShards <= 1})
 		if err != nil {
 			p.abandon(ctx, r.Header)
 			return res, fmt.Errorf("write claims of batch %d: %w", r.Header.ID, err)

@@ -244,7 +244,7 @@ func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items [
 	var refused []rowOutcome
 	drifted := 0
 	for _, g := range issue.Groups(items, s.cfg.UserShards) {
-		w, err := issue.Write(ctx, s.db, r, g, budget, issue.WriteOptions{Vitess: s.cfg.Vitess})
+		w, err := issue.Write(ctx, s.db, r, g, budget, issue.WriteOptions{Vitess: s.cfg.Vitess, OneUserShard: s.cfg.UserShards <= 1})
 		if err != nil {
 			return plan, nil, fmt.Errorf("write coupons of batch %d: %w", r.Header.ID, err)
 		}

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"time"
 
+	"entgo.io/ent/dialect/sql"
+
 	"coupond/coupon"
 	"coupond/ent"
 	"coupond/ent/stockbatch"
 	"coupond/ent/usercoupon"
+	"coupond/ent/usercouponarchive"
 	"coupond/store"
 )
 
@@ -52,6 +55,10 @@ type WriteOptions struct {
 	Prior  Prior                                                        // nil: no earlier refusals recorded
 	Record func(ctx context.Context, tx *ent.Tx, fresh []Refusal) error // records Fresh in the same transaction; nil: the caller records them in T3
 	Vitess bool                                                         // the database is a Vitess vtgate (COUPON_MYSQL_VITESS): coupons by multi-row INSERT, as it takes no LOAD DATA
+	// OneUserShard: the user tables are one shard (COUPON_MYSQL_USER_SHARDS=1), so a query of the
+	// archive by template alone stays on T2's shard; T2 then asks whether the template has any
+	// archived coupon (one index probe) before reading the users' archived slots.
+	OneUserShard bool
 }
 
 // Write is T2 for one user-shard group (items of one template, in batch order): in one transaction
@@ -65,10 +72,11 @@ type WriteOptions struct {
 // ErrFenced when the sweep settled the header's share of that shard first.
 //
 // It first reads the users' coupons from the index (user_id, template_id, receive_count) alone
-// (their counts and slots, no row lookups): that reading commits only a group in which every item
-// is new and gets a slot and a unit and whose coupons meet no unique key; anything else is rolled
-// back and the group done again reading the coupons whole, where replays and duplicates are
-// recognised and refusals decided.
+// (their counts and slots, no row lookups), or, for a distribution group that insertFirst admits,
+// reads nothing and writes the coupons in Redis's slots (writeFirst): either commits only a group
+// in which every item is new and gets a slot and a unit and whose coupons meet no unique key;
+// anything else is rolled back and the group done again reading the coupons whole, where replays
+// and duplicates are recognised and refusals decided.
 func Write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, budget int, opt WriteOptions) (Written, error) {
 	w, err := write(ctx, db, r, items, budget, opt, false)
 	if errors.Is(err, errReadWhole) || errors.Is(err, errUniqueKey) || ent.IsConstraintError(err) {
@@ -85,7 +93,10 @@ func write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, bu
 	var w Written
 	err := store.WithTx(ctx, db, func(tx *ent.Tx) error {
 		w = Written{Held: map[int64]int{}}
-		seen, err := loadSeen(ctx, tx, r, items, opt.Prior, readWhole)
+		if !readWhole && insertFirst(r, items, budget, opt) {
+			return writeFirst(ctx, tx, r, items, opt, &w)
+		}
+		seen, err := loadSeen(ctx, tx, r, items, opt, readWhole)
 		if err != nil {
 			return err
 		}
@@ -131,6 +142,46 @@ func write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, bu
 	return w, err
 }
 
+// insertFirst reports whether a group may be written by writeFirst, without reading its users'
+// coupons first: a distribution group on one user shard (opt.OneUserShard), within its budget,
+// whose every receive_count from Redis is a slot within the limit.
+func insertFirst(r *Reservation, items []Item, budget int, opt WriteOptions) bool {
+	if r.Header.Source != stockbatch.SourceDISTRIBUTION || !opt.OneUserShard || opt.Prior != nil || len(items) > budget {
+		return false
+	}
+	limit := r.Template.ReceiveRule.LimitPerPerson
+	for _, it := range items {
+		if it.RequestID != "" || it.ReceiveCount < 1 || it.ReceiveCount > limit {
+			return false
+		}
+	}
+	return true
+}
+
+// writeFirst writes the group's coupons in the slots Redis handed out, reading nothing first,
+// then checks, with a locking read (the latest committed rows), that the template has no archived
+// coupon; it returns errReadWhole when it has one (an archived coupon holds a slot outside
+// user_coupon's unique key) and errUniqueKey when a coupon met a unique key (a slot taken, a
+// replay): Write then does the group again reading the coupons whole. Anything else leaves the
+// group as the read-first path would: every user holds at most limit coupons, each in its own slot
+// (the unique key (user_id, template_id, receive_count) over slots 1…limit, and no archived slot;
+// a coupon the archive job moves meanwhile either still holds its slot in user_coupon when the
+// insert checks the key, or is in the archive when the locking read looks).
+func writeFirst(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, opt WriteOptions, w *Written) error {
+	if err := insertCoupons(ctx, tx, r.Header.ID, items, opt.Vitess, w); err != nil {
+		return err
+	}
+	archived, err := tx.UserCouponArchive.Query().Where(usercouponarchive.TemplateID(r.Template.ID)).
+		ForShare(sql.WithLockClause("LOCK IN SHARE MODE")).Exist(ctx)
+	if err != nil {
+		return fmt.Errorf("archived coupons of template %d: %w", r.Template.ID, err)
+	}
+	if archived {
+		return errReadWhole
+	}
+	return nil
+}
+
 // reqKey is a user's requestId.
 type reqKey struct {
 	user int64
@@ -150,9 +201,10 @@ type seen struct {
 
 // loadSeen reads, inside the group's transaction, the users' coupons of the template (without
 // readWhole only the two columns the index (user_id, template_id, receive_count) covers: counts
-// and slots, no replay or duplicate requestId recognised), the items' earlier refusals, and the
-// slots of the users' archived coupons.
-func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, prior Prior, readWhole bool) (*seen, error) {
+// and slots, no replay or duplicate requestId recognised), the items' earlier refusals (opt.Prior),
+// and the slots of the users' archived coupons (none read when opt.OneUserShard and the template
+// has no archived coupon).
+func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, opt WriteOptions, readWhole bool) (*seen, error) {
 	users := make([]int64, 0, len(items))
 	rids := make([]string, 0, len(items))
 	for _, it := range items {
@@ -188,8 +240,8 @@ func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, pri
 			return nil, fmt.Errorf("load replayed coupons: %w", err)
 		}
 	}
-	if prior != nil {
-		if s.prior, err = prior(ctx, tx, users, rids); err != nil {
+	if opt.Prior != nil {
+		if s.prior, err = opt.Prior(ctx, tx, users, rids); err != nil {
 			return nil, err
 		}
 	}
@@ -203,7 +255,7 @@ func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, pri
 		s.count[uc.UserID]++
 		s.slots.Take(uc.UserID, uc.ReceiveCount)
 	}
-	archived, err := ArchivedSlots(ctx, tx.UserCouponArchive, tpl.ID, users)
+	archived, err := archivedSlots(ctx, tx, tpl.ID, users, opt.OneUserShard)
 	if err != nil {
 		return nil, err
 	}
@@ -215,6 +267,19 @@ func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, pri
 		s.done[rid] = true
 	}
 	return s, nil
+}
+
+// archivedSlots is ArchivedSlots of the users in tx; with oneShard it first asks whether the
+// template has any archived coupon at all, and reads nothing more when it has none (a template
+// being distributed usually has none: the archive takes coupons long used or expired).
+func archivedSlots(ctx context.Context, tx *ent.Tx, templateID int64, users []int64, oneShard bool) ([]*ent.UserCouponArchive, error) {
+	if oneShard {
+		some, err := tx.UserCouponArchive.Query().Where(usercouponarchive.TemplateID(templateID)).Exist(ctx)
+		if err != nil || !some {
+			return nil, err
+		}
+	}
+	return ArchivedSlots(ctx, tx.UserCouponArchive, templateID, users)
 }
 
 // split returns the items the database has not seen, and records in w those it has: their coupons
