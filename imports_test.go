@@ -35,18 +35,20 @@ var importRules = map[string][]string{
 	"coupon/keys":   nil,
 	"coupon/code":   nil, // the codes' permutation: no I/O, no store
 	"coupon/lease":  capability,
-	"coupon/expiry": with(capability, "coupon/keys", "coupon/archivedue"),
+	"coupon/expiry": with(capability, "coupon/keys", "coupon/archivedue", "coupon/ledger"),
 	// the archive's queue, written by the transitions that make a coupon due
 	"coupon/archivedue": {"ent/..."},
+	// the stats ledgers, written by the transactions that issue and expire coupons
+	"coupon/ledger": {"ent"},
 	// coupon/: middle layer.
-	"coupon/issue":    with(capability, "coupon/expiry", "coupon/keys"),
+	"coupon/issue":    with(capability, "coupon/expiry", "coupon/keys", "coupon/ledger"),
 	"coupon/template": with(capability, "coupon/issue", "coupon/keys"),
-	"coupon/checkout": with(capability, "coupon/keys", "coupon/archivedue"),
+	"coupon/checkout": with(capability, "coupon/keys", "coupon/archivedue", "coupon/ledger"),
 	// coupon/: the top, which no coupon/ package imports.
 	"coupon/claim":        with(capability, "coupon/template", "coupon/issue", "coupon/keys", "coupon/lease"),
 	"coupon/distribution": with(capability, "coupon/template", "coupon/issue", "coupon/keys", "coupon/lease"),
 	"coupon/reconcile":    with(capability, "coupon/template", "coupon/issue", "coupon/keys"),
-	"coupon/stats":        with(capability, "coupon/checkout", "coupon/template", "coupon/keys"),
+	"coupon/stats":        with(capability, "coupon/checkout", "coupon/template", "coupon/keys", "coupon/ledger"),
 	"coupon/wallet":       capability,
 	"coupon/reminder":     with(capability, "coupon/keys", "coupon/lease"),
 	"coupon/archive":      with(capability, "coupon/expiry", "coupon/keys", "coupon/lease", "coupon/archivedue"),

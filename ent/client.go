@@ -18,6 +18,8 @@ import (
 	"coupond/ent/coupontaskfailure"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/coupontemplatelog"
+	"coupond/ent/expiredledger"
+	"coupond/ent/issuedledger"
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/stockbatch"
 	"coupond/ent/stockbatchfence"
@@ -51,6 +53,10 @@ type Client struct {
 	CouponTemplate *CouponTemplateClient
 	// CouponTemplateLog is the client for interacting with the CouponTemplateLog builders.
 	CouponTemplateLog *CouponTemplateLogClient
+	// ExpiredLedger is the client for interacting with the ExpiredLedger builders.
+	ExpiredLedger *ExpiredLedgerClient
+	// IssuedLedger is the client for interacting with the IssuedLedger builders.
+	IssuedLedger *IssuedLedgerClient
 	// RedemptionFailure is the client for interacting with the RedemptionFailure builders.
 	RedemptionFailure *RedemptionFailureClient
 	// StockBatch is the client for interacting with the StockBatch builders.
@@ -81,6 +87,8 @@ func (c *Client) init() {
 	c.CouponTaskFailure = NewCouponTaskFailureClient(c.config)
 	c.CouponTemplate = NewCouponTemplateClient(c.config)
 	c.CouponTemplateLog = NewCouponTemplateLogClient(c.config)
+	c.ExpiredLedger = NewExpiredLedgerClient(c.config)
+	c.IssuedLedger = NewIssuedLedgerClient(c.config)
 	c.RedemptionFailure = NewRedemptionFailureClient(c.config)
 	c.StockBatch = NewStockBatchClient(c.config)
 	c.StockBatchFence = NewStockBatchFenceClient(c.config)
@@ -186,6 +194,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		CouponTaskFailure:  NewCouponTaskFailureClient(cfg),
 		CouponTemplate:     NewCouponTemplateClient(cfg),
 		CouponTemplateLog:  NewCouponTemplateLogClient(cfg),
+		ExpiredLedger:      NewExpiredLedgerClient(cfg),
+		IssuedLedger:       NewIssuedLedgerClient(cfg),
 		RedemptionFailure:  NewRedemptionFailureClient(cfg),
 		StockBatch:         NewStockBatchClient(cfg),
 		StockBatchFence:    NewStockBatchFenceClient(cfg),
@@ -218,6 +228,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		CouponTaskFailure:  NewCouponTaskFailureClient(cfg),
 		CouponTemplate:     NewCouponTemplateClient(cfg),
 		CouponTemplateLog:  NewCouponTemplateLogClient(cfg),
+		ExpiredLedger:      NewExpiredLedgerClient(cfg),
+		IssuedLedger:       NewIssuedLedgerClient(cfg),
 		RedemptionFailure:  NewRedemptionFailureClient(cfg),
 		StockBatch:         NewStockBatchClient(cfg),
 		StockBatchFence:    NewStockBatchFenceClient(cfg),
@@ -254,9 +266,9 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.ArchiveDue, c.CouponReminder, c.CouponSettlement, c.CouponTask,
-		c.CouponTaskFailure, c.CouponTemplate, c.CouponTemplateLog,
-		c.RedemptionFailure, c.StockBatch, c.StockBatchFence, c.TemplateDailyStats,
-		c.UserCoupon, c.UserCouponArchive,
+		c.CouponTaskFailure, c.CouponTemplate, c.CouponTemplateLog, c.ExpiredLedger,
+		c.IssuedLedger, c.RedemptionFailure, c.StockBatch, c.StockBatchFence,
+		c.TemplateDailyStats, c.UserCoupon, c.UserCouponArchive,
 	} {
 		n.Use(hooks...)
 	}
@@ -267,9 +279,9 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.ArchiveDue, c.CouponReminder, c.CouponSettlement, c.CouponTask,
-		c.CouponTaskFailure, c.CouponTemplate, c.CouponTemplateLog,
-		c.RedemptionFailure, c.StockBatch, c.StockBatchFence, c.TemplateDailyStats,
-		c.UserCoupon, c.UserCouponArchive,
+		c.CouponTaskFailure, c.CouponTemplate, c.CouponTemplateLog, c.ExpiredLedger,
+		c.IssuedLedger, c.RedemptionFailure, c.StockBatch, c.StockBatchFence,
+		c.TemplateDailyStats, c.UserCoupon, c.UserCouponArchive,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -292,6 +304,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.CouponTemplate.mutate(ctx, m)
 	case *CouponTemplateLogMutation:
 		return c.CouponTemplateLog.mutate(ctx, m)
+	case *ExpiredLedgerMutation:
+		return c.ExpiredLedger.mutate(ctx, m)
+	case *IssuedLedgerMutation:
+		return c.IssuedLedger.mutate(ctx, m)
 	case *RedemptionFailureMutation:
 		return c.RedemptionFailure.mutate(ctx, m)
 	case *StockBatchMutation:
@@ -1240,6 +1256,272 @@ func (c *CouponTemplateLogClient) mutate(ctx context.Context, m *CouponTemplateL
 	}
 }
 
+// ExpiredLedgerClient is a client for the ExpiredLedger schema.
+type ExpiredLedgerClient struct {
+	config
+}
+
+// NewExpiredLedgerClient returns a client for the ExpiredLedger from the given config.
+func NewExpiredLedgerClient(c config) *ExpiredLedgerClient {
+	return &ExpiredLedgerClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `expiredledger.Hooks(f(g(h())))`.
+func (c *ExpiredLedgerClient) Use(hooks ...Hook) {
+	c.hooks.ExpiredLedger = append(c.hooks.ExpiredLedger, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `expiredledger.Intercept(f(g(h())))`.
+func (c *ExpiredLedgerClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ExpiredLedger = append(c.inters.ExpiredLedger, interceptors...)
+}
+
+// Create returns a builder for creating a ExpiredLedger entity.
+func (c *ExpiredLedgerClient) Create() *ExpiredLedgerCreate {
+	mutation := newExpiredLedgerMutation(c.config, OpCreate)
+	return &ExpiredLedgerCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ExpiredLedger entities.
+func (c *ExpiredLedgerClient) CreateBulk(builders ...*ExpiredLedgerCreate) *ExpiredLedgerCreateBulk {
+	return &ExpiredLedgerCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ExpiredLedgerClient) MapCreateBulk(slice any, setFunc func(*ExpiredLedgerCreate, int)) *ExpiredLedgerCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ExpiredLedgerCreateBulk{err: fmt.Errorf("calling to ExpiredLedgerClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ExpiredLedgerCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ExpiredLedgerCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ExpiredLedger.
+func (c *ExpiredLedgerClient) Update() *ExpiredLedgerUpdate {
+	mutation := newExpiredLedgerMutation(c.config, OpUpdate)
+	return &ExpiredLedgerUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ExpiredLedgerClient) UpdateOne(_m *ExpiredLedger) *ExpiredLedgerUpdateOne {
+	mutation := newExpiredLedgerMutation(c.config, OpUpdateOne, withExpiredLedger(_m))
+	return &ExpiredLedgerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ExpiredLedgerClient) UpdateOneID(id int64) *ExpiredLedgerUpdateOne {
+	mutation := newExpiredLedgerMutation(c.config, OpUpdateOne, withExpiredLedgerID(id))
+	return &ExpiredLedgerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ExpiredLedger.
+func (c *ExpiredLedgerClient) Delete() *ExpiredLedgerDelete {
+	mutation := newExpiredLedgerMutation(c.config, OpDelete)
+	return &ExpiredLedgerDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ExpiredLedgerClient) DeleteOne(_m *ExpiredLedger) *ExpiredLedgerDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ExpiredLedgerClient) DeleteOneID(id int64) *ExpiredLedgerDeleteOne {
+	builder := c.Delete().Where(expiredledger.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ExpiredLedgerDeleteOne{builder}
+}
+
+// Query returns a query builder for ExpiredLedger.
+func (c *ExpiredLedgerClient) Query() *ExpiredLedgerQuery {
+	return &ExpiredLedgerQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeExpiredLedger},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ExpiredLedger entity by its id.
+func (c *ExpiredLedgerClient) Get(ctx context.Context, id int64) (*ExpiredLedger, error) {
+	return c.Query().Where(expiredledger.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ExpiredLedgerClient) GetX(ctx context.Context, id int64) *ExpiredLedger {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ExpiredLedgerClient) Hooks() []Hook {
+	return c.hooks.ExpiredLedger
+}
+
+// Interceptors returns the client interceptors.
+func (c *ExpiredLedgerClient) Interceptors() []Interceptor {
+	return c.inters.ExpiredLedger
+}
+
+func (c *ExpiredLedgerClient) mutate(ctx context.Context, m *ExpiredLedgerMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ExpiredLedgerCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ExpiredLedgerUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ExpiredLedgerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ExpiredLedgerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ExpiredLedger mutation op: %q", m.Op())
+	}
+}
+
+// IssuedLedgerClient is a client for the IssuedLedger schema.
+type IssuedLedgerClient struct {
+	config
+}
+
+// NewIssuedLedgerClient returns a client for the IssuedLedger from the given config.
+func NewIssuedLedgerClient(c config) *IssuedLedgerClient {
+	return &IssuedLedgerClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `issuedledger.Hooks(f(g(h())))`.
+func (c *IssuedLedgerClient) Use(hooks ...Hook) {
+	c.hooks.IssuedLedger = append(c.hooks.IssuedLedger, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `issuedledger.Intercept(f(g(h())))`.
+func (c *IssuedLedgerClient) Intercept(interceptors ...Interceptor) {
+	c.inters.IssuedLedger = append(c.inters.IssuedLedger, interceptors...)
+}
+
+// Create returns a builder for creating a IssuedLedger entity.
+func (c *IssuedLedgerClient) Create() *IssuedLedgerCreate {
+	mutation := newIssuedLedgerMutation(c.config, OpCreate)
+	return &IssuedLedgerCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of IssuedLedger entities.
+func (c *IssuedLedgerClient) CreateBulk(builders ...*IssuedLedgerCreate) *IssuedLedgerCreateBulk {
+	return &IssuedLedgerCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *IssuedLedgerClient) MapCreateBulk(slice any, setFunc func(*IssuedLedgerCreate, int)) *IssuedLedgerCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &IssuedLedgerCreateBulk{err: fmt.Errorf("calling to IssuedLedgerClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*IssuedLedgerCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &IssuedLedgerCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for IssuedLedger.
+func (c *IssuedLedgerClient) Update() *IssuedLedgerUpdate {
+	mutation := newIssuedLedgerMutation(c.config, OpUpdate)
+	return &IssuedLedgerUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *IssuedLedgerClient) UpdateOne(_m *IssuedLedger) *IssuedLedgerUpdateOne {
+	mutation := newIssuedLedgerMutation(c.config, OpUpdateOne, withIssuedLedger(_m))
+	return &IssuedLedgerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *IssuedLedgerClient) UpdateOneID(id int64) *IssuedLedgerUpdateOne {
+	mutation := newIssuedLedgerMutation(c.config, OpUpdateOne, withIssuedLedgerID(id))
+	return &IssuedLedgerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for IssuedLedger.
+func (c *IssuedLedgerClient) Delete() *IssuedLedgerDelete {
+	mutation := newIssuedLedgerMutation(c.config, OpDelete)
+	return &IssuedLedgerDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *IssuedLedgerClient) DeleteOne(_m *IssuedLedger) *IssuedLedgerDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *IssuedLedgerClient) DeleteOneID(id int64) *IssuedLedgerDeleteOne {
+	builder := c.Delete().Where(issuedledger.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &IssuedLedgerDeleteOne{builder}
+}
+
+// Query returns a query builder for IssuedLedger.
+func (c *IssuedLedgerClient) Query() *IssuedLedgerQuery {
+	return &IssuedLedgerQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeIssuedLedger},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a IssuedLedger entity by its id.
+func (c *IssuedLedgerClient) Get(ctx context.Context, id int64) (*IssuedLedger, error) {
+	return c.Query().Where(issuedledger.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *IssuedLedgerClient) GetX(ctx context.Context, id int64) *IssuedLedger {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *IssuedLedgerClient) Hooks() []Hook {
+	return c.hooks.IssuedLedger
+}
+
+// Interceptors returns the client interceptors.
+func (c *IssuedLedgerClient) Interceptors() []Interceptor {
+	return c.inters.IssuedLedger
+}
+
+func (c *IssuedLedgerClient) mutate(ctx context.Context, m *IssuedLedgerMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&IssuedLedgerCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&IssuedLedgerUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&IssuedLedgerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&IssuedLedgerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown IssuedLedger mutation op: %q", m.Op())
+	}
+}
+
 // RedemptionFailureClient is a client for the RedemptionFailure schema.
 type RedemptionFailureClient struct {
 	config
@@ -2042,13 +2324,14 @@ func (c *UserCouponArchiveClient) mutate(ctx context.Context, m *UserCouponArchi
 type (
 	hooks struct {
 		ArchiveDue, CouponReminder, CouponSettlement, CouponTask, CouponTaskFailure,
-		CouponTemplate, CouponTemplateLog, RedemptionFailure, StockBatch,
-		StockBatchFence, TemplateDailyStats, UserCoupon, UserCouponArchive []ent.Hook
+		CouponTemplate, CouponTemplateLog, ExpiredLedger, IssuedLedger,
+		RedemptionFailure, StockBatch, StockBatchFence, TemplateDailyStats, UserCoupon,
+		UserCouponArchive []ent.Hook
 	}
 	inters struct {
 		ArchiveDue, CouponReminder, CouponSettlement, CouponTask, CouponTaskFailure,
-		CouponTemplate, CouponTemplateLog, RedemptionFailure, StockBatch,
-		StockBatchFence, TemplateDailyStats, UserCoupon,
+		CouponTemplate, CouponTemplateLog, ExpiredLedger, IssuedLedger,
+		RedemptionFailure, StockBatch, StockBatchFence, TemplateDailyStats, UserCoupon,
 		UserCouponArchive []ent.Interceptor
 	}
 )

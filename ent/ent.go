@@ -11,6 +11,8 @@ import (
 	"coupond/ent/coupontaskfailure"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/coupontemplatelog"
+	"coupond/ent/expiredledger"
+	"coupond/ent/issuedledger"
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/stockbatch"
 	"coupond/ent/stockbatchfence"
@@ -92,6 +94,8 @@ func checkColumn(t, c string) error {
 			coupontaskfailure.Table:  coupontaskfailure.ValidColumn,
 			coupontemplate.Table:     coupontemplate.ValidColumn,
 			coupontemplatelog.Table:  coupontemplatelog.ValidColumn,
+			expiredledger.Table:      expiredledger.ValidColumn,
+			issuedledger.Table:       issuedledger.ValidColumn,
 			redemptionfailure.Table:  redemptionfailure.ValidColumn,
 			stockbatch.Table:         stockbatch.ValidColumn,
 			stockbatchfence.Table:    stockbatchfence.ValidColumn,

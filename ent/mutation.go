@@ -11,6 +11,8 @@ import (
 	"coupond/ent/coupontaskfailure"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/coupontemplatelog"
+	"coupond/ent/expiredledger"
+	"coupond/ent/issuedledger"
 	"coupond/ent/predicate"
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/schematype"
@@ -45,6 +47,8 @@ const (
 	TypeCouponTaskFailure  = "CouponTaskFailure"
 	TypeCouponTemplate     = "CouponTemplate"
 	TypeCouponTemplateLog  = "CouponTemplateLog"
+	TypeExpiredLedger      = "ExpiredLedger"
+	TypeIssuedLedger       = "IssuedLedger"
 	TypeRedemptionFailure  = "RedemptionFailure"
 	TypeStockBatch         = "StockBatch"
 	TypeStockBatchFence    = "StockBatchFence"
@@ -8148,6 +8152,1252 @@ func (m *CouponTemplateLogMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *CouponTemplateLogMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown CouponTemplateLog edge %s", name)
+}
+
+// ExpiredLedgerMutation represents an operation that mutates the ExpiredLedger nodes in the graph.
+type ExpiredLedgerMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int64
+	user_id        *int64
+	adduser_id     *int64
+	template_id    *int64
+	addtemplate_id *int64
+	bucket         *time.Time
+	n              *int
+	addn           *int
+	clearedFields  map[string]struct{}
+	done           bool
+	oldValue       func(context.Context) (*ExpiredLedger, error)
+	predicates     []predicate.ExpiredLedger
+}
+
+var _ ent.Mutation = (*ExpiredLedgerMutation)(nil)
+
+// expiredledgerOption allows management of the mutation configuration using functional options.
+type expiredledgerOption func(*ExpiredLedgerMutation)
+
+// newExpiredLedgerMutation creates new mutation for the ExpiredLedger entity.
+func newExpiredLedgerMutation(c config, op Op, opts ...expiredledgerOption) *ExpiredLedgerMutation {
+	m := &ExpiredLedgerMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeExpiredLedger,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withExpiredLedgerID sets the ID field of the mutation.
+func withExpiredLedgerID(id int64) expiredledgerOption {
+	return func(m *ExpiredLedgerMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ExpiredLedger
+		)
+		m.oldValue = func(ctx context.Context) (*ExpiredLedger, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ExpiredLedger.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withExpiredLedger sets the old ExpiredLedger of the mutation.
+func withExpiredLedger(node *ExpiredLedger) expiredledgerOption {
+	return func(m *ExpiredLedgerMutation) {
+		m.oldValue = func(context.Context) (*ExpiredLedger, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ExpiredLedgerMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ExpiredLedgerMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ExpiredLedger entities.
+func (m *ExpiredLedgerMutation) SetID(id int64) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ExpiredLedgerMutation) ID() (id int64, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ExpiredLedgerMutation) IDs(ctx context.Context) ([]int64, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int64{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ExpiredLedger.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetUserID sets the "user_id" field.
+func (m *ExpiredLedgerMutation) SetUserID(i int64) {
+	m.user_id = &i
+	m.adduser_id = nil
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *ExpiredLedgerMutation) UserID() (r int64, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the ExpiredLedger entity.
+// If the ExpiredLedger object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExpiredLedgerMutation) OldUserID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// AddUserID adds i to the "user_id" field.
+func (m *ExpiredLedgerMutation) AddUserID(i int64) {
+	if m.adduser_id != nil {
+		*m.adduser_id += i
+	} else {
+		m.adduser_id = &i
+	}
+}
+
+// AddedUserID returns the value that was added to the "user_id" field in this mutation.
+func (m *ExpiredLedgerMutation) AddedUserID() (r int64, exists bool) {
+	v := m.adduser_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *ExpiredLedgerMutation) ResetUserID() {
+	m.user_id = nil
+	m.adduser_id = nil
+}
+
+// SetTemplateID sets the "template_id" field.
+func (m *ExpiredLedgerMutation) SetTemplateID(i int64) {
+	m.template_id = &i
+	m.addtemplate_id = nil
+}
+
+// TemplateID returns the value of the "template_id" field in the mutation.
+func (m *ExpiredLedgerMutation) TemplateID() (r int64, exists bool) {
+	v := m.template_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTemplateID returns the old "template_id" field's value of the ExpiredLedger entity.
+// If the ExpiredLedger object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExpiredLedgerMutation) OldTemplateID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTemplateID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTemplateID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTemplateID: %w", err)
+	}
+	return oldValue.TemplateID, nil
+}
+
+// AddTemplateID adds i to the "template_id" field.
+func (m *ExpiredLedgerMutation) AddTemplateID(i int64) {
+	if m.addtemplate_id != nil {
+		*m.addtemplate_id += i
+	} else {
+		m.addtemplate_id = &i
+	}
+}
+
+// AddedTemplateID returns the value that was added to the "template_id" field in this mutation.
+func (m *ExpiredLedgerMutation) AddedTemplateID() (r int64, exists bool) {
+	v := m.addtemplate_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTemplateID resets all changes to the "template_id" field.
+func (m *ExpiredLedgerMutation) ResetTemplateID() {
+	m.template_id = nil
+	m.addtemplate_id = nil
+}
+
+// SetBucket sets the "bucket" field.
+func (m *ExpiredLedgerMutation) SetBucket(t time.Time) {
+	m.bucket = &t
+}
+
+// Bucket returns the value of the "bucket" field in the mutation.
+func (m *ExpiredLedgerMutation) Bucket() (r time.Time, exists bool) {
+	v := m.bucket
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBucket returns the old "bucket" field's value of the ExpiredLedger entity.
+// If the ExpiredLedger object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExpiredLedgerMutation) OldBucket(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBucket is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBucket requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBucket: %w", err)
+	}
+	return oldValue.Bucket, nil
+}
+
+// ResetBucket resets all changes to the "bucket" field.
+func (m *ExpiredLedgerMutation) ResetBucket() {
+	m.bucket = nil
+}
+
+// SetN sets the "n" field.
+func (m *ExpiredLedgerMutation) SetN(i int) {
+	m.n = &i
+	m.addn = nil
+}
+
+// N returns the value of the "n" field in the mutation.
+func (m *ExpiredLedgerMutation) N() (r int, exists bool) {
+	v := m.n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldN returns the old "n" field's value of the ExpiredLedger entity.
+// If the ExpiredLedger object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExpiredLedgerMutation) OldN(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldN is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldN requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldN: %w", err)
+	}
+	return oldValue.N, nil
+}
+
+// AddN adds i to the "n" field.
+func (m *ExpiredLedgerMutation) AddN(i int) {
+	if m.addn != nil {
+		*m.addn += i
+	} else {
+		m.addn = &i
+	}
+}
+
+// AddedN returns the value that was added to the "n" field in this mutation.
+func (m *ExpiredLedgerMutation) AddedN() (r int, exists bool) {
+	v := m.addn
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetN resets all changes to the "n" field.
+func (m *ExpiredLedgerMutation) ResetN() {
+	m.n = nil
+	m.addn = nil
+}
+
+// Where appends a list predicates to the ExpiredLedgerMutation builder.
+func (m *ExpiredLedgerMutation) Where(ps ...predicate.ExpiredLedger) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ExpiredLedgerMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ExpiredLedgerMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ExpiredLedger, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ExpiredLedgerMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ExpiredLedgerMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ExpiredLedger).
+func (m *ExpiredLedgerMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ExpiredLedgerMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.user_id != nil {
+		fields = append(fields, expiredledger.FieldUserID)
+	}
+	if m.template_id != nil {
+		fields = append(fields, expiredledger.FieldTemplateID)
+	}
+	if m.bucket != nil {
+		fields = append(fields, expiredledger.FieldBucket)
+	}
+	if m.n != nil {
+		fields = append(fields, expiredledger.FieldN)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ExpiredLedgerMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case expiredledger.FieldUserID:
+		return m.UserID()
+	case expiredledger.FieldTemplateID:
+		return m.TemplateID()
+	case expiredledger.FieldBucket:
+		return m.Bucket()
+	case expiredledger.FieldN:
+		return m.N()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ExpiredLedgerMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case expiredledger.FieldUserID:
+		return m.OldUserID(ctx)
+	case expiredledger.FieldTemplateID:
+		return m.OldTemplateID(ctx)
+	case expiredledger.FieldBucket:
+		return m.OldBucket(ctx)
+	case expiredledger.FieldN:
+		return m.OldN(ctx)
+	}
+	return nil, fmt.Errorf("unknown ExpiredLedger field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ExpiredLedgerMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case expiredledger.FieldUserID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case expiredledger.FieldTemplateID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTemplateID(v)
+		return nil
+	case expiredledger.FieldBucket:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBucket(v)
+		return nil
+	case expiredledger.FieldN:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetN(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ExpiredLedger field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ExpiredLedgerMutation) AddedFields() []string {
+	var fields []string
+	if m.adduser_id != nil {
+		fields = append(fields, expiredledger.FieldUserID)
+	}
+	if m.addtemplate_id != nil {
+		fields = append(fields, expiredledger.FieldTemplateID)
+	}
+	if m.addn != nil {
+		fields = append(fields, expiredledger.FieldN)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ExpiredLedgerMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case expiredledger.FieldUserID:
+		return m.AddedUserID()
+	case expiredledger.FieldTemplateID:
+		return m.AddedTemplateID()
+	case expiredledger.FieldN:
+		return m.AddedN()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ExpiredLedgerMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case expiredledger.FieldUserID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddUserID(v)
+		return nil
+	case expiredledger.FieldTemplateID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTemplateID(v)
+		return nil
+	case expiredledger.FieldN:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddN(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ExpiredLedger numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ExpiredLedgerMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ExpiredLedgerMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ExpiredLedgerMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ExpiredLedger nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ExpiredLedgerMutation) ResetField(name string) error {
+	switch name {
+	case expiredledger.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case expiredledger.FieldTemplateID:
+		m.ResetTemplateID()
+		return nil
+	case expiredledger.FieldBucket:
+		m.ResetBucket()
+		return nil
+	case expiredledger.FieldN:
+		m.ResetN()
+		return nil
+	}
+	return fmt.Errorf("unknown ExpiredLedger field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ExpiredLedgerMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ExpiredLedgerMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ExpiredLedgerMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ExpiredLedgerMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ExpiredLedgerMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ExpiredLedgerMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ExpiredLedgerMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown ExpiredLedger unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ExpiredLedgerMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown ExpiredLedger edge %s", name)
+}
+
+// IssuedLedgerMutation represents an operation that mutates the IssuedLedger nodes in the graph.
+type IssuedLedgerMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int64
+	shop_number    *int64
+	addshop_number *int64
+	template_id    *int64
+	addtemplate_id *int64
+	bucket         *time.Time
+	source         *issuedledger.Source
+	n              *int
+	addn           *int
+	clearedFields  map[string]struct{}
+	done           bool
+	oldValue       func(context.Context) (*IssuedLedger, error)
+	predicates     []predicate.IssuedLedger
+}
+
+var _ ent.Mutation = (*IssuedLedgerMutation)(nil)
+
+// issuedledgerOption allows management of the mutation configuration using functional options.
+type issuedledgerOption func(*IssuedLedgerMutation)
+
+// newIssuedLedgerMutation creates new mutation for the IssuedLedger entity.
+func newIssuedLedgerMutation(c config, op Op, opts ...issuedledgerOption) *IssuedLedgerMutation {
+	m := &IssuedLedgerMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeIssuedLedger,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withIssuedLedgerID sets the ID field of the mutation.
+func withIssuedLedgerID(id int64) issuedledgerOption {
+	return func(m *IssuedLedgerMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *IssuedLedger
+		)
+		m.oldValue = func(ctx context.Context) (*IssuedLedger, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().IssuedLedger.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withIssuedLedger sets the old IssuedLedger of the mutation.
+func withIssuedLedger(node *IssuedLedger) issuedledgerOption {
+	return func(m *IssuedLedgerMutation) {
+		m.oldValue = func(context.Context) (*IssuedLedger, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m IssuedLedgerMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m IssuedLedgerMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of IssuedLedger entities.
+func (m *IssuedLedgerMutation) SetID(id int64) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *IssuedLedgerMutation) ID() (id int64, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *IssuedLedgerMutation) IDs(ctx context.Context) ([]int64, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int64{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().IssuedLedger.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetShopNumber sets the "shop_number" field.
+func (m *IssuedLedgerMutation) SetShopNumber(i int64) {
+	m.shop_number = &i
+	m.addshop_number = nil
+}
+
+// ShopNumber returns the value of the "shop_number" field in the mutation.
+func (m *IssuedLedgerMutation) ShopNumber() (r int64, exists bool) {
+	v := m.shop_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShopNumber returns the old "shop_number" field's value of the IssuedLedger entity.
+// If the IssuedLedger object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IssuedLedgerMutation) OldShopNumber(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShopNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShopNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShopNumber: %w", err)
+	}
+	return oldValue.ShopNumber, nil
+}
+
+// AddShopNumber adds i to the "shop_number" field.
+func (m *IssuedLedgerMutation) AddShopNumber(i int64) {
+	if m.addshop_number != nil {
+		*m.addshop_number += i
+	} else {
+		m.addshop_number = &i
+	}
+}
+
+// AddedShopNumber returns the value that was added to the "shop_number" field in this mutation.
+func (m *IssuedLedgerMutation) AddedShopNumber() (r int64, exists bool) {
+	v := m.addshop_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetShopNumber resets all changes to the "shop_number" field.
+func (m *IssuedLedgerMutation) ResetShopNumber() {
+	m.shop_number = nil
+	m.addshop_number = nil
+}
+
+// SetTemplateID sets the "template_id" field.
+func (m *IssuedLedgerMutation) SetTemplateID(i int64) {
+	m.template_id = &i
+	m.addtemplate_id = nil
+}
+
+// TemplateID returns the value of the "template_id" field in the mutation.
+func (m *IssuedLedgerMutation) TemplateID() (r int64, exists bool) {
+	v := m.template_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTemplateID returns the old "template_id" field's value of the IssuedLedger entity.
+// If the IssuedLedger object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IssuedLedgerMutation) OldTemplateID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTemplateID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTemplateID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTemplateID: %w", err)
+	}
+	return oldValue.TemplateID, nil
+}
+
+// AddTemplateID adds i to the "template_id" field.
+func (m *IssuedLedgerMutation) AddTemplateID(i int64) {
+	if m.addtemplate_id != nil {
+		*m.addtemplate_id += i
+	} else {
+		m.addtemplate_id = &i
+	}
+}
+
+// AddedTemplateID returns the value that was added to the "template_id" field in this mutation.
+func (m *IssuedLedgerMutation) AddedTemplateID() (r int64, exists bool) {
+	v := m.addtemplate_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTemplateID resets all changes to the "template_id" field.
+func (m *IssuedLedgerMutation) ResetTemplateID() {
+	m.template_id = nil
+	m.addtemplate_id = nil
+}
+
+// SetBucket sets the "bucket" field.
+func (m *IssuedLedgerMutation) SetBucket(t time.Time) {
+	m.bucket = &t
+}
+
+// Bucket returns the value of the "bucket" field in the mutation.
+func (m *IssuedLedgerMutation) Bucket() (r time.Time, exists bool) {
+	v := m.bucket
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBucket returns the old "bucket" field's value of the IssuedLedger entity.
+// If the IssuedLedger object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IssuedLedgerMutation) OldBucket(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBucket is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBucket requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBucket: %w", err)
+	}
+	return oldValue.Bucket, nil
+}
+
+// ResetBucket resets all changes to the "bucket" field.
+func (m *IssuedLedgerMutation) ResetBucket() {
+	m.bucket = nil
+}
+
+// SetSource sets the "source" field.
+func (m *IssuedLedgerMutation) SetSource(i issuedledger.Source) {
+	m.source = &i
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *IssuedLedgerMutation) Source() (r issuedledger.Source, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the IssuedLedger entity.
+// If the IssuedLedger object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IssuedLedgerMutation) OldSource(ctx context.Context) (v issuedledger.Source, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *IssuedLedgerMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetN sets the "n" field.
+func (m *IssuedLedgerMutation) SetN(i int) {
+	m.n = &i
+	m.addn = nil
+}
+
+// N returns the value of the "n" field in the mutation.
+func (m *IssuedLedgerMutation) N() (r int, exists bool) {
+	v := m.n
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldN returns the old "n" field's value of the IssuedLedger entity.
+// If the IssuedLedger object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IssuedLedgerMutation) OldN(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldN is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldN requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldN: %w", err)
+	}
+	return oldValue.N, nil
+}
+
+// AddN adds i to the "n" field.
+func (m *IssuedLedgerMutation) AddN(i int) {
+	if m.addn != nil {
+		*m.addn += i
+	} else {
+		m.addn = &i
+	}
+}
+
+// AddedN returns the value that was added to the "n" field in this mutation.
+func (m *IssuedLedgerMutation) AddedN() (r int, exists bool) {
+	v := m.addn
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetN resets all changes to the "n" field.
+func (m *IssuedLedgerMutation) ResetN() {
+	m.n = nil
+	m.addn = nil
+}
+
+// Where appends a list predicates to the IssuedLedgerMutation builder.
+func (m *IssuedLedgerMutation) Where(ps ...predicate.IssuedLedger) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the IssuedLedgerMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *IssuedLedgerMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.IssuedLedger, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *IssuedLedgerMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *IssuedLedgerMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (IssuedLedger).
+func (m *IssuedLedgerMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *IssuedLedgerMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.shop_number != nil {
+		fields = append(fields, issuedledger.FieldShopNumber)
+	}
+	if m.template_id != nil {
+		fields = append(fields, issuedledger.FieldTemplateID)
+	}
+	if m.bucket != nil {
+		fields = append(fields, issuedledger.FieldBucket)
+	}
+	if m.source != nil {
+		fields = append(fields, issuedledger.FieldSource)
+	}
+	if m.n != nil {
+		fields = append(fields, issuedledger.FieldN)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *IssuedLedgerMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case issuedledger.FieldShopNumber:
+		return m.ShopNumber()
+	case issuedledger.FieldTemplateID:
+		return m.TemplateID()
+	case issuedledger.FieldBucket:
+		return m.Bucket()
+	case issuedledger.FieldSource:
+		return m.Source()
+	case issuedledger.FieldN:
+		return m.N()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *IssuedLedgerMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case issuedledger.FieldShopNumber:
+		return m.OldShopNumber(ctx)
+	case issuedledger.FieldTemplateID:
+		return m.OldTemplateID(ctx)
+	case issuedledger.FieldBucket:
+		return m.OldBucket(ctx)
+	case issuedledger.FieldSource:
+		return m.OldSource(ctx)
+	case issuedledger.FieldN:
+		return m.OldN(ctx)
+	}
+	return nil, fmt.Errorf("unknown IssuedLedger field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *IssuedLedgerMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case issuedledger.FieldShopNumber:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShopNumber(v)
+		return nil
+	case issuedledger.FieldTemplateID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTemplateID(v)
+		return nil
+	case issuedledger.FieldBucket:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBucket(v)
+		return nil
+	case issuedledger.FieldSource:
+		v, ok := value.(issuedledger.Source)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case issuedledger.FieldN:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetN(v)
+		return nil
+	}
+	return fmt.Errorf("unknown IssuedLedger field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *IssuedLedgerMutation) AddedFields() []string {
+	var fields []string
+	if m.addshop_number != nil {
+		fields = append(fields, issuedledger.FieldShopNumber)
+	}
+	if m.addtemplate_id != nil {
+		fields = append(fields, issuedledger.FieldTemplateID)
+	}
+	if m.addn != nil {
+		fields = append(fields, issuedledger.FieldN)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *IssuedLedgerMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case issuedledger.FieldShopNumber:
+		return m.AddedShopNumber()
+	case issuedledger.FieldTemplateID:
+		return m.AddedTemplateID()
+	case issuedledger.FieldN:
+		return m.AddedN()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *IssuedLedgerMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case issuedledger.FieldShopNumber:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddShopNumber(v)
+		return nil
+	case issuedledger.FieldTemplateID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTemplateID(v)
+		return nil
+	case issuedledger.FieldN:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddN(v)
+		return nil
+	}
+	return fmt.Errorf("unknown IssuedLedger numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *IssuedLedgerMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *IssuedLedgerMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *IssuedLedgerMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown IssuedLedger nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *IssuedLedgerMutation) ResetField(name string) error {
+	switch name {
+	case issuedledger.FieldShopNumber:
+		m.ResetShopNumber()
+		return nil
+	case issuedledger.FieldTemplateID:
+		m.ResetTemplateID()
+		return nil
+	case issuedledger.FieldBucket:
+		m.ResetBucket()
+		return nil
+	case issuedledger.FieldSource:
+		m.ResetSource()
+		return nil
+	case issuedledger.FieldN:
+		m.ResetN()
+		return nil
+	}
+	return fmt.Errorf("unknown IssuedLedger field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *IssuedLedgerMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *IssuedLedgerMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *IssuedLedgerMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *IssuedLedgerMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *IssuedLedgerMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *IssuedLedgerMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *IssuedLedgerMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown IssuedLedger unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *IssuedLedgerMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown IssuedLedger edge %s", name)
 }
 
 // RedemptionFailureMutation represents an operation that mutates the RedemptionFailure nodes in the graph.

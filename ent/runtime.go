@@ -10,6 +10,8 @@ import (
 	"coupond/ent/coupontaskfailure"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/coupontemplatelog"
+	"coupond/ent/expiredledger"
+	"coupond/ent/issuedledger"
 	"coupond/ent/redemptionfailure"
 	"coupond/ent/schema"
 	"coupond/ent/stockbatch"
@@ -266,6 +268,18 @@ func init() {
 	coupontemplatelogDescCreatedAt := coupontemplatelogFields[8].Descriptor()
 	// coupontemplatelog.DefaultCreatedAt holds the default value on creation for the created_at field.
 	coupontemplatelog.DefaultCreatedAt = coupontemplatelogDescCreatedAt.Default.(func() time.Time)
+	expiredledgerFields := schema.ExpiredLedger{}.Fields()
+	_ = expiredledgerFields
+	// expiredledgerDescN is the schema descriptor for n field.
+	expiredledgerDescN := expiredledgerFields[4].Descriptor()
+	// expiredledger.NValidator is a validator for the "n" field. It is called by the builders before save.
+	expiredledger.NValidator = expiredledgerDescN.Validators[0].(func(int) error)
+	issuedledgerFields := schema.IssuedLedger{}.Fields()
+	_ = issuedledgerFields
+	// issuedledgerDescN is the schema descriptor for n field.
+	issuedledgerDescN := issuedledgerFields[5].Descriptor()
+	// issuedledger.NValidator is a validator for the "n" field. It is called by the builders before save.
+	issuedledger.NValidator = issuedledgerDescN.Validators[0].(func(int) error)
 	redemptionfailureFields := schema.RedemptionFailure{}.Fields()
 	_ = redemptionfailureFields
 	// redemptionfailureDescRedemptionID is the schema descriptor for redemption_id field.

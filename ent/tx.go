@@ -28,6 +28,10 @@ type Tx struct {
 	CouponTemplate *CouponTemplateClient
 	// CouponTemplateLog is the client for interacting with the CouponTemplateLog builders.
 	CouponTemplateLog *CouponTemplateLogClient
+	// ExpiredLedger is the client for interacting with the ExpiredLedger builders.
+	ExpiredLedger *ExpiredLedgerClient
+	// IssuedLedger is the client for interacting with the IssuedLedger builders.
+	IssuedLedger *IssuedLedgerClient
 	// RedemptionFailure is the client for interacting with the RedemptionFailure builders.
 	RedemptionFailure *RedemptionFailureClient
 	// StockBatch is the client for interacting with the StockBatch builders.
@@ -178,6 +182,8 @@ func (tx *Tx) init() {
 	tx.CouponTaskFailure = NewCouponTaskFailureClient(tx.config)
 	tx.CouponTemplate = NewCouponTemplateClient(tx.config)
 	tx.CouponTemplateLog = NewCouponTemplateLogClient(tx.config)
+	tx.ExpiredLedger = NewExpiredLedgerClient(tx.config)
+	tx.IssuedLedger = NewIssuedLedgerClient(tx.config)
 	tx.RedemptionFailure = NewRedemptionFailureClient(tx.config)
 	tx.StockBatch = NewStockBatchClient(tx.config)
 	tx.StockBatchFence = NewStockBatchFenceClient(tx.config)

@@ -1,16 +1,10 @@
 package migrations_test
 
 import (
-	"database/sql"
 	"errors"
 	"testing"
 
-	"coupond/migrations"
-	"coupond/testutil"
-
-	"github.com/go-sql-driver/mysql"
 	"github.com/golang-migrate/migrate/v4"
-	"github.com/golang-migrate/migrate/v4/source/iofs"
 )
 
 // archiveDueVersion is the migration that adds the archive's queue and drops user_coupon's
@@ -21,33 +15,7 @@ const archiveDueVersion = 20261204032932
 // (due from their updated_at), the others are not; the index is gone; the down migration restores
 // it and drops the queue, and up again works.
 func TestArchiveDueMigration(t *testing.T) {
-	dsn := testutil.FreshDatabase(t, "migrations_archive_due")
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.MultiStatements, cfg.ParseTime = true, true
-	src, err := iofs.New(migrations.Files, ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := migrate.NewWithSourceInstance("iofs", src, "mysql://"+cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	prev, err := src.Prev(archiveDueVersion)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Migrate(prev); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	m, db, _, prev := migratedBefore(t, "migrations_archive_due", archiveDueVersion)
 	for i, st := range []string{"EXPIRED", "USED", "UNUSED", "LOCKED", "EXPIRED"} {
 		if _, err := db.Exec("INSERT INTO user_coupon (id, created_at, updated_at, user_id, template_id, redemption_id, code, receive_count, source, status, valid_start_time, valid_end_time) "+
 			"VALUES (?, NOW(3), TIMESTAMP('2026-01-02 03:04:05.678'), ?, 7, ?, ?, 1, 'CLAIM', ?, NOW(3), NOW(3))", i+1, 100+i, i, i, st); err != nil {

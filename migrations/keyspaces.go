@@ -11,11 +11,12 @@ const (
 // Keyspaces maps each keyspace to its tables, sorted; every table of the migrations is in one.
 var Keyspaces = map[string][]string{
 	KeyspaceUser: {
-		"archive_due", "coupon_reminder", "coupon_settlement", "redemption_failure", "stock_batch_fence", "user_coupon",
-		"user_coupon_archive",
+		"archive_due", "coupon_reminder", "coupon_settlement", "expired_ledger", "redemption_failure", "stock_batch_fence",
+		"user_coupon", "user_coupon_archive",
 	},
 	KeyspaceTemplate: {
-		"coupon_task", "coupon_task_failure", "coupon_template", "coupon_template_log", "stock_batch", "template_daily_stats",
+		"coupon_task", "coupon_task_failure", "coupon_template", "coupon_template_log", "issued_ledger", "stock_batch",
+		"template_daily_stats",
 	},
 }
 

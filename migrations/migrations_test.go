@@ -124,9 +124,9 @@ func TestKeyspaceDDL(t *testing.T) {
 	}
 }
 
-// The hot table keeps at most four secondary indexes after the migrations: every claim and every
-// distributed row writes each of them.
-func TestUserCouponHasAtMostFourSecondaryIndexes(t *testing.T) {
+// The hot table keeps at most three secondary indexes after the migrations (issue 20's budget is
+// four; stats read their ledgers, not a fourth): every claim and every distributed row writes each.
+func TestUserCouponHasAtMostThreeSecondaryIndexes(t *testing.T) {
 	dsn := testutil.FreshDatabase(t, "lean")
 	if err := migrations.Apply(dsn); err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ WHERE table_schema = DATABASE() AND table_name = 'user_coupon' AND index_name <>
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n == 0 || n > 4 {
-		t.Fatalf("user_coupon has %d secondary indexes, want 1 to 4", n)
+	if n == 0 || n > 3 {
+		t.Fatalf("user_coupon has %d secondary indexes, want 1 to 3", n)
 	}
 }

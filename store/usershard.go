@@ -44,3 +44,16 @@ func GroupByUserShard[T any](items []T, shards int, user func(T) int64) [][]T {
 	}
 	return out
 }
+
+// ShardUser is the smallest user id ≥ 0 in user's shard (UserShard over shards): one id per shard
+// that names the shard in rows that belong to no user but must live there (coupon/ledger's expired
+// counts). shards ≤ 1 gives 0. A shard of 8 nests in one of 4 and of 2, so the id of a user's shard
+// of 8 is on the user's shard of 4 and 2 too.
+func ShardUser(user int64, shards int) int64 {
+	s := UserShard(user, shards)
+	var id int64
+	for UserShard(id, shards) != s {
+		id++
+	}
+	return id
+}

@@ -9,6 +9,7 @@ import (
 
 	"coupond/coupon"
 	"coupond/coupon/archivedue"
+	"coupond/coupon/ledger"
 	"coupond/ent"
 	"coupond/ent/couponsettlement"
 	"coupond/ent/coupontemplate"
@@ -168,6 +169,11 @@ func (s *Service) transitionOnce(ctx context.Context, actor coupon.Actor, orderI
 		}
 		if moved != nil && moved.to == usercoupon.StatusUNUSED {
 			return nil
+		}
+		if moved != nil && moved.to == usercoupon.StatusEXPIRED { // counted on the holder's shard
+			if err := ledger.AddExpired(ctx, tx, row.TemplateID, userID, now, 1); err != nil {
+				return err
+			}
 		}
 		// USED or EXPIRED, or FORFEIT (USED, now named by no live settlement): due for the archive.
 		return archivedue.Add(ctx, tx.ArchiveDue, now, archivedue.Coupon{UserID: userID, ID: couponID})

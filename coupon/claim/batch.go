@@ -57,15 +57,16 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 		items[i].End = issue.End(tpl.ConsumeRule.ValidityHours, tpl.ValidEndTime, items[i].At)
 	}
 	res := batchResult{held: map[int64]int{}, end: tpl.ValidEndTime}
-	budget, used := r.Header.Reserved, 0
+	budget := r.Header.Reserved
+	var carried []time.Time
 	for _, g := range issue.Groups(items, p.cfg.UserShards) {
 		w, err := issue.Write(ctx, p.db, r, g, budget, issue.WriteOptions{Prior: priorFailures, Record: recordFailures, Vitess: p.cfg.Vitess, OneUserShard: p.cfg.UserShards <= 1})
 		if err != nil {
 			p.abandon(ctx, r.Header)
 			return res, fmt.Errorf("write claims of batch %d: %w", r.Header.ID, err)
 		}
-		budget -= w.Carried
-		used += w.Carried
+		budget -= len(w.Carried)
+		carried = append(carried, w.Carried...)
 		res.issued = append(res.issued, w.Issued...)
 		res.inserted += w.Inserted
 		res.drifted += w.Drifted
@@ -77,7 +78,7 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 		}
 		p.stepDone("written")
 	}
-	err = issue.Settle(ctx, p.db, r.Header, issue.Settlement{Used: used,
+	err = issue.Settle(ctx, p.db, r.Header, issue.Settlement{Carried: carried,
 		Finish: func(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate) error {
 			return auditDrift(ctx, tx, tpl, res.drifted)
 		}})

@@ -183,7 +183,7 @@ func lockTask(ctx context.Context, tx *ent.Tx, t *ent.CouponTask) (*ent.CouponTa
 // items are the coupons the accepted rows ask for, with redemption ids derived from (task, row),
 // and the rows by redemption id.
 func (s *Service) items(t *ent.CouponTask, accepted []candidate) ([]issue.Item, map[string]Row) {
-	now := s.now()
+	now := s.now().UTC().Truncate(time.Millisecond) // as MySQL keeps it: the ledger buckets the same instant (coupon/ledger)
 	items := make([]issue.Item, len(accepted))
 	rows := make(map[string]Row, len(accepted))
 	for i, c := range accepted {
@@ -239,7 +239,8 @@ func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items [
 	for i := range items {
 		items[i].End = issue.End(tpl.ConsumeRule.ValidityHours, tpl.ValidEndTime, items[i].At)
 	}
-	budget, used := r.Header.Reserved, 0
+	budget := r.Header.Reserved
+	var carried []time.Time
 	var refused []rowOutcome
 	drifted := 0
 	for _, g := range issue.Groups(items, s.cfg.UserShards) {
@@ -247,8 +248,8 @@ func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items [
 		if err != nil {
 			return plan, nil, fmt.Errorf("write coupons of batch %d: %w", r.Header.ID, err)
 		}
-		budget -= w.Carried
-		used += w.Carried
+		budget -= len(w.Carried)
+		carried = append(carried, w.Carried...)
 		drifted += w.Drifted
 		plan.issued = append(plan.issued, w.Issued...)
 		for _, f := range w.Refused {
@@ -266,7 +267,7 @@ func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items [
 	taskID := *r.Header.TaskID
 	t := &ent.CouponTask{ID: taskID, ShopNumber: r.Header.ShopNumber}
 	var task *ent.CouponTask
-	err := issue.Settle(ctx, s.db, r.Header, issue.Settlement{Used: used,
+	err := issue.Settle(ctx, s.db, r.Header, issue.Settlement{Carried: carried,
 		First: func(ctx context.Context, tx *ent.Tx) error {
 			_, err := lockTask(ctx, tx, t)
 			return err
@@ -284,7 +285,7 @@ func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items [
 			if err != nil {
 				return err
 			}
-			task, err = updateTask(ctx, tx, t, func(u *ent.CouponTaskUpdate) { u.AddSuccessCount(used).AddFailCount(fails) })
+			task, err = updateTask(ctx, tx, t, func(u *ent.CouponTaskUpdate) { u.AddSuccessCount(len(carried)).AddFailCount(fails) })
 			return err
 		}})
 	if errors.Is(err, issue.ErrSettled) {

@@ -10,6 +10,7 @@ import (
 
 	"coupond/coupon/archivedue"
 	"coupond/coupon/keys"
+	"coupond/coupon/ledger"
 	"coupond/ent"
 	"coupond/ent/predicate"
 	"coupond/ent/usercoupon"
@@ -195,7 +196,8 @@ func (e *Expirer) expire(ctx context.Context, templateID int64, refs []couponRef
 }
 
 // expireChunk is one transaction of expire: the UPDATE, the chunk's statuses read back (into
-// statuses) and the queue entries of the coupons it expired (EXPIRED at now: a coupon another
+// statuses), the coupons it expired added to the template's expired ledger (on the chunk's shard,
+// under its shard's store.ShardUser) and the queue entries of the coupons it expired (EXPIRED at now: a coupon another
 // expirer expired in the same millisecond is queued twice, harmlessly).
 func (e *Expirer) expireChunk(ctx context.Context, templateID int64, chunk []couponRef, cutoff, now time.Time, statuses map[couponRef]usercoupon.Status) (int, error) {
 	tx, err := e.db.Tx(ctx)
@@ -225,6 +227,9 @@ func (e *Expirer) expireChunk(ctx context.Context, templateID int64, chunk []cou
 	}
 	if err := archivedue.Add(ctx, tx.ArchiveDue, now, due...); err != nil {
 		return 0, fmt.Errorf("expire coupons of template %d: %w", templateID, err)
+	}
+	if err := ledger.AddExpired(ctx, tx, templateID, store.ShardUser(chunk[0].userID, e.UserShards), now, n); err != nil {
+		return 0, err
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("expire coupons of template %d: commit: %w", templateID, err)

@@ -33,8 +33,7 @@ func DistributionRedemptionID(taskID int64, row int) string {
 
 // Create returns the builder of c's row in tx, with a fresh id (its code is derived from the id:
 // coupon/code). The row's created_at and updated_at are both c.At, whichever process (and clock)
-// inserts it: a coupon's updated_at is never before its created_at (coupon/stats counts a day's
-// issued coupons among those changed since the day began).
+// inserts it.
 func Create(tx *ent.Tx, c Coupon) *ent.UserCouponCreate {
 	b := tx.UserCoupon.Create().
 		SetID(idgen.Next()).SetUserID(c.UserID).SetTemplateID(c.TemplateID).

@@ -74,9 +74,9 @@ func insertCoupons(ctx context.Context, tx *ent.Tx, header int64, items []Item, 
 		}
 		for i := range rows {
 			w.Issued = append(w.Issued, &rows[i])
+			w.Carried = append(w.Carried, rows[i].CreatedAt)
 		}
 		w.Inserted += len(rows)
-		w.Carried += len(rows)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"coupond/ent"
 	"coupond/ent/redemptionfailure"
@@ -155,27 +156,34 @@ func (f Found) readWritten(ctx context.Context, tx *ent.Tx, h *ent.StockBatch) e
 }
 
 // WrittenOf returns the redemption ids of h's items that have a coupon carrying h (their T2s
-// committed), live or archived, 500 users a query.
-func WrittenOf(ctx context.Context, db *ent.Client, h *ent.StockBatch) (map[string]bool, error) {
-	out := map[string]bool{}
+// committed), live or archived, each with its coupon's created_at, 500 users a query.
+func WrittenOf(ctx context.Context, db *ent.Client, h *ent.StockBatch) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
 	for chunk := range slices.Chunk(h.Items, 500) {
 		users := make([]int64, len(chunk))
 		for i, it := range chunk {
 			users[i] = it.User
 		}
-		rids, err := db.UserCoupon.Query().Where(usercoupon.UserIDIn(users...), usercoupon.TemplateID(h.TemplateID),
-			usercoupon.StockBatchID(h.ID)).Select(usercoupon.FieldRedemptionID).Strings(ctx)
+		var live, archived []written
+		err := db.UserCoupon.Query().Where(usercoupon.UserIDIn(users...), usercoupon.TemplateID(h.TemplateID),
+			usercoupon.StockBatchID(h.ID)).Select(usercoupon.FieldRedemptionID, usercoupon.FieldCreatedAt).Scan(ctx, &live)
 		if err != nil {
 			return nil, fmt.Errorf("coupons of stock batch %d: %w", h.ID, err)
 		}
-		archived, err := db.UserCouponArchive.Query().Where(usercouponarchive.UserIDIn(users...), usercouponarchive.TemplateID(h.TemplateID),
-			usercouponarchive.StockBatchID(h.ID)).Select(usercouponarchive.FieldRedemptionID).Strings(ctx)
+		err = db.UserCouponArchive.Query().Where(usercouponarchive.UserIDIn(users...), usercouponarchive.TemplateID(h.TemplateID),
+			usercouponarchive.StockBatchID(h.ID)).Select(usercouponarchive.FieldRedemptionID, usercouponarchive.FieldCreatedAt).Scan(ctx, &archived)
 		if err != nil {
 			return nil, fmt.Errorf("archived coupons of stock batch %d: %w", h.ID, err)
 		}
-		for _, rid := range append(rids, archived...) {
-			out[rid] = true
+		for _, c := range append(live, archived...) {
+			out[c.RedemptionID] = c.CreatedAt
 		}
 	}
 	return out, nil
+}
+
+// written is a coupon as WrittenOf reads it.
+type written struct {
+	RedemptionID string    `json:"redemption_id"`
+	CreatedAt    time.Time `json:"created_at"`
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"coupond/coupon/ledger"
 	"coupond/ent"
 	"coupond/ent/coupontemplate"
 	"coupond/ent/stockbatch"
@@ -19,7 +20,9 @@ var ErrSettled = errors.New("issue: the stock batch is settled already")
 // Settlement is what T3 records: the coupons the batch's T2s wrote, and the path's own writes on
 // the template's shard.
 type Settlement struct {
-	Used int
+	// Carried is the created_at of each coupon carrying the header (the batch's T2s wrote them):
+	// their number is the units used, and they are added to the template's issued ledger.
+	Carried []time.Time
 	// First, when set, runs first in T3, before the template row is locked (distribution locks
 	// its task row here, in its T1's order).
 	First func(ctx context.Context, tx *ent.Tx) error
@@ -29,9 +32,11 @@ type Settlement struct {
 	Finish func(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate) error
 }
 
-// Settle is T3, on the template's shard: after s.First it locks the template row and the header, and, when the
-// header is still OPEN, gives back reserved − used units, adds used to the template's issued
-// coupons, marks the header SETTLED with used, and runs s.Finish. A header settled
+// Settle is T3, on the template's shard: after s.First it locks the template row and the header,
+// and, when the header is still OPEN, gives back reserved − used units (used: len(s.Carried)), adds
+// used to the template's issued coupons, marks the header SETTLED with used, adds s.Carried to the
+// template's issued ledger (coupon/ledger: so each coupon is counted there exactly once, by the T3
+// that settles its header), and runs s.Finish. A header settled
 // already makes it write nothing and return ErrSettled, so a replayed T3 does nothing.
 func Settle(ctx context.Context, db *ent.Client, h *ent.StockBatch, s Settlement) error {
 	return store.WithTx(ctx, db, func(tx *ent.Tx) error {
@@ -52,16 +57,20 @@ func Settle(ctx context.Context, db *ent.Client, h *ent.StockBatch, s Settlement
 		if cur.State != stockbatch.StateOPEN {
 			return ErrSettled
 		}
-		if s.Used > cur.Reserved {
-			return fmt.Errorf("stock batch %d: %d coupons written against %d units", h.ID, s.Used, cur.Reserved)
+		used := len(s.Carried)
+		if used > cur.Reserved {
+			return fmt.Errorf("stock batch %d: %d coupons written against %d units", h.ID, used, cur.Reserved)
 		}
 		if err := tx.CouponTemplate.Update().Where(coupontemplate.ID(tpl.ID), coupontemplate.ShopNumber(tpl.ShopNumber)).
-			AddStock(cur.Reserved - s.Used).AddIssued(s.Used).Exec(ctx); err != nil {
+			AddStock(cur.Reserved - used).AddIssued(used).Exec(ctx); err != nil {
 			return fmt.Errorf("give back units: %w", err)
 		}
 		if err := tx.StockBatch.Update().Where(stockbatch.ID(cur.ID), stockbatch.ShopNumber(cur.ShopNumber)).
-			SetUsed(s.Used).SetState(stockbatch.StateSETTLED).SetSettledAt(time.Now()).Exec(ctx); err != nil {
+			SetUsed(used).SetState(stockbatch.StateSETTLED).SetSettledAt(time.Now()).Exec(ctx); err != nil {
 			return fmt.Errorf("settle stock batch: %w", err)
+		}
+		if err := ledger.AddIssued(ctx, tx, tpl.ShopNumber, tpl.ID, h.Source.String(), s.Carried); err != nil {
+			return err
 		}
 		if s.Finish != nil {
 			return s.Finish(ctx, tx, tpl)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"coupond/ent"
@@ -71,7 +73,7 @@ func Abandon(ctx context.Context, db *ent.Client, h *ent.StockBatch, shards int)
 	if err != nil {
 		return false, err
 	}
-	switch err := Settle(ctx, db, h, Settlement{Used: len(w)}); {
+	switch err := Settle(ctx, db, h, Settlement{Carried: slices.Collect(maps.Values(w))}); {
 	case errors.Is(err, ErrSettled): // its persister or the sweep finished it meanwhile
 		return false, nil
 	case err != nil:

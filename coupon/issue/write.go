@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"entgo.io/ent/dialect/sql"
 
@@ -40,7 +41,7 @@ type Prior func(ctx context.Context, tx *ent.Tx, users []int64, rids []string) (
 type Written struct {
 	Issued   []*ent.UserCoupon // the group's coupons: replayed ones (written before) first, then new ones
 	Inserted int               // of which new
-	Carried  int               // of which carry this reservation's header: the units of it they hold (new ones, and those a run that died before T3 wrote)
+	Carried  []time.Time       // the created_at of each of them that carries this reservation's header: the units of it they hold (new ones, and those a run that died before T3 wrote)
 	Refused  []Refusal         // refused now, and refused by an earlier run (Prior)
 	Fresh    []Refusal         // the refusals decided now (to record), a subset of Refused
 	Drifted  int               // items refused now for want of budget
@@ -102,11 +103,11 @@ func write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, bu
 		fresh := seen.split(items, &w)
 		for _, uc := range w.Issued {
 			if uc.StockBatchID != nil && *uc.StockBatchID == r.Header.ID {
-				w.Carried++
+				w.Carried = append(w.Carried, uc.CreatedAt)
 			}
 		}
 		slotted, refused := seen.assignSlots(fresh)
-		k := max(0, min(len(slotted), budget-w.Carried))
+		k := max(0, min(len(slotted), budget-len(w.Carried)))
 		if !readWhole && (len(refused) > 0 || k < len(slotted)) {
 			return errReadWhole
 		}

@@ -5,80 +5,30 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"coupond/coupon/keys"
-	"coupond/ent/migrate"
-	"coupond/ent/usercoupon"
+	"coupond/coupon/ledger"
 	"coupond/idgen"
 
 	"github.com/shopspring/decimal"
 )
 
-// statuses are the values of user_coupon.status (the schema's enum, the archive's too) as query
-// arguments, and statusMarks their placeholders: the issued count names every status so that
-// MariaDB reads (template_id, status, updated_at) as one range per status.
-var statuses, statusMarks = func() ([]any, string) {
-	col, _ := migrate.UserCouponTable.Column(usercoupon.FieldStatus)
-	args := make([]any, len(col.Enums))
-	for i, v := range col.Enums {
-		args[i] = v
-	}
-	return args, strings.TrimSuffix(strings.Repeat("?, ", len(args)), ", ")
-}()
-
 // countsFromDB recomputes one template's counters of day d from MySQL: coupons issued (by origin,
-// by created_at) and expired (by updated_at) in user_coupon and user_coupon_archive, in one
-// statement each so a row the archive moves meanwhile is seen once (one snapshot); the payments
-// made on d (paid_at) in coupon_settlement, those refunded since (refunded_at set) apart from
-// those that stand. Each is a range of a (template_id, …) index. The expired coupons and the
-// payments are ranges of the day: their cost grows with that day's events of the template. The issued coupons have no index of their
-// own: a row's updated_at is never before its created_at (the insert sets both to the same time,
-// issue.Create, and every later change to its now), so the coupons created on d are among those
-// with updated_at from d's start on, a range of
-// (template_id, status, updated_at) for each status, filtered on created_at (forced: when those
-// coupons are most of the table MariaDB would rather scan it). Their cost grows with the
-// template's coupons issued or changed from d's start on: for a past day, also those of the days
-// after it.
-func (s *Service) countsFromDB(ctx context.Context, templateID int64, d day) (Counts, error) {
+// by created_at) and expired (by the transition's time) from the template's ledgers (coupon/ledger:
+// the sum of the day's quarter-hour buckets, written by the transactions that issue and expire
+// coupons, so the archive moving coupons changes nothing and no coupon is read); the payments made
+// on d (paid_at) in coupon_settlement, those refunded since (refunded_at set) apart from those that
+// stand, a range of its (template_id, paid_at) index. Each read's cost grows with the day's buckets
+// or payments of the template, never with its coupons.
+func (s *Service) countsFromDB(ctx context.Context, templateID, shop int64, d day) (Counts, error) {
 	var c Counts
 	from, to := d.start.UTC(), d.end.UTC()
-	issued := func(table, index string) string {
-		return "SELECT source FROM " + table + " FORCE INDEX (" + index + ") WHERE template_id = ? AND status IN (" +
-			statusMarks + ") AND updated_at >= ? AND created_at >= ? AND created_at < ?"
-	}
-	args := append(append([]any{templateID}, statuses...), from, from, to)
-	rows, err := s.db.QueryContext(ctx, "SELECT source, COUNT(*) FROM ("+
-		issued("user_coupon", "usercoupon_template_id_status_updated_at")+" UNION ALL "+
-		issued("user_coupon_archive", "usercouponarchive_template_id_status_updated_at")+") issued GROUP BY source",
-		append(args, args...)...)
+	l, err := ledger.Count(ctx, s.db, shop, templateID, from, to)
 	if err != nil {
-		return c, fmt.Errorf("stats: issued of template %d on %s: %w", templateID, d.key, err)
+		return c, fmt.Errorf("stats: template %d on %s: %w", templateID, d.key, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var source string
-		var n int
-		if err := rows.Scan(&source, &n); err != nil {
-			return c, err
-		}
-		if source == "DISTRIBUTION" {
-			c.IssuedDistribution += n
-		} else {
-			c.IssuedClaim += n
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return c, err
-	}
-	err = s.queryRow(ctx, []any{&c.Expired}, `
-SELECT (SELECT COUNT(*) FROM user_coupon WHERE template_id = ? AND status = 'EXPIRED' AND updated_at >= ? AND updated_at < ?)
-     + (SELECT COUNT(*) FROM user_coupon_archive WHERE template_id = ? AND status = 'EXPIRED' AND updated_at >= ? AND updated_at < ?)`,
-		templateID, from, to, templateID, from, to)
-	if err != nil {
-		return c, fmt.Errorf("stats: expired of template %d on %s: %w", templateID, d.key, err)
-	}
+	c.IssuedClaim, c.IssuedDistribution, c.Expired = l.IssuedClaim, l.IssuedDistribution, l.Expired
 	var standing, refunded decimal.Decimal
 	err = s.queryRow(ctx, []any{&c.Used, &standing, &c.Refunded, &refunded}, `
 SELECT COUNT(*) - COUNT(refunded_at), COALESCE(SUM(IF(refunded_at IS NULL, discount_amount, 0)), 0),
@@ -145,7 +95,7 @@ func (s *Service) closed(d day) bool { return !d.end.Add(s.cfg.SealAfter).After(
 // rebuildDay recomputes the template's day d from MySQL: a closed day is sealed (its realtime hash
 // dropped); an open one gets the figures in its row and, as absolute values, in its Redis hash.
 func (s *Service) rebuildDay(ctx context.Context, templateID, shop int64, d day) error {
-	c, err := s.countsFromDB(ctx, templateID, d)
+	c, err := s.countsFromDB(ctx, templateID, shop, d)
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,8 @@
 //   - template_daily_stats rows in MySQL, written by the roll-up (RollUp, every minute): for an
 //     open day (today, and a closed day for SealAfter after its end) it copies the Redis counters
 //     as absolute values (rerun-safe); once a day has been closed for SealAfter it seals it:
-//     recomputes it from MySQL (user_coupon ∪ user_coupon_archive, coupon_settlement; Rebuild) and
-//     marks the row sealed. A refund of a payment of a sealed day touches that day again, and the
+//     recomputes it from MySQL (the template's issued and expired ledgers, coupon/ledger, and
+//     coupon_settlement; Rebuild) and marks the row sealed. A refund of a payment of a sealed day touches that day again, and the
 //     next roll-up seals it again (RollUp: up to MaxDays back).
 //
 // A sealed day's row is authoritative (it is MySQL's own count; Redis is not read for it). For an open day the Redis hash is authoritative while it exists (the row is its copy of up

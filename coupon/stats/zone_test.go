@@ -9,6 +9,7 @@ import (
 	"coupond/coupon/keys"
 	"coupond/ent"
 	"coupond/ent/usercoupon"
+	"coupond/testutil"
 	"coupond/testutil/stack"
 )
 
@@ -53,6 +54,7 @@ func TestDayBoundaryInAnotherZone(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	testutil.LedgerFromRows(t, st.SQL)
 	from := time.Date(2026, 11, 30, 0, 0, 0, 0, shanghai)
 	to := time.Date(2026, 12, 2, 0, 0, 0, 0, shanghai)
 	if n, err := st.Stats.Rebuild(st.Ctx, tpl.ID, &from, &to); err != nil || n != 2 {

@@ -92,6 +92,30 @@ func (f CouponTemplateLogFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CouponTemplateLogMutation", m)
 }
 
+// The ExpiredLedgerFunc type is an adapter to allow the use of ordinary
+// function as ExpiredLedger mutator.
+type ExpiredLedgerFunc func(context.Context, *ent.ExpiredLedgerMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ExpiredLedgerFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ExpiredLedgerMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ExpiredLedgerMutation", m)
+}
+
+// The IssuedLedgerFunc type is an adapter to allow the use of ordinary
+// function as IssuedLedger mutator.
+type IssuedLedgerFunc func(context.Context, *ent.IssuedLedgerMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f IssuedLedgerFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.IssuedLedgerMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.IssuedLedgerMutation", m)
+}
+
 // The RedemptionFailureFunc type is an adapter to allow the use of ordinary
 // function as RedemptionFailure mutator.
 type RedemptionFailureFunc func(context.Context, *ent.RedemptionFailureMutation) (ent.Value, error)

@@ -260,6 +260,49 @@ var (
 			},
 		},
 	}
+	// ExpiredLedgerColumns holds the columns for the "expired_ledger" table.
+	ExpiredLedgerColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt64, Increment: true},
+		{Name: "user_id", Type: field.TypeInt64},
+		{Name: "template_id", Type: field.TypeInt64},
+		{Name: "bucket", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime"}},
+		{Name: "n", Type: field.TypeInt},
+	}
+	// ExpiredLedgerTable holds the schema information for the "expired_ledger" table.
+	ExpiredLedgerTable = &schema.Table{
+		Name:       "expired_ledger",
+		Columns:    ExpiredLedgerColumns,
+		PrimaryKey: []*schema.Column{ExpiredLedgerColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "expiredledger_template_id_bucket_user_id",
+				Unique:  true,
+				Columns: []*schema.Column{ExpiredLedgerColumns[2], ExpiredLedgerColumns[3], ExpiredLedgerColumns[1]},
+			},
+		},
+	}
+	// IssuedLedgerColumns holds the columns for the "issued_ledger" table.
+	IssuedLedgerColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt64, Increment: true},
+		{Name: "shop_number", Type: field.TypeInt64},
+		{Name: "template_id", Type: field.TypeInt64},
+		{Name: "bucket", Type: field.TypeTime, SchemaType: map[string]string{"mysql": "datetime"}},
+		{Name: "source", Type: field.TypeEnum, Enums: []string{"CLAIM", "DISTRIBUTION"}},
+		{Name: "n", Type: field.TypeInt},
+	}
+	// IssuedLedgerTable holds the schema information for the "issued_ledger" table.
+	IssuedLedgerTable = &schema.Table{
+		Name:       "issued_ledger",
+		Columns:    IssuedLedgerColumns,
+		PrimaryKey: []*schema.Column{IssuedLedgerColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "issuedledger_template_id_bucket_source",
+				Unique:  true,
+				Columns: []*schema.Column{IssuedLedgerColumns[2], IssuedLedgerColumns[3], IssuedLedgerColumns[4]},
+			},
+		},
+	}
 	// RedemptionFailureColumns holds the columns for the "redemption_failure" table.
 	RedemptionFailureColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt64, Increment: true},
@@ -428,11 +471,6 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{UserCouponColumns[5]},
 			},
-			{
-				Name:    "usercoupon_template_id_status_updated_at",
-				Unique:  false,
-				Columns: []*schema.Column{UserCouponColumns[4], UserCouponColumns[8], UserCouponColumns[2]},
-			},
 		},
 	}
 	// UserCouponArchiveColumns holds the columns for the "user_coupon_archive" table.
@@ -472,11 +510,6 @@ var (
 				Columns: []*schema.Column{UserCouponArchiveColumns[3]},
 			},
 			{
-				Name:    "usercouponarchive_template_id_status_updated_at",
-				Unique:  false,
-				Columns: []*schema.Column{UserCouponArchiveColumns[4], UserCouponArchiveColumns[8], UserCouponArchiveColumns[2]},
-			},
-			{
 				Name:    "usercouponarchive_template_id_user_id",
 				Unique:  false,
 				Columns: []*schema.Column{UserCouponArchiveColumns[4], UserCouponArchiveColumns[3]},
@@ -492,6 +525,8 @@ var (
 		CouponTaskFailureTable,
 		CouponTemplateTable,
 		CouponTemplateLogTable,
+		ExpiredLedgerTable,
+		IssuedLedgerTable,
 		RedemptionFailureTable,
 		StockBatchTable,
 		StockBatchFenceTable,
@@ -522,6 +557,12 @@ func init() {
 	}
 	CouponTemplateLogTable.Annotation = &entsql.Annotation{
 		Table: "coupon_template_log",
+	}
+	ExpiredLedgerTable.Annotation = &entsql.Annotation{
+		Table: "expired_ledger",
+	}
+	IssuedLedgerTable.Annotation = &entsql.Annotation{
+		Table: "issued_ledger",
 	}
 	RedemptionFailureTable.Annotation = &entsql.Annotation{
 		Table: "redemption_failure",

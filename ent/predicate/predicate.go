@@ -27,6 +27,12 @@ type CouponTemplate func(*sql.Selector)
 // CouponTemplateLog is the predicate function for coupontemplatelog builders.
 type CouponTemplateLog func(*sql.Selector)
 
+// ExpiredLedger is the predicate function for expiredledger builders.
+type ExpiredLedger func(*sql.Selector)
+
+// IssuedLedger is the predicate function for issuedledger builders.
+type IssuedLedger func(*sql.Selector)
+
 // RedemptionFailure is the predicate function for redemptionfailure builders.
 type RedemptionFailure func(*sql.Selector)
 

@@ -22,10 +22,10 @@ INSERT IGNORE INTO stock_batch_fence (id, batch_id, user_id, state, created_at) 
 SELECT `stock_batch`.`id`, `stock_batch`.`shop_number`, `stock_batch`.`template_id`, `stock_batch`.`seq`, `stock_batch`.`source`, `stock_batch`.`task_id`, `stock_batch`.`task_start`, `stock_batch`.`reserved`, `stock_batch`.`used`, `stock_batch`.`state`, `stock_batch`.`items`, `stock_batch`.`created_at`, `stock_batch`.`settled_at` FROM `stock_batch` WHERE (`stock_batch`.`state` = 'OPEN' AND `stock_batch`.`source` = 'CLAIM') AND `stock_batch`.`created_at` < '2026-01-01 00:00:00' LIMIT 100;
 
 -- autocommit
-SELECT `user_coupon_archive`.`redemption_id` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (11, 12, 13, 14, 15, 16, 17, 18) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon_archive`.`redemption_id`, `user_coupon_archive`.`created_at` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (11, 12, 13, 14, 15, 16, 17, 18) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
 
 -- autocommit
-SELECT `user_coupon`.`redemption_id` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (11, 12, 13, 14, 15, 16, 17, 18) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon`.`redemption_id`, `user_coupon`.`created_at` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (11, 12, 13, 14, 15, 16, 17, 18) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
 
 -- tx
 BEGIN;

@@ -6,6 +6,7 @@ SELECT `coupon_template`.`id`, `coupon_template`.`created_at`, `coupon_template`
 SELECT `stock_batch`.`id`, `stock_batch`.`shop_number`, `stock_batch`.`state`, `stock_batch`.`reserved` FROM `stock_batch` WHERE `stock_batch`.`id` = 4242424242424 AND `stock_batch`.`shop_number` = 1001 LIMIT 2 FOR UPDATE;
 UPDATE `coupon_template` SET `updated_at` = '2026-01-01 00:00:00', `stock` = COALESCE(`coupon_template`.`stock`, 0) + 0, `issued` = COALESCE(`coupon_template`.`issued`, 0) + 8 WHERE `coupon_template`.`id` = 4242424242424 AND `coupon_template`.`shop_number` = 1001;
 UPDATE `stock_batch` SET `used` = 8, `state` = 'SETTLED', `settled_at` = '2026-01-01 00:00:00' WHERE `stock_batch`.`id` = 4242424242424 AND `stock_batch`.`shop_number` = 1001;
+INSERT INTO issued_ledger (shop_number, template_id, bucket, source, n) VALUES (1001, 4242424242424, '2026-01-01 00:00:00', 'CLAIM', 8) ON DUPLICATE KEY UPDATE n = n + VALUES(n);
 COMMIT;
 
 -- tx

@@ -54,76 +54,76 @@ COMMIT;
 
 -- tx
 BEGIN;
-SELECT `user_coupon`.`redemption_id` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (11) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon_archive`.`redemption_id` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (11) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon`.`redemption_id` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (11) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon_archive`.`redemption_id` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (11) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon`.`redemption_id`, `user_coupon`.`created_at` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (11) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon_archive`.`redemption_id`, `user_coupon_archive`.`created_at` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (11) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon`.`redemption_id`, `user_coupon`.`created_at` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (11) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon_archive`.`redemption_id`, `user_coupon_archive`.`created_at` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (11) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
 SELECT `user_coupon`.`user_id`, `user_coupon`.`stock_batch_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (11) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (11) AND `user_coupon_archive`.`template_id` = 4242424242424;
 COMMIT;
 
 -- tx
 BEGIN;
-SELECT `user_coupon`.`redemption_id` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (11) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon_archive`.`redemption_id` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (11) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon`.`redemption_id`, `user_coupon`.`created_at` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (11) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon_archive`.`redemption_id`, `user_coupon_archive`.`created_at` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (11) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
 SELECT `user_coupon`.`user_id`, `user_coupon`.`stock_batch_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (11) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (11) AND `user_coupon_archive`.`template_id` = 4242424242424;
 COMMIT;
 
 -- tx
 BEGIN;
-SELECT `user_coupon`.`redemption_id` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (12) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon_archive`.`redemption_id` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (12) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon`.`redemption_id` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (13) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon_archive`.`redemption_id` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (13) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon`.`redemption_id`, `user_coupon`.`created_at` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (12) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon_archive`.`redemption_id`, `user_coupon_archive`.`created_at` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (12) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon`.`redemption_id`, `user_coupon`.`created_at` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (13) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon_archive`.`redemption_id`, `user_coupon_archive`.`created_at` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (13) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
 SELECT `user_coupon`.`user_id`, `user_coupon`.`stock_batch_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (12, 13) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (12, 13) AND `user_coupon_archive`.`template_id` = 4242424242424;
 COMMIT;
 
 -- tx
 BEGIN;
-SELECT `user_coupon`.`redemption_id` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (12, 13) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon_archive`.`redemption_id` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (12, 13) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon`.`redemption_id`, `user_coupon`.`created_at` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (12, 13) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon_archive`.`redemption_id`, `user_coupon_archive`.`created_at` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (12, 13) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
 SELECT `user_coupon`.`user_id`, `user_coupon`.`stock_batch_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (12, 13) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (12, 13) AND `user_coupon_archive`.`template_id` = 4242424242424;
 COMMIT;
 
 -- tx
 BEGIN;
-SELECT `user_coupon`.`redemption_id` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (14) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon_archive`.`redemption_id` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (14) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon`.`redemption_id`, `user_coupon`.`created_at` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (14) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon_archive`.`redemption_id`, `user_coupon_archive`.`created_at` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (14) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
 SELECT `user_coupon`.`user_id`, `user_coupon`.`stock_batch_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (14) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (14) AND `user_coupon_archive`.`template_id` = 4242424242424;
 COMMIT;
 
 -- tx
 BEGIN;
-SELECT `user_coupon`.`redemption_id` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (14, 99) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon_archive`.`redemption_id` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (14, 99) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon`.`redemption_id`, `user_coupon`.`created_at` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (14, 99) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon_archive`.`redemption_id`, `user_coupon_archive`.`created_at` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (14, 99) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
 SELECT `user_coupon`.`user_id`, `user_coupon`.`stock_batch_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (14, 99) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (14, 99) AND `user_coupon_archive`.`template_id` = 4242424242424;
 COMMIT;
 
 -- tx
 BEGIN;
-SELECT `user_coupon`.`redemption_id` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (15, 16) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon_archive`.`redemption_id` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (15, 16) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon`.`redemption_id`, `user_coupon`.`created_at` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (15, 16) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon_archive`.`redemption_id`, `user_coupon_archive`.`created_at` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (15, 16) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
 SELECT `user_coupon`.`user_id`, `user_coupon`.`stock_batch_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (15, 16) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (15, 16) AND `user_coupon_archive`.`template_id` = 4242424242424;
 COMMIT;
 
 -- tx
 BEGIN;
-SELECT `user_coupon`.`redemption_id` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (17) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon_archive`.`redemption_id` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (17) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon`.`redemption_id`, `user_coupon`.`created_at` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (17) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon_archive`.`redemption_id`, `user_coupon_archive`.`created_at` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (17) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
 SELECT `user_coupon`.`user_id`, `user_coupon`.`stock_batch_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (17) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (17) AND `user_coupon_archive`.`template_id` = 4242424242424;
 COMMIT;
 
 -- tx
 BEGIN;
-SELECT `user_coupon`.`redemption_id` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (18) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
-SELECT `user_coupon_archive`.`redemption_id` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (18) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon`.`redemption_id`, `user_coupon`.`created_at` FROM `user_coupon` WHERE (`user_coupon`.`user_id` IN (18) AND `user_coupon`.`template_id` = 4242424242424) AND `user_coupon`.`stock_batch_id` = 4242424242424;
+SELECT `user_coupon_archive`.`redemption_id`, `user_coupon_archive`.`created_at` FROM `user_coupon_archive` WHERE (`user_coupon_archive`.`user_id` IN (18) AND `user_coupon_archive`.`template_id` = 4242424242424) AND `user_coupon_archive`.`stock_batch_id` = 4242424242424;
 SELECT `user_coupon`.`user_id`, `user_coupon`.`stock_batch_id` FROM `user_coupon` WHERE `user_coupon`.`user_id` IN (18) AND `user_coupon`.`template_id` = 4242424242424;
 SELECT `user_coupon_archive`.`id`, `user_coupon_archive`.`user_id`, `user_coupon_archive`.`receive_count` FROM `user_coupon_archive` WHERE `user_coupon_archive`.`user_id` IN (18) AND `user_coupon_archive`.`template_id` = 4242424242424;
 COMMIT;

@@ -138,6 +138,27 @@ CREATE TABLE `coupon_template_log` (
   KEY `coupontemplatelog_shop_number_template_id_id` (`shop_number`,`template_id`,`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+CREATE TABLE `expired_ledger` (
+  `id` bigint(20) NOT NULL AUTO_INCREMENT,
+  `user_id` bigint(20) NOT NULL,
+  `template_id` bigint(20) NOT NULL,
+  `bucket` datetime NOT NULL,
+  `n` bigint(20) NOT NULL,
+  PRIMARY KEY (`id`),
+  UNIQUE KEY `expiredledger_template_id_bucket_user_id` (`template_id`,`bucket`,`user_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE `issued_ledger` (
+  `id` bigint(20) NOT NULL AUTO_INCREMENT,
+  `shop_number` bigint(20) NOT NULL,
+  `template_id` bigint(20) NOT NULL,
+  `bucket` datetime NOT NULL,
+  `source` enum('CLAIM','DISTRIBUTION') NOT NULL,
+  `n` bigint(20) NOT NULL,
+  PRIMARY KEY (`id`),
+  UNIQUE KEY `issuedledger_template_id_bucket_source` (`template_id`,`bucket`,`source`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE `redemption_failure` (
   `id` bigint(20) NOT NULL AUTO_INCREMENT,
   `user_id` bigint(20) NOT NULL,
@@ -222,8 +243,7 @@ CREATE TABLE `user_coupon` (
   PRIMARY KEY (`id`),
   UNIQUE KEY `usercoupon_redemption_id` (`redemption_id`),
   UNIQUE KEY `usercoupon_user_id_template_id_receive_count` (`user_id`,`template_id`,`receive_count`),
-  UNIQUE KEY `usercoupon_user_id_template_id_request_id` (`user_id`,`template_id`,`request_id`),
-  KEY `usercoupon_template_id_status_updated_at` (`template_id`,`status`,`updated_at`)
+  UNIQUE KEY `usercoupon_user_id_template_id_request_id` (`user_id`,`template_id`,`request_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 CREATE TABLE `user_coupon_archive` (
@@ -247,7 +267,6 @@ CREATE TABLE `user_coupon_archive` (
   PRIMARY KEY (`id`),
   KEY `usercouponarchive_user_id_template_id` (`user_id`,`template_id`),
   KEY `usercouponarchive_user_id` (`user_id`),
-  KEY `usercouponarchive_template_id_status_updated_at` (`template_id`,`status`,`updated_at`),
   KEY `usercouponarchive_template_id_user_id` (`template_id`,`user_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 

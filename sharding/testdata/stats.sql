@@ -31,8 +31,7 @@ INSERT INTO template_daily_stats
 VALUES (4242424242424, 4242424242424, 1001, 's', 9, 9, 0, '0', 0, '0', 0, 0, '2026-01-01 00:00:00', '2026-01-01 00:00:00') ON DUPLICATE KEY UPDATE issued = IF(sealed, issued, VALUES(issued)), issued_distribution = IF(sealed, issued_distribution, VALUES(issued_distribution)), used = IF(sealed, used, VALUES(used)), discount_total = IF(sealed, discount_total, VALUES(discount_total)), refunded = IF(sealed, refunded, VALUES(refunded)), refunded_discount = IF(sealed, refunded_discount, VALUES(refunded_discount)), expired = IF(sealed, expired, VALUES(expired)), updated_at = IF(sealed, updated_at, VALUES(updated_at));
 
 -- autocommit
-SELECT (SELECT COUNT(*) FROM user_coupon WHERE template_id = 4242424242424 AND status = 'EXPIRED' AND updated_at >= '2026-01-01 00:00:00' AND updated_at < '2026-01-01 00:00:00')
-     + (SELECT COUNT(*) FROM user_coupon_archive WHERE template_id = 4242424242424 AND status = 'EXPIRED' AND updated_at >= '2026-01-01 00:00:00' AND updated_at < '2026-01-01 00:00:00');
+SELECT COALESCE(SUM(n), 0) FROM expired_ledger WHERE template_id = 4242424242424 AND bucket >= '2026-01-01 00:00:00' AND bucket < '2026-01-01 00:00:00';
 
 -- autocommit
 SELECT COUNT(*) - COUNT(refunded_at), COALESCE(SUM(IF(refunded_at IS NULL, discount_amount, 0)), 0),
@@ -64,7 +63,7 @@ SELECT `template_daily_stats`.`id`, `template_daily_stats`.`created_at`, `templa
 SELECT `template_daily_stats`.`id`, `template_daily_stats`.`template_id`, `template_daily_stats`.`shop_number` FROM `template_daily_stats` WHERE `template_daily_stats`.`day` = '2026-01-01 00:00:00' AND NOT `template_daily_stats`.`sealed`;
 
 -- autocommit
-SELECT source, COUNT(*) FROM (SELECT source FROM user_coupon FORCE INDEX (usercoupon_template_id_status_updated_at) WHERE template_id = 4242424242424 AND status IN ('UNUSED', 'LOCKED', 'USED', 'EXPIRED', 'REVOKED') AND updated_at >= '2026-01-01 00:00:00' AND created_at >= '2026-01-01 00:00:00' AND created_at < '2026-01-01 00:00:00' UNION ALL SELECT source FROM user_coupon_archive FORCE INDEX (usercouponarchive_template_id_status_updated_at) WHERE template_id = 4242424242424 AND status IN ('UNUSED', 'LOCKED', 'USED', 'EXPIRED', 'REVOKED') AND updated_at >= '2026-01-01 00:00:00' AND created_at >= '2026-01-01 00:00:00' AND created_at < '2026-01-01 00:00:00') issued GROUP BY source;
+SELECT source, SUM(n) FROM issued_ledger WHERE shop_number = 1001 AND template_id = 4242424242424 AND bucket >= '2026-01-01 00:00:00' AND bucket < '2026-01-01 00:00:00' GROUP BY source;
 
 -- tx
 BEGIN;
