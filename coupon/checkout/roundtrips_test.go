@@ -3,12 +3,14 @@ package checkout_test
 import (
 	"context"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"coupond/coupon/checkout"
+	"coupond/coupon/keys"
 	"coupond/ent/couponsettlement"
 	"coupond/jobs"
 	"coupond/services"
@@ -88,7 +90,7 @@ func (c countedConn) Write(b []byte) (int, error) {
 		if c.store == "mysql" && len(b) > 4 {
 			cmd = string(b[5:])
 		}
-		cmd = strings.Join(strings.Fields(cmd[:min(len(cmd), 135)]), " ")
+		cmd = strings.Join(strings.Fields(cmd), " ")
 		// A new pooled connection's handshake (HELLO, CLIENT SETINFO) is the pool's, not the call's:
 		// the batched removal of a pending entry may hold a connection while the next call starts.
 		if c.store == "mysql" || !(strings.HasPrefix(cmd, "*2 $5 hello") || strings.HasPrefix(cmd, "*4 $6 client $7 setinfo")) {
@@ -144,6 +146,8 @@ func TestLockAndConfirmRoundTrips(t *testing.T) {
 	coupons := give(t, st, tpl, 31, 2, time.Now().Add(time.Hour))
 
 	pair := func(orderID int64, couponID int64) (lock, confirm map[string][]string) {
+		own := keys.PendingMember(31, orderID, couponID, "") // the call's own entries, less their nonce
+		defer func() { lock, confirm = ownRemovals(t, lock, own), ownRemovals(t, confirm, own) }()
 		lock = counted(func() {
 			if s, err := svc.Checkout.Lock(st.Ctx, user(31), couponID, order(orderID, "20.00")); err != nil || s.Status != couponsettlement.StatusLOCKED {
 				t.Fatalf("lock: %+v, %v", s, err)
@@ -166,7 +170,11 @@ func TestLockAndConfirmRoundTrips(t *testing.T) {
 		mysql, rd int
 	}{{"lock", lock, lockRoundTrips, lockRedisRoundTrips}, {"confirmation", confirm, confirmRoundTrips, confirmRedisRoundTrips}} {
 		for _, store := range []string{"mysql", "redis", "queue"} {
-			t.Logf("%s: %s: %d round trips:\n  %s", c.call, store, len(c.trips[store]), strings.Join(c.trips[store], "\n  "))
+			shown := make([]string, len(c.trips[store]))
+			for i, cmd := range c.trips[store] {
+				shown[i] = cmd[:min(len(cmd), 135)]
+			}
+			t.Logf("%s: %s: %d round trips:\n  %s", c.call, store, len(shown), strings.Join(shown, "\n  "))
 		}
 		if n := len(c.trips["mysql"]); n > c.mysql {
 			t.Errorf("one %s took %d MySQL round trips, want at most %d", c.call, n, c.mysql)
@@ -176,4 +184,22 @@ func TestLockAndConfirmRoundTrips(t *testing.T) {
 		}
 	}
 	checkBooks(t, st, coupons[1], false)
+}
+
+// ownRemovals drops from trips' Redis commands the removals of pending entries that remove no
+// entry starting with own: a late ZREM of an earlier call's entry reached the wire inside the next
+// call's window once (CI on a loaded box, 2026-12-06); it is that call's round trip, not this one's.
+func ownRemovals(t *testing.T, trips map[string][]string, own string) map[string][]string {
+	t.Helper()
+	var kept []string
+	for _, cmd := range trips["redis"] {
+		f := strings.Fields(cmd)
+		if len(f) > 2 && strings.EqualFold(f[2], "zrem") && !slices.ContainsFunc(f, func(m string) bool { return strings.HasPrefix(m, own) }) {
+			t.Logf("not counted, an earlier call's removal: %s", cmd[:min(len(cmd), 135)])
+			continue
+		}
+		kept = append(kept, cmd)
+	}
+	trips["redis"] = kept
+	return trips
 }
