@@ -56,7 +56,8 @@ type DistributeRow struct {
 // DistributeOutcome is what the script decided for one row.
 type DistributeOutcome struct {
 	Code         DistributeCode
-	ReceiveCount int // the user's 1-based coupon number when OK, else 0
+	ReceiveCount int   // the user's 1-based coupon number when OK, else 0
+	Epoch        int64 // the template hash's epoch when the batch was deducted (issue.Item.Epoch)
 }
 
 // DistributeResult is what one Distribute call answered.
@@ -120,12 +121,12 @@ func Distribute(ctx context.Context, rdb redis.Scripter, k DistributeKeys, start
 	default:
 		return out, nil
 	}
-	if len(res) != 1+2*len(rows) {
-		return DistributeResult{}, fmt.Errorf("lua: Distribute: %d outcomes for %d rows (the journal holds another batch of the same start?)", (len(res)-1)/2, len(rows))
+	if len(res) != 2+2*len(rows) {
+		return DistributeResult{}, fmt.Errorf("lua: Distribute: %d outcomes for %d rows (the journal holds another batch of the same start?)", (len(res)-2)/2, len(rows))
 	}
 	out.Outcomes = make([]DistributeOutcome, len(rows))
 	for i := range rows {
-		out.Outcomes[i] = DistributeOutcome{Code: DistributeCode(res[1+2*i]), ReceiveCount: int(res[2+2*i])}
+		out.Outcomes[i] = DistributeOutcome{Code: DistributeCode(res[2+2*i]), ReceiveCount: int(res[3+2*i]), Epoch: res[1]}
 	}
 	return out, nil
 }
@@ -140,7 +141,8 @@ type JournalRow struct {
 
 // Journal is a task's batch in flight, as distribute.lua journaled it.
 type Journal struct {
-	Start int // the resume position the batch follows
+	Start int   // the resume position the batch follows
+	Epoch int64 // the template hash's epoch when the batch was deducted (0 in an older journal)
 	Rows  []JournalRow
 }
 
@@ -180,14 +182,19 @@ func ParseJournal(key string, raw []byte) (*Journal, error) {
 		return parseJSONJournal(key, raw)
 	}
 	malformed := func(what string) error { return fmt.Errorf("lua: journal %s: malformed %s", key, what) }
-	start, rest, ok1 := bytes.Cut(raw, []byte{'|'})
+	head, rest, ok1 := bytes.Cut(raw, []byte{'|'})
 	rows, outcomes, ok2 := bytes.Cut(rest, []byte{'|'})
+	start, epoch, stamped := bytes.Cut(head, []byte{':'})
 	s, err := strconv.Atoi(string(start))
+	var e int64
+	if stamped {
+		e, err = strconv.ParseInt(string(epoch), 10, 64)
+	}
 	if !ok1 || !ok2 || err != nil {
 		return nil, malformed("journal")
 	}
 	n := bytes.Count(rows, []byte{','}) + 1
-	out := &Journal{Start: s, Rows: make([]JournalRow, 0, n)}
+	out := &Journal{Start: s, Epoch: e, Rows: make([]JournalRow, 0, n)}
 	for len(rows) > 0 {
 		var row, code, rc []byte
 		row, rows, _ = bytes.Cut(rows, []byte{','})

@@ -4,7 +4,7 @@
 -- once per stock shard a batch has users of, with that shard's keys (all on the shard's slot):
 -- {t<id>} below is then the shard's hash tag, and the rows are the batch's rows of the shard's users.
 --
--- KEYS[1]      template hash      {t<id>}:tpl        (fields data stock status end limit; the claim script's)
+-- KEYS[1]      template hash      {t<id>}:tpl        (fields data stock status end limit epoch; the claim script's)
 -- KEYS[2]      the task's journals {t<id>}:dist:<task> (a hash: field = a batch's start, value = its journal)
 -- KEYS[2+i]    row i's user claim hash {t<id>}:u:<user> (fields n, seq; the claim script's counter)
 -- KEYS[3+n]    the template's set of journal hashes with batches in flight {t<id>}:dists (n rows; the
@@ -15,12 +15,14 @@
 --              7 SHORT and nothing is written); "0": the rows beyond the stock are OUT_OF_STOCK
 -- ARGV[3+i]    row i: "<row number>:<user id>" (one user at most once per batch)
 --
--- Returns an array {status, code_1, rc_1, code_2, rc_2, …} (never a bit-packed number, which overflows):
+-- Returns an array {status, epoch, code_1, rc_1, code_2, rc_2, …} (never a bit-packed number, which overflows):
 --   status: 0 deducted now, 1 replayed (the hash already held this batch's journal: its stored
 --           outcome, nothing deducted again), 6 CACHE_MISSING (no complete template hash: nothing
 --           written, never a Lua error; reload the cache and call again), 7 SHORT (borrowing only,
 --           the template not ended: fewer units in stock than rows whose user is below the limit;
 --           the array is {7, units missing}; nothing written: borrow that many and call again)
+--   epoch:  the template hash's epoch when the batch was deducted (journaled; 0 when unset), which
+--           tells the reconciliation whether the rows came before or after its snapshot
 --   code_i: 0 OK, 1 OUT_OF_STOCK, 2 LIMIT_REACHED, 4 ENDED (template not ACTIVE or past its end)
 --   rc_i:   row i's receive_count (the user's seq + 1, the claim script's sequence, so claims and distribution share one 1-based count); 0 unless OK
 --
@@ -30,16 +32,17 @@
 -- same hash, one command fewer per row.
 --
 -- The journal is a string in field ARGV[1] of KEYS[2], without TTL:
--- "<start>|<ARGV[4]>,<ARGV[5]>,…|<code_1>,<rc_1>,<code_2>,<rc_2>,…" (the rows as given, then the
--- outcomes as returned; lua.ParseJournal reads it). A journal written as JSON
--- ({start, rows: [[row, user, code, rc], …]}) by an earlier version is still replayed.
+-- "<start>:<epoch>|<ARGV[4]>,<ARGV[5]>,…|<code_1>,<rc_1>,<code_2>,<rc_2>,…" (the rows as given, then
+-- the outcomes as returned; lua.ParseJournal reads it). A journal written by an earlier version, as
+-- JSON ({start, rows: [[row, user, code, rc], …]}) or as a string without ":<epoch>", is still
+-- replayed (epoch 0).
 -- distribute_after_commit.lua deletes the field once the batch is committed. A task may have more
 -- than one batch in flight (the next batch is deducted while the last one is written). The hash's
 -- key is in the template's set until its last field is gone (a cache rebuild counts the units the
 -- journals hold).
 local journal = redis.call('HGET', KEYS[2], ARGV[1])
 if journal then
-  local out = {1}
+  local out = {1, tonumber(string.match(journal, '^%d+:(%d+)|')) or 0}
   if string.sub(journal, 1, 1) == '{' then
     for _, r in ipairs(cjson.decode(journal).rows) do
       out[#out + 1] = r[3]
@@ -54,7 +57,7 @@ if journal then
   return out
 end
 
-local tpl = redis.call('HMGET', KEYS[1], 'data', 'stock', 'status', 'end', 'limit')
+local tpl = redis.call('HMGET', KEYS[1], 'data', 'stock', 'status', 'end', 'limit', 'epoch')
 local stock, endMs, limit = tonumber(tpl[2]), tonumber(tpl[4]), tonumber(tpl[5])
 if not tpl[1] or not stock or not endMs or not limit then
   return {6}
@@ -83,7 +86,8 @@ for i = 3, #KEYS - 1, 1000 do
 end
 
 local expireAt = string.format('%d', math.ceil(endMs / 1000))
-local out, m, taken = {0}, 1, 0
+local epoch = tonumber(tpl[6]) or 0
+local out, m, taken = {0, epoch}, 2, 0
 for i = 4, #ARGV do
   local key = KEYS[i - 1]
   local code, rc = 0, 0
@@ -109,6 +113,6 @@ end
 if taken > 0 then
   redis.call('HINCRBY', KEYS[1], 'stock', -taken)
 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[1] .. '|' .. table.concat(ARGV, ',', 4) .. '|' .. table.concat(out, ',', 2))
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[1] .. ':' .. epoch .. '|' .. table.concat(ARGV, ',', 4) .. '|' .. table.concat(out, ',', 3))
 redis.call('SADD', KEYS[#KEYS], KEYS[2])
 return out

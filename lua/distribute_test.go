@@ -27,6 +27,7 @@ func TestDistributeDeductReplayAfterCommit(t *testing.T) {
 	const tid, task = 71, 9001
 	putTemplate(t, rdb, tid, activeTpl(3, 1))
 	k := distKeys(tid, task)
+	rdb.HSet(ctx, k.Template, "epoch", 7) // a reconciliation's snapshot set it: the batch carries it
 	// user 11 already holds its one coupon through a claim.
 	mustRedeem(t, rdb, redeemKeys(tid, 11, "", "c-1"), asyncArgs(11, "c-1"))
 	rows := []DistributeRow{{2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}}
@@ -35,7 +36,7 @@ func TestDistributeDeductReplayAfterCommit(t *testing.T) {
 		t.Fatalf("Distribute: %v %v", res.Status, err)
 	}
 	out := res.Outcomes
-	want := []DistributeOutcome{{DistributeOK, 1}, {DistributeLimitReached, 0}, {DistributeOK, 1}, {DistributeOutOfStock, 0}, {DistributeOutOfStock, 0}}
+	want := []DistributeOutcome{{DistributeOK, 1, 7}, {DistributeLimitReached, 0, 7}, {DistributeOK, 1, 7}, {DistributeOutOfStock, 0, 7}, {DistributeOutOfStock, 0, 7}}
 	for i := range want {
 		if out[i] != want[i] {
 			t.Fatalf("row %d: %+v, want %+v", rows[i].Row, out[i], want[i])
@@ -56,7 +57,7 @@ func TestDistributeDeductReplayAfterCommit(t *testing.T) {
 		t.Fatalf("next batch before the after-commit: %+v, want deducted, OUT_OF_STOCK", next)
 	}
 	js, err := ReadJournals(ctx, rdb, k.Journal)
-	if err != nil || len(js) != 2 || js[0].Start != 0 || js[1].Start != 6 || len(js[0].Rows) != 5 || js[0].Rows[2] != (JournalRow{4, 12, DistributeOK, 1}) {
+	if err != nil || len(js) != 2 || js[0].Start != 0 || js[0].Epoch != 7 || js[1].Start != 6 || len(js[0].Rows) != 5 || js[0].Rows[2] != (JournalRow{4, 12, DistributeOK, 1}) {
 		t.Fatalf("journals %+v %v", js, err)
 	}
 	if js[1].Rows[0] != (JournalRow{7, 15, DistributeOutOfStock, 0}) {
@@ -142,7 +143,7 @@ func TestDistributeBorrowingShortfall(t *testing.T) {
 		t.Fatalf("still short: %+v %v; want SHORT by 1", res, err)
 	}
 	res, err = Distribute(ctx, rdb, k, 0, time.Now(), rows, false) // nothing left to borrow
-	want := []DistributeOutcome{{DistributeLimitReached, 0}, {DistributeOK, 1}, {DistributeOutOfStock, 0}}
+	want := []DistributeOutcome{{DistributeLimitReached, 0, 0}, {DistributeOK, 1, 0}, {DistributeOutOfStock, 0, 0}}
 	if err != nil || res.Status != DistributeDeducted || len(res.Outcomes) != 3 {
 		t.Fatalf("not borrowing: %+v %v", res, err)
 	}
@@ -191,7 +192,7 @@ func TestDistributeNewUsersAndExistingOnes(t *testing.T) {
 	k := distKeys(tid, task)
 	rows := []DistributeRow{{2, 40}, {3, 41}}
 	if res, err := Distribute(ctx, rdb, k, 0, time.Now(), rows, false); err != nil || res.Status != DistributeDeducted ||
-		res.Outcomes[0] != (DistributeOutcome{DistributeOK, 1}) || res.Outcomes[1] != (DistributeOutcome{DistributeOK, 1}) {
+		res.Outcomes[0] != (DistributeOutcome{DistributeOK, 1, 0}) || res.Outcomes[1] != (DistributeOutcome{DistributeOK, 1, 0}) {
 		t.Fatalf("new users: %+v %v", res, err)
 	}
 	wantExpiry := time.Unix((p.end.UnixMilli()+999)/1000, 0)
@@ -217,9 +218,9 @@ func TestDistributeNewUsersAndExistingOnes(t *testing.T) {
 		t.Fatalf("mixed batch: %+v %v", res.Status, err)
 	}
 	for i, o := range res.Outcomes {
-		want := DistributeOutcome{DistributeOK, 1}
+		want := DistributeOutcome{DistributeOK, 1, 0}
 		if rows[i].UserID == 4200 {
-			want = DistributeOutcome{DistributeLimitReached, 0}
+			want = DistributeOutcome{DistributeLimitReached, 0, 0}
 		}
 		if o != want {
 			t.Fatalf("user %d: %+v, want %+v", rows[i].UserID, o, want)
@@ -246,7 +247,7 @@ func TestDistributeReplaysAJSONJournal(t *testing.T) {
 	rdb.HSet(ctx, k.Journal, "100", `{"rows":[[101,"50",0,1],[102,"51",2,0]],"start":100}`)
 	res, err := Distribute(ctx, rdb, k, 100, time.Now(), []DistributeRow{{101, 50}, {102, 51}}, false)
 	if err != nil || res.Status != DistributeReplayed || len(res.Outcomes) != 2 ||
-		res.Outcomes[0] != (DistributeOutcome{DistributeOK, 1}) || res.Outcomes[1] != (DistributeOutcome{DistributeLimitReached, 0}) {
+		res.Outcomes[0] != (DistributeOutcome{DistributeOK, 1, 0}) || res.Outcomes[1] != (DistributeOutcome{DistributeLimitReached, 0, 0}) {
 		t.Fatalf("replay of a JSON journal: %+v %v", res, err)
 	}
 	if s := hgetInt(t, rdb, k.Template, "stock"); s != 5 {

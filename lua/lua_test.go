@@ -92,9 +92,13 @@ func TestTemplatePutOwnerKeepsSmallerStockAndBreaksLock(t *testing.T) {
 	if rdb.Exists(ctx, keys.Lock).Val() != 0 {
 		t.Error("owner's put left the rebuild lock in place")
 	}
+	rdb.HSet(ctx, keys.Hash, "epoch", "12") // a reconciliation's snapshot raised it
 	mustPut(t, rdb, fields("30"), end, "")
 	if s := rdb.HGet(ctx, keys.Hash, "stock").Val(); s != "30" {
 		t.Errorf("stock = %s, want 30", s)
+	}
+	if e := rdb.HGet(ctx, keys.Hash, "epoch").Val(); e != "12" {
+		t.Errorf("epoch = %q after a put, want 12 kept (units carrying a lower one would read as after the next snapshot)", e)
 	}
 
 	// A partial hash (no data) is no evidence of claims: its stock is not kept.

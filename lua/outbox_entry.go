@@ -10,7 +10,7 @@ import (
 )
 
 // OutboxEntry is one claim redeem.lua appended to a template's outbox stream (XADD … rid user rc
-// ts n [req]).
+// ts n e [req]).
 type OutboxEntry struct {
 	StreamID     string
 	RedemptionID string
@@ -21,6 +21,9 @@ type OutboxEntry struct {
 	// Counted is the user's claim counter right after this claim (0 in an entry appended before
 	// the field existed): fewer than the coupons MySQL holds with this one means Redis lost claims.
 	Counted int
+	// Epoch is the template hash's epoch when Redis took the unit (0 in an entry appended before
+	// the field existed): see ReconcileSnapshot.
+	Epoch int64
 }
 
 // ParseOutboxEntry reads one outbox stream entry.
@@ -35,6 +38,9 @@ func ParseOutboxEntry(m redis.XMessage) (OutboxEntry, error) {
 	e.At = time.UnixMilli(ms).UTC()
 	if n := str("n"); n != "" {
 		e.Counted, _ = strconv.Atoi(n)
+	}
+	if ep := str("e"); ep != "" {
+		e.Epoch, _ = strconv.ParseInt(ep, 10, 64)
 	}
 	if err := errors.Join(err1, err2, err3); err != nil || e.RedemptionID == "" {
 		return e, fmt.Errorf("outbox entry %s is malformed: %v", m.ID, m.Values)

@@ -39,12 +39,16 @@ type Snapshot struct {
 	Journals     [][]*Journal // per SnapshotKeys.Journals, the batches in flight (ordered by start)
 	Counters     []int64      // per SnapshotKeys.Counters, the "n" field, -1 where there is none
 	Counts       StockCounts  // the hash's stock and borrow counts
+	// Epochs holds, per stock shard (one for a template without), the epoch the script raised
+	// that shard's hash to (0 when not Cached): a unit taken on the shard before the script carries
+	// less (OutboxEntry.Epoch, Journal.Epoch), one taken after at least as much.
+	Epochs []int64
 }
 
 // ReconcileSnapshot reads the outbox's redemption ids (up to maxEntries+1 entries), then runs
 // reconcile_snapshot.lua with their redemption keys declared: it reads the hash, the outbox (when
 // it holds at most maxEntries entries), the journals and the counters in one atomic script,
-// writing nothing.
+// which raises the hash's epoch (Snapshot.Epochs holds the one epoch) and writes nothing else.
 func ReconcileSnapshot(ctx context.Context, rdb redis.Cmdable, k SnapshotKeys, maxEntries int) (*Snapshot, error) {
 	seen, err := rdb.XRangeN(ctx, k.Outbox, "-", "+", int64(maxEntries)+1).Result()
 	if err != nil {
@@ -63,11 +67,11 @@ func ReconcileSnapshot(ctx context.Context, rdb redis.Cmdable, k SnapshotKeys, m
 	if err != nil {
 		return nil, err
 	}
-	if len(raw) != 8 {
+	if len(raw) != 9 {
 		return nil, fmt.Errorf("lua: reconcile snapshot: %d values", len(raw))
 	}
 	num := func(v any) int64 { n, _ := v.(int64); return n }
-	s := &Snapshot{Cached: num(raw[0]) == 1, Stock: num(raw[1]), Total: num(raw[2]), Truncated: num(raw[3]) == 1}
+	s := &Snapshot{Cached: num(raw[0]) == 1, Stock: num(raw[1]), Total: num(raw[2]), Truncated: num(raw[3]) == 1, Epochs: []int64{num(raw[8])}}
 	entries, _ := raw[4].([]any)
 	for i := 0; i+3 < len(entries); i += 4 {
 		e := SnapshotEntry{Owed: num(entries[i+3]) != 0}

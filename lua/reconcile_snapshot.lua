@@ -1,8 +1,12 @@
-#!lua flags=no-writes
+#!lua flags=allow-oom
 -- reconcile_snapshot: read, at one instant, everything of one template that the reconciliation
 -- compares with MySQL: the cached stock and total, the claims in the outbox (each with
 -- whether its redemption key still exists), the distribution batches in flight and some users'
--- claim counters. It writes nothing.
+-- claim counters; and raise the hash's epoch. Its only write is that HINCRBY of the complete hash's
+-- field "epoch": every claim (redeem.lua, its outbox field e) and distribution batch
+-- (distribute.lua, its journal) carries the epoch the hash had when it took its unit, so a unit
+-- carrying an epoch below the one returned here was taken before this script ran, and one carrying
+-- it or more after.
 --
 -- KEYS[1]            template hash        {t<id>}:tpl                 (fields data stock total lent
 --                    back got gen), or one stock shard's hash and keys of that shard's tag
@@ -17,7 +21,7 @@
 -- ARGV[4]            the redemption-key prefix of the template, "<namespace>{t<id>}:rd:": an
 --                    entry's redemption key is this prefix and its rid, looked up among KEYS
 --
--- Returns an array {cached, stock, total, truncated, entries, journals, counters, counts}:
+-- Returns an array {cached, stock, total, truncated, entries, journals, counters, counts, epoch}:
 --   cached:    1 when the complete hash (with "data") exists, else 0 (stock and total are then 0)
 --   stock, total: the hash's fields
 --   truncated: 1 when the outbox holds more than ARGV[3] entries (entries is then empty)
@@ -29,12 +33,18 @@
 --   counters:  one integer per claim hash: its "n", -1 when the hash or the field does not exist
 --   counts:    the hash's fields data, stock, lent, back, got, gen (false where missing; data is
 --              returned as 1 when present): its borrow counts, as lua.StockCounts reads them
+--   epoch:     the hash's epoch after this script raised it; 0 when the hash is not complete (not
+--              raised: a partial hash would break later reads)
 local cached, stock, total = 0, 0, 0
 local tpl = redis.call('HMGET', KEYS[1], 'data', 'stock', 'total', 'lent', 'back', 'got', 'gen')
 if tpl[1] then
   cached, stock, total = 1, tonumber(tpl[2]) or 0, tonumber(tpl[3]) or 0
 end
 local counts = {tpl[1] and '1', tpl[2], tpl[4], tpl[5], tpl[6], tpl[7]}
+local epoch = 0
+if cached == 1 then
+  epoch = redis.call('HINCRBY', KEYS[1], 'epoch', 1)
+end
 
 local nJournals = tonumber(ARGV[1])
 local nCounters = tonumber(ARGV[2])
@@ -79,4 +89,4 @@ for i = 3 + nJournals, 2 + nJournals + nCounters do
   counters[#counters + 1] = tonumber(redis.call('HGET', KEYS[i], 'n')) or -1
 end
 
-return {cached, stock, total, truncated, entries, journals, counters, counts}
+return {cached, stock, total, truncated, entries, journals, counters, counts, epoch}

@@ -97,6 +97,7 @@ type RedeemResult struct {
 	Replayed     bool   // the stored answer of an earlier call with the same request key
 	EntryID      string // the claim's outbox entry (stream id) when this call appended it, else ""
 	Counted      int    // the user's claim counter after this claim when this call accepted it, else 0
+	Epoch        int64  // the template hash's epoch the accepted claim carries (OutboxEntry.Epoch), else 0
 }
 
 // ceilSeconds returns d in whole seconds, rounded up.
@@ -213,10 +214,10 @@ func redeemCall(k RedeemKeys, a RedeemArgs) ([]string, []any, error) {
 }
 
 // parseRedeem decodes the script's array {code, receive_count, redemption_id, replayed, entry_id,
-// counted}.
+// counted, epoch}.
 func parseRedeem(res []any) (RedeemResult, error) {
-	if len(res) != 6 {
-		return RedeemResult{}, fmt.Errorf("lua: Redeem: answer has %d elements, want 6", len(res))
+	if len(res) != 7 {
+		return RedeemResult{}, fmt.Errorf("lua: Redeem: answer has %d elements, want 7", len(res))
 	}
 	code, ok1 := res[0].(int64)
 	rc, ok2 := res[1].(int64)
@@ -224,11 +225,12 @@ func parseRedeem(res []any) (RedeemResult, error) {
 	replayed, ok4 := res[3].(int64)
 	entry, ok5 := res[4].(string)
 	counted, ok6 := res[5].(int64)
-	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 {
+	epoch, ok7 := res[6].(int64)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || !ok7 {
 		return RedeemResult{}, fmt.Errorf("lua: Redeem: malformed answer %v", res)
 	}
 	return RedeemResult{Code: RedeemCode(code), ReceiveCount: int(rc), RedemptionID: rid, Replayed: replayed == 1,
-		EntryID: entry, Counted: int(counted)}, nil
+		EntryID: entry, Counted: int(counted), Epoch: epoch}, nil
 }
 
 // ReleaseKeys are the keys of one accepted claim (all with the template's hash tag {t<id>};

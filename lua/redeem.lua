@@ -1,7 +1,7 @@
 #!lua
 -- redeem: claim one coupon of a template for one user, in one atomic round trip.
 --
--- KEYS[1]  template hash      {t<id>}:tpl                      (fields stock status start end limit data)
+-- KEYS[1]  template hash      {t<id>}:tpl                      (fields stock status start end limit data epoch)
 -- KEYS[2]  user's claim hash  {t<id>}:u:<user>                 (fields n = coupons held, seq = last receive_count)
 -- KEYS[3]  outbox stream      {t<id>}:outbox
 -- KEYS[4]  request key        {t<id>}:req:<user>:<requestId>   (ignored when ARGV[4] is 0)
@@ -19,7 +19,7 @@
 -- ARGV[10] "1": an OUT_OF_STOCK answer is not stored under KEYS[4] (a stock shard's caller borrows
 --          units from the template's other shards and calls again); "0" or absent: stored
 --
--- Returns an array {code, receive_count, redemption_id, replayed, entry_id, counted}; never a
+-- Returns an array {code, receive_count, redemption_id, replayed, entry_id, counted, epoch}; never a
 -- bit-packed number (a packed return overflows and can decode "no stock" as success).
 --   code: 0 OK, 1 OUT_OF_STOCK, 2 LIMIT_REACHED, 3 NOT_STARTED, 4 ENDED, 5 RATE_LIMITED,
 --         6 CACHE_MISSING
@@ -28,6 +28,8 @@
 --   replayed: 1 when the answer is the stored answer of an earlier call with the same request key
 --   entry_id: the outbox entry's stream id when this call XADDed the claim, else ""
 --   counted: the user's counter n after this claim when this call accepted it, else 0
+--   epoch: the template hash's epoch this call's claim carries (its outbox field e) when this call
+--          accepted it, else 0
 --
 -- Steps, in order:
 --  1. KEYS[4] exists: return its stored answer (the first answer that reached this script), replayed.
@@ -40,9 +42,10 @@
 --  5. stock <= 0: OUT_OF_STOCK.  6. n >= limit: LIMIT_REACHED.
 --  7. Accept: stock -1; n +1; receive_count = seq +1 (seq never goes down, so a number is never
 --     handed out twice, even after a release); KEYS[2] expires at the template's end in seconds
---     (ceil(end / 1000): EXPIREAT takes seconds, not milliseconds); XADD KEYS[3] * rid user rc ts n [req]
+--     (ceil(end / 1000): EXPIREAT takes seconds, not milliseconds); XADD KEYS[3] * rid user rc ts n e [req]
 --     when ARGV[7] is "1" (n: the user's counter after this claim, which the persister compares
---     with the coupons MySQL holds); SET KEYS[5] user EX ARGV[8].
+--     with the coupons MySQL holds; e: the hash's epoch, 0 when unset, which tells the reconciliation
+--     whether the claim came before or after its snapshot); SET KEYS[5] user EX ARGV[8].
 -- Every answer of steps 4 to 7 is stored in KEYS[4] (EX ARGV[4]) as "code:receive_count:redemption_id",
 -- but OUT_OF_STOCK when ARGV[10] is "1".
 local reqTTL = tonumber(ARGV[4])
@@ -52,15 +55,15 @@ if reqTTL > 0 then
   if stored then
     local code, rc, rid = string.match(stored, '^(%d+):(%d+):(.*)$')
     if code then
-      return {tonumber(code), tonumber(rc), rid, 1, '', 0}
+      return {tonumber(code), tonumber(rc), rid, 1, '', 0, 0}
     end
   end
 end
 
-local tpl = redis.call('HMGET', KEYS[1], 'data', 'stock', 'status', 'start', 'end', 'limit')
+local tpl = redis.call('HMGET', KEYS[1], 'data', 'stock', 'status', 'start', 'end', 'limit', 'epoch')
 local stock, startMs, endMs, limit = tonumber(tpl[2]), tonumber(tpl[4]), tonumber(tpl[5]), tonumber(tpl[6])
 if not tpl[1] or not stock or not startMs or not endMs or not limit then
-  return {6, 0, '', 0, '', 0}
+  return {6, 0, '', 0, '', 0, 0}
 end
 
 local rateLimit = tonumber(ARGV[5])
@@ -70,15 +73,15 @@ if rateLimit > 0 then
     redis.call('PEXPIRE', KEYS[6], ARGV[6])
   end
   if attempts > rateLimit then
-    return {5, 0, '', 0, '', 0}
+    return {5, 0, '', 0, '', 0, 0}
   end
 end
 
-local function answer(code, rc, rid, entry, n)
+local function answer(code, rc, rid, entry, n, epoch)
   if reqTTL > 0 then
     redis.call('SET', KEYS[4], code .. ':' .. rc .. ':' .. rid, 'EX', ARGV[4])
   end
-  return {code, rc, rid, 0, entry or '', n or 0}
+  return {code, rc, rid, 0, entry or '', n or 0, epoch or 0}
 end
 
 local now = tonumber(ARGV[3])
@@ -90,7 +93,7 @@ if now < startMs then
 end
 if stock <= 0 then
   if ARGV[10] == '1' then
-    return {1, 0, '', 0, '', 0}
+    return {1, 0, '', 0, '', 0, 0}
   end
   return answer(1, 0, '')
 end
@@ -107,12 +110,12 @@ redis.call('EXPIREAT', KEYS[2], string.format('%d', math.ceil(endMs / 1000)))
 local entry = ''
 if ARGV[7] == '1' then
   if ARGV[9] and ARGV[9] ~= '' then
-    entry = redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3], 'n', n, 'req', ARGV[9])
+    entry = redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3], 'n', n, 'e', tpl[7] or '0', 'req', ARGV[9])
   else
-    entry = redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3], 'n', n)
+    entry = redis.call('XADD', KEYS[3], '*', 'rid', rid, 'user', ARGV[1], 'rc', rc, 'ts', ARGV[3], 'n', n, 'e', tpl[7] or '0')
   end
 end
 if tonumber(ARGV[8]) > 0 then
   redis.call('SET', KEYS[5], ARGV[1], 'EX', ARGV[8])
 end
-return answer(0, rc, rid, entry, n)
+return answer(0, rc, rid, entry, n, tonumber(tpl[7]) or 0)

@@ -61,8 +61,8 @@ func TestRedeemScriptAsTheBenchmarkLoadsIt(t *testing.T) {
 	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
 	got, err := rdb.EvalSha(ctx, sha, []string{k.Template, k.Claims, k.Outbox, k.Request, k.Redemption, k.Rate},
 		"1", "rd", now, "60", "0", "0", "1", "60").Slice()
-	if err != nil || len(got) != 6 || fmt.Sprint(got[:4]) != "[0 1 rd 0]" || got[4] == "" || got[5] != int64(1) {
-		t.Errorf("EVALSHA = %v, %v; want [0 1 rd 0 <entry id> 1]", got, err)
+	if err != nil || len(got) != 7 || fmt.Sprint(got[:4]) != "[0 1 rd 0]" || got[4] == "" || got[5] != int64(1) || got[6] != int64(0) {
+		t.Errorf("EVALSHA = %v, %v; want [0 1 rd 0 <entry id> 1 0]", got, err)
 	}
 }
 

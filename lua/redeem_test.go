@@ -123,7 +123,7 @@ func TestRedeemAccept(t *testing.T) {
 	if len(msgs) != 1 {
 		t.Fatalf("outbox has %d entries, want 1", len(msgs))
 	}
-	want := map[string]any{"rid": "rd-1", "user": "7", "rc": "1", "ts": strconv.FormatInt(a.Now.UnixMilli(), 10), "n": "1", "req": "req-1"}
+	want := map[string]any{"rid": "rd-1", "user": "7", "rc": "1", "ts": strconv.FormatInt(a.Now.UnixMilli(), 10), "n": "1", "e": "0", "req": "req-1"}
 	if fmt.Sprint(msgs[0].Values) != fmt.Sprint(want) {
 		t.Errorf("outbox entry = %v, want %v", msgs[0].Values, want)
 	}

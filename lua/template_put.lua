@@ -17,7 +17,8 @@
 -- cannot overwrite it; and when a complete hash (one with "data") exists it keeps the smaller of
 -- the cached and the given stock (claims deducted in Redis may not have reached the database), and
 -- the cached generation and borrow counts of a stock shard's hash (gen, lent, back, got: lends in
--- flight and the reconciliation's sum of the shards go on as before the write).
+-- flight and the reconciliation's sum of the shards go on as before the write). Any write keeps the
+-- hash's epoch (the reconciliation's, see reconcile_snapshot.lua) when the hash has one.
 local token = ARGV[2]
 if token ~= '' and redis.call('GET', KEYS[3]) ~= token then
   return 0
@@ -53,6 +54,12 @@ for _, name in ipairs({'gen', 'lent', 'back', 'got'}) do
     fields[#fields + 1] = name
     fields[#fields + 1] = value
   end
+end
+
+local epoch = redis.call('HGET', KEYS[1], 'epoch')
+if epoch then
+  fields[#fields + 1] = 'epoch'
+  fields[#fields + 1] = epoch
 end
 
 if token == '' then

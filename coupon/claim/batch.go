@@ -39,7 +39,7 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 	byRid := make(map[string]claim, len(claims))
 	for i, c := range claims {
 		items[i] = issue.Item{Coupon: issue.Coupon{UserID: c.userID, TemplateID: templateID, RedemptionID: c.redemptionID,
-			ReceiveCount: c.receiveCount, RequestID: c.requestID, Source: usercoupon.SourceCLAIM, At: c.at}, Counted: c.counted}
+			ReceiveCount: c.receiveCount, RequestID: c.requestID, Source: usercoupon.SourceCLAIM, At: c.at}, Counted: c.counted, Epoch: c.epoch}
 		byRid[c.redemptionID] = c
 	}
 	meta, err := p.cache.Get(ctx, templateID) // its shop number: T1 names the template's shard

@@ -27,13 +27,14 @@ type claim struct {
 	at           time.Time
 	requestID    string // the client's, "" for none
 	counted      int    // the user's Redis counter right after the claim; 0: unknown
+	epoch        int64  // the template hash's epoch the claim carries (lua.OutboxEntry.Epoch)
 }
 
 // parseClaim reads one outbox entry.
 func parseClaim(m redis.XMessage) (claim, error) {
 	e, err := lua.ParseOutboxEntry(m)
 	return claim{streamID: e.StreamID, redemptionID: e.RedemptionID, userID: e.UserID,
-		receiveCount: e.ReceiveCount, at: e.At, requestID: e.RequestID, counted: e.Counted}, err
+		receiveCount: e.ReceiveCount, at: e.At, requestID: e.RequestID, counted: e.Counted, epoch: e.Epoch}, err
 }
 
 // outboxReader hands out the batches of one outbox: first the entries a crashed persister left

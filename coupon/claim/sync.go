@@ -25,7 +25,7 @@ func (r *Redeemer) finishNow(ctx context.Context, s keys.Shard, userID int64, re
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), syncFinishTimeout)
 	defer cancel()
 	c := claim{streamID: res.EntryID, redemptionID: res.RedemptionID, userID: userID,
-		receiveCount: res.ReceiveCount, at: time.UnixMilli(now.UnixMilli()).UTC(), requestID: requestID, counted: res.Counted}
+		receiveCount: res.ReceiveCount, at: time.UnixMilli(now.UnixMilli()).UTC(), requestID: requestID, counted: res.Counted, epoch: res.Epoch}
 	red, err := r.persister.finish(ctx, s, c)
 	if err != nil {
 		slog.WarnContext(ctx, "sync claim left to the persister", "template", templateID, "redemption", c.redemptionID, "err", err)

@@ -189,7 +189,7 @@ func (s *Service) items(t *ent.CouponTask, accepted []candidate) ([]issue.Item, 
 	for i, c := range accepted {
 		rid := issue.DistributionRedemptionID(t.ID, c.row.Num)
 		items[i] = issue.Item{Coupon: issue.Coupon{UserID: c.row.UserID, TemplateID: t.TemplateID,
-			RedemptionID: rid, ReceiveCount: c.rc, Source: usercoupon.SourceDISTRIBUTION, At: now}}
+			RedemptionID: rid, ReceiveCount: c.rc, Source: usercoupon.SourceDISTRIBUTION, At: now}, Epoch: c.epoch}
 		rows[rid] = c.row
 	}
 	return items, rows
@@ -296,8 +296,9 @@ func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items [
 
 // candidate is a row the deduction script accepted, with its receive_count.
 type candidate struct {
-	row Row
-	rc  int
+	row   Row
+	rc    int
+	epoch int64 // the template hash's epoch when its unit was taken (issue.Item.Epoch)
 }
 
 // decide splits the batch by the script's outcomes: accepted rows, and the failures decided so far.
@@ -315,7 +316,7 @@ func decide(b batch, out []lua.DistributeOutcome) ([]candidate, []rowOutcome) {
 		i++
 		switch o.Code {
 		case lua.DistributeOK:
-			accepted = append(accepted, candidate{row: r, rc: o.ReceiveCount})
+			accepted = append(accepted, candidate{row: r, rc: o.ReceiveCount, epoch: o.Epoch})
 		case lua.DistributeOutOfStock:
 			fails = append(fails, rowOutcome{row: r, code: CodeOutOfStock, reason: "the template's stock ran out"})
 		case lua.DistributeLimitReached:

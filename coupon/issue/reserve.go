@@ -73,7 +73,7 @@ func Reserve(ctx context.Context, db *ent.Client, spec ReserveSpec) (*Reservatio
 		tpl.Stock, tpl.BatchSeq = tpl.Stock-k, seq
 		list := make([]schematype.BatchItem, len(spec.Items))
 		for i, it := range spec.Items {
-			list[i] = schematype.BatchItem{User: it.UserID, Rid: it.RedemptionID}
+			list[i] = schematype.BatchItem{User: it.UserID, Rid: it.RedemptionID, Epoch: it.Epoch}
 		}
 		h, err := tx.StockBatch.Create().SetShopNumber(tpl.ShopNumber).SetTemplateID(tpl.ID).SetSeq(seq).
 			SetSource(spec.Source).SetNillableTaskID(spec.TaskID).SetNillableTaskStart(spec.TaskStart).

@@ -23,8 +23,9 @@ import (
 type View struct {
 	Row  *ent.CouponTemplate
 	Open []*ent.StockBatch
-	// open are the ids of Open; newer the headers Resolve found neither OPEN nor settled in the view.
-	open, newer map[int64]bool
+	// open are the ids of Open; newer the headers Resolve found neither OPEN nor settled in the view;
+	// early the newer headers Include counts all the same.
+	open, newer, early map[int64]bool
 }
 
 // ReadView reads template id's view: its shop by id (an autocommit read, which a sharded engine
@@ -38,7 +39,7 @@ func ReadView(ctx context.Context, db *ent.Client, id int64, share bool) (*View,
 	if err != nil {
 		return nil, fmt.Errorf("template %d: %w", id, err)
 	}
-	v := &View{open: map[int64]bool{}, newer: map[int64]bool{}}
+	v := &View{open: map[int64]bool{}, newer: map[int64]bool{}, early: map[int64]bool{}}
 	err = store.WithTx(ctx, db, func(tx *ent.Tx) error {
 		q := tx.CouponTemplate.Query().Where(coupontemplate.ID(id), coupontemplate.ShopNumber(int64(shop)))
 		if share {
@@ -100,6 +101,23 @@ func (v *View) Resolve(ctx context.Context, db *ent.Client, f Found) error {
 }
 
 // Counts reports whether the view counts a coupon carrying header h (nil: written before
-// reservation batches) as issued: h is OPEN in the view or settled by then. A coupon of a newer
-// header (see Resolve, which must have read f first) counts as not written yet.
-func (v *View) Counts(h *int64) bool { return h == nil || !v.newer[*h] }
+// reservation batches) as issued: h is OPEN in the view or settled by then, or Include added it.
+// A coupon of another newer header (see Resolve, which must have read f first) counts as not
+// written yet.
+func (v *View) Counts(h *int64) bool { return h == nil || !v.newer[*h] || v.early[*h] }
+
+// SettledSince reads, on the template's shard, the headers newer than the view (seq above the
+// row's batch_seq) that are SETTLED now: batches whose T1 and T3 both committed after the view.
+func (v *View) SettledSince(ctx context.Context, db *ent.Client) ([]*ent.StockBatch, error) {
+	hs, err := db.StockBatch.Query().Where(stockbatch.ShopNumber(v.Row.ShopNumber), stockbatch.TemplateID(v.Row.ID),
+		stockbatch.SeqGT(v.Row.BatchSeq), stockbatch.StateEQ(stockbatch.StateSETTLED)).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stock batches of %d settled since the view: %w", v.Row.ID, err)
+	}
+	return hs, nil
+}
+
+// Include counts the coupons of h, a header newer than the view, as issued in it (Counts): the
+// caller knows the units of h were taken from the stock it compares with before that stock was
+// read, and that h's coupons are not counted as pending there.
+func (v *View) Include(h *ent.StockBatch) { v.early[h.ID] = true }

@@ -22,6 +22,10 @@ import (
 type Item struct {
 	Coupon
 	Counted int
+	// Epoch is the template's Redis epoch when Redis took the item's unit (the stock shard's, for
+	// a template with stock shards): the reconciliation orders the item before or after its
+	// snapshot by it (lua.Snapshot.Epochs).
+	Epoch int64
 }
 
 // Refusal is an item MySQL refused, with the reason (coupon.ReasonLimitReached,

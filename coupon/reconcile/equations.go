@@ -8,7 +8,8 @@ import (
 )
 
 // equations returns the broken equations of one read: MySQL's (total = stock + issued), Redis's
-// (total = stock + issued + pending; only when the template is cached and its outbox was read),
+// (total = stock + issued + meanwhile + pending; only when the template is cached and its outbox
+// was read),
 // the two totals, and each user's counter (n = coupons held + the user's pending units; a missing
 // counter counts as 0).
 func equations(rep *Report, snap *lua.Snapshot, users []int64, held map[int64]int, p pending) []imbalance {
@@ -22,10 +23,14 @@ func equations(rep *Report, snap *lua.Snapshot, users []int64, held map[int64]in
 			out = append(out, imbalance{"total", d, fmt.Sprintf("Redis total stock %d ≠ MySQL total stock %d", snap.Total, rep.TotalStock)})
 		}
 		if !snap.Truncated {
-			sum := int(snap.Stock) + rep.Issued + rep.Pending
+			sum := int(snap.Stock) + rep.Issued + rep.Meanwhile + rep.Pending
 			if d := sum - int(snap.Total); d != 0 {
-				out = append(out, imbalance{"redis", d, fmt.Sprintf("Redis: stock %d + coupons %d + pending %d = %d, total stock %d (%s)",
-					snap.Stock, rep.Issued, rep.Pending, sum, snap.Total, units(d))})
+				meanwhile := ""
+				if rep.Meanwhile != 0 {
+					meanwhile = fmt.Sprintf(" + meanwhile %d", rep.Meanwhile)
+				}
+				out = append(out, imbalance{"redis", d, fmt.Sprintf("Redis: stock %d + coupons %d%s + pending %d = %d, total stock %d (%s)",
+					snap.Stock, rep.Issued, meanwhile, rep.Pending, sum, snap.Total, units(d))})
 			}
 		}
 	}

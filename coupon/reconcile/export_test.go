@@ -7,3 +7,9 @@ import "context"
 func (r *Reconciler) ReadOnce(ctx context.Context, id int64, users []int64) (*Report, error) {
 	return r.read(ctx, id, page{users: users})
 }
+
+// Between runs afterView after each read's step 1 (the MySQL view) and afterSnapshot after its
+// Redis snapshot (nil: nothing).
+func (r *Reconciler) Between(afterView, afterSnapshot func()) {
+	r.afterView, r.afterSnapshot = afterView, afterSnapshot
+}

@@ -72,6 +72,9 @@ type Reconciler struct {
 	now func() time.Time
 	// tracked holds the templates whose drift series this process may have set (int64 → true).
 	tracked sync.Map
+	// afterView and afterSnapshot, when set (tests), run after a read's step 1 and after its
+	// Redis snapshot.
+	afterView, afterSnapshot func()
 }
 
 // New returns a Reconciler.
@@ -89,10 +92,14 @@ type Report struct {
 	Issued     int // coupons in MySQL: written by settled stock batches, and so far by OPEN ones
 	Reserved   int // units OPEN stock batches took from the stock that no coupon holds yet
 	Pending    int // units Redis took that MySQL does not hold yet (claims and distribution rows)
-	Failed     int // claims MySQL refused
-	Balanced   bool
-	Drift      []string // one line per broken equation
-	CheckedAt  time.Time
+	// Meanwhile are the coupons of batches whose T1 came after the MySQL read and whose outbox
+	// entries or journal left Redis before its snapshot: taken from Redis's stock, not from the
+	// MySQL stock read (counted on Redis's side only).
+	Meanwhile int
+	Failed    int // claims MySQL refused
+	Balanced  bool
+	Drift     []string // one line per broken equation
+	CheckedAt time.Time
 	// Skipped says why the Redis equation was not checked ("" when it was).
 	Skipped string
 	// breaks are the broken equations, each with its imbalance, in Drift's order.

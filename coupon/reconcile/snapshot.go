@@ -80,10 +80,13 @@ func snapshotKeys(s keys.Shard, tasks, users []int64) lua.SnapshotKeys {
 }
 
 // merge is the one snapshot of a template with stock shards: parts[0] of its own hash (the total
-// and the reserve), parts[1+i] of shard i, whose counters are those of byShard[i]; the counters
-// come back in the order of users.
+// and the reserve), parts[1+i] of shard i, whose counters are those of byShard[i] and whose epoch
+// is Epochs[i]; the counters come back in the order of users.
 func merge(parts []*lua.Snapshot, byShard [][]int64, users []int64) *lua.Snapshot {
 	out := &lua.Snapshot{Cached: true, Total: parts[0].Total, Journals: make([][]*lua.Journal, len(parts[0].Journals))}
+	for _, p := range parts[1:] {
+		out.Epochs = append(out.Epochs, p.Epochs...)
+	}
 	counts := make([]lua.StockCounts, len(parts))
 	counter := map[int64]int64{}
 	for i, p := range parts {

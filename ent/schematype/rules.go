@@ -22,8 +22,11 @@ type ConsumeRule struct {
 }
 
 // BatchItem is one claim or distribution row a stock_batch header reserved a unit for: its user
-// and redemption id, so a sweep or a reconciliation finds its coupon by the user's shard key.
+// and redemption id, so a sweep or a reconciliation finds its coupon by the user's shard key, and
+// the template's Redis epoch when Redis took its unit (0: unknown, before 2026-12-06), which
+// orders it before or after a reconciliation's snapshot.
 type BatchItem struct {
-	User int64  `json:"u"`
-	Rid  string `json:"r"`
+	User  int64  `json:"u"`
+	Rid   string `json:"r"`
+	Epoch int64  `json:"e,omitempty"`
 }

@@ -31,6 +31,18 @@ SELECT `stock_batch`.`id` FROM `stock_batch` WHERE ((`stock_batch`.`shop_number`
 SELECT `stock_batch`.`id` FROM `stock_batch` WHERE ((`stock_batch`.`shop_number` = 1001 AND `stock_batch`.`template_id` = 4242424242424) AND `stock_batch`.`id` IN (4242424242424, 4242424242424, 4242424242424)) AND `stock_batch`.`seq` > 3;
 
 -- autocommit
+SELECT `stock_batch`.`id`, `stock_batch`.`shop_number`, `stock_batch`.`template_id`, `stock_batch`.`seq`, `stock_batch`.`source`, `stock_batch`.`task_id`, `stock_batch`.`task_start`, `stock_batch`.`reserved`, `stock_batch`.`used`, `stock_batch`.`state`, `stock_batch`.`items`, `stock_batch`.`created_at`, `stock_batch`.`settled_at` FROM `stock_batch` WHERE ((`stock_batch`.`shop_number` = 1001 AND `stock_batch`.`template_id` = 4242424242424) AND `stock_batch`.`seq` > 0) AND `stock_batch`.`state` = 'SETTLED';
+
+-- autocommit
+SELECT `stock_batch`.`id`, `stock_batch`.`shop_number`, `stock_batch`.`template_id`, `stock_batch`.`seq`, `stock_batch`.`source`, `stock_batch`.`task_id`, `stock_batch`.`task_start`, `stock_batch`.`reserved`, `stock_batch`.`used`, `stock_batch`.`state`, `stock_batch`.`items`, `stock_batch`.`created_at`, `stock_batch`.`settled_at` FROM `stock_batch` WHERE ((`stock_batch`.`shop_number` = 1001 AND `stock_batch`.`template_id` = 4242424242424) AND `stock_batch`.`seq` > 1) AND `stock_batch`.`state` = 'SETTLED';
+
+-- autocommit
+SELECT `stock_batch`.`id`, `stock_batch`.`shop_number`, `stock_batch`.`template_id`, `stock_batch`.`seq`, `stock_batch`.`source`, `stock_batch`.`task_id`, `stock_batch`.`task_start`, `stock_batch`.`reserved`, `stock_batch`.`used`, `stock_batch`.`state`, `stock_batch`.`items`, `stock_batch`.`created_at`, `stock_batch`.`settled_at` FROM `stock_batch` WHERE ((`stock_batch`.`shop_number` = 1001 AND `stock_batch`.`template_id` = 4242424242424) AND `stock_batch`.`seq` > 2) AND `stock_batch`.`state` = 'SETTLED';
+
+-- autocommit
+SELECT `stock_batch`.`id`, `stock_batch`.`shop_number`, `stock_batch`.`template_id`, `stock_batch`.`seq`, `stock_batch`.`source`, `stock_batch`.`task_id`, `stock_batch`.`task_start`, `stock_batch`.`reserved`, `stock_batch`.`used`, `stock_batch`.`state`, `stock_batch`.`items`, `stock_batch`.`created_at`, `stock_batch`.`settled_at` FROM `stock_batch` WHERE ((`stock_batch`.`shop_number` = 1001 AND `stock_batch`.`template_id` = 4242424242424) AND `stock_batch`.`seq` > 3) AND `stock_batch`.`state` = 'SETTLED';
+
+-- autocommit
 SELECT `stock_batch`.`id`, `stock_batch`.`shop_number`, `stock_batch`.`template_id`, `stock_batch`.`seq`, `stock_batch`.`source`, `stock_batch`.`task_id`, `stock_batch`.`task_start`, `stock_batch`.`reserved`, `stock_batch`.`used`, `stock_batch`.`state`, `stock_batch`.`items`, `stock_batch`.`created_at`, `stock_batch`.`settled_at` FROM `stock_batch` WHERE `stock_batch`.`template_id` = 4242424242424 AND `stock_batch`.`seq` > 0 ORDER BY `stock_batch`.`seq` LIMIT 1;
 
 -- autocommit
