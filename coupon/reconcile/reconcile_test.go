@@ -486,29 +486,34 @@ func TestEndedTemplateChecksNoCounters(t *testing.T) {
 // TestBatchBetweenTheReadsBalances persists a batch wholly between a read's MySQL view and its
 // Redis snapshot (T1, T2, T3 and the outbox's acknowledgement: in neither read), and another batch
 // of claims made after the snapshot: the first counts once (as meanwhile), the second not at all,
-// for the template and for each user's counter.
+// for the template and for each user's counter; on one stock hash and on three stock shards (an
+// epoch each).
 func TestBatchBetweenTheReadsBalances(t *testing.T) {
-	e := newEnv(t, "between", stack.Options{})
-	tpl := e.Template(t, 10, 2, nil)
-	e.claim(t, tpl.ID, 1, 2)
-	e.persist(t, tpl.ID)
-	e.claim(t, tpl.ID, 3, 4)
-	users := []int64{1, 2, 3, 4, 5, 6}
-	e.rec.Between(func() { e.persist(t, tpl.ID) }, func() {
-		e.claim(t, tpl.ID, 5, 6)
-		e.persist(t, tpl.ID)
-	})
-	rep, err := e.rec.ReadOnce(e.Ctx, tpl.ID, users)
-	e.rec.Between(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rep.Balanced || rep.Issued != 2 || rep.Meanwhile != 2 || rep.Pending != 0 || rep.DBStock != 8 || *rep.RedisStock != 6 {
-		t.Fatalf("a batch between the reads: %+v, want balanced, issued 2, meanwhile 2, pending 0, stocks 8 and 6", rep)
-	}
-	// The batch persisted after the snapshot counts in the next read as issued; nothing meanwhile.
-	rep, err = e.rec.ReadOnce(e.Ctx, tpl.ID, users)
-	if err != nil || !rep.Balanced || rep.Issued != 6 || rep.Meanwhile != 0 || rep.Pending != 0 {
-		t.Fatalf("the next read: %+v, %v", rep, err)
+	for _, shards := range []int{1, 3} {
+		t.Run(fmt.Sprintf("stock shards %d", shards), func(t *testing.T) {
+			e := newEnv(t, fmt.Sprintf("between%d", shards), stack.Options{})
+			tpl := e.Template(t, 10, 2, func(in *template.CreateInput) { in.StockShards = &shards })
+			e.claim(t, tpl.ID, 1, 2)
+			e.persist(t, tpl.ID)
+			e.claim(t, tpl.ID, 3, 4)
+			users := []int64{1, 2, 3, 4, 5, 6}
+			e.rec.Between(func() { e.persist(t, tpl.ID) }, func() {
+				e.claim(t, tpl.ID, 5, 6)
+				e.persist(t, tpl.ID)
+			})
+			rep, err := e.rec.ReadOnce(e.Ctx, tpl.ID, users)
+			e.rec.Between(nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Balanced || rep.Issued != 2 || rep.Meanwhile != 2 || rep.Pending != 0 || rep.DBStock != 8 || *rep.RedisStock != 6 {
+				t.Fatalf("a batch between the reads: %+v, want balanced, issued 2, meanwhile 2, pending 0, stocks 8 and 6", rep)
+			}
+			// The batch persisted after the snapshot counts in the next read as issued; nothing meanwhile.
+			rep, err = e.rec.ReadOnce(e.Ctx, tpl.ID, users)
+			if err != nil || !rep.Balanced || rep.Issued != 6 || rep.Meanwhile != 0 || rep.Pending != 0 {
+				t.Fatalf("the next read: %+v, %v", rep, err)
+			}
+		})
 	}
 }
