@@ -11,11 +11,13 @@ import (
 
 	"coupond/coupon"
 	"coupond/coupon/claim"
+	"coupond/coupon/distribution"
 	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/coupon/reconcile"
 	"coupond/coupon/template"
 	"coupond/ent"
+	"coupond/ent/coupontask"
 	"coupond/ent/coupontemplatelog"
 	"coupond/ent/usercoupon"
 	"coupond/services"
@@ -484,20 +486,38 @@ func TestEndedTemplateChecksNoCounters(t *testing.T) {
 }
 
 // TestBatchBetweenTheReadsBalances persists a batch wholly between a read's MySQL view and its
-// Redis snapshot (T1, T2, T3 and the outbox's acknowledgement: in neither read), and another batch
-// of claims made after the snapshot: the first counts once (as meanwhile), the second not at all,
-// for the template and for each user's counter; on one stock hash and on three stock shards (an
-// epoch each).
+// Redis snapshot (T1, T2, T3 and the outbox's acknowledgement or the journal's deletion: in
+// neither read), and another batch of claims made after the snapshot: the first counts once (as
+// meanwhile), the second not at all, for the template and for each user's counter; a batch of
+// claims on one stock hash and on three stock shards (an epoch each), and a distribution batch.
 func TestBatchBetweenTheReadsBalances(t *testing.T) {
-	for _, shards := range []int{1, 3} {
-		t.Run(fmt.Sprintf("stock shards %d", shards), func(t *testing.T) {
-			e := newEnv(t, fmt.Sprintf("between%d", shards), stack.Options{})
-			tpl := e.Template(t, 10, 2, func(in *template.CreateInput) { in.StockShards = &shards })
+	for _, c := range []struct {
+		name         string
+		shards       int
+		distribution bool
+	}{{"claims", 1, false}, {"claims on 3 stock shards", 3, false}, {"distribution", 1, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, fmt.Sprintf("between%d%v", c.shards, c.distribution), stack.Options{})
+			tpl := e.Template(t, 10, 2, func(in *template.CreateInput) { in.StockShards = &c.shards })
 			e.claim(t, tpl.ID, 1, 2)
 			e.persist(t, tpl.ID)
-			e.claim(t, tpl.ID, 3, 4)
+			between := func() { e.persist(t, tpl.ID) }
+			if c.distribution { // users 3 and 4 listed in a task that runs between the reads
+				task, err := e.Distribution.Create(e.Ctx, stack.Merchant, distribution.CreateInput{TemplateID: tpl.ID, Name: "push",
+					SendType: coupontask.SendTypeIMMEDIATE, FileName: "u.csv", File: strings.NewReader("userId\n3\n4\n")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				between = func() {
+					if err := e.Distribution.Run(e.Ctx, task.ID); err != nil {
+						t.Error(err)
+					}
+				}
+			} else {
+				e.claim(t, tpl.ID, 3, 4)
+			}
 			users := []int64{1, 2, 3, 4, 5, 6}
-			e.rec.Between(func() { e.persist(t, tpl.ID) }, func() {
+			e.rec.Between(between, func() {
 				e.claim(t, tpl.ID, 5, 6)
 				e.persist(t, tpl.ID)
 			})
