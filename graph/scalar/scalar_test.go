@@ -18,7 +18,8 @@ func TestMarshalAsQuote(t *testing.T) {
 			t.Errorf("MarshalID(%d) = %s, want %s", id, got.String(), want)
 		}
 	}
-	for _, s := range []string{"0", "5", "12.5", "-3.456", "99999999999.99"} {
+	for _, s := range []string{"0", "5", "5.00", "12.5", "0.05", "-0.5", "-0.05", "-3.456", "1.005", "99999999999.99", "999999999999999",
+		"9999999999999999", "5e1", "-12e-1", "123456789012345678901234567890.12"} {
 		d := decimal.RequireFromString(s)
 		var got bytes.Buffer
 		MarshalDecimal(d).MarshalGQL(&got)
