@@ -142,7 +142,7 @@ func decodePost(body []byte) (*graphql.RawParams, string) {
 // the bytes are the same either way.
 func writeResponse(w io.Writer, resp *graphql.Response) {
 	if len(resp.Errors) == 0 && len(resp.Data) > 0 && resp.Label == "" && resp.Path == nil &&
-		resp.HasNext == nil && resp.Extensions == nil && !bytes.ContainsAny(resp.Data, "<>&\u2028\u2029") {
+		resp.HasNext == nil && resp.Extensions == nil && !htmlEscaped(resp.Data) {
 		buf := make([]byte, 0, len(`{"data":}`)+len(resp.Data))
 		buf = append(append(append(buf, `{"data":`...), resp.Data...), '}')
 		w.Write(buf)
@@ -153,4 +153,13 @@ func writeResponse(w io.Writer, resp *graphql.Response) {
 		panic("marshal the response: " + err.Error()) // gqlgen's writer panics too; Recover answers INTERNAL
 	}
 	w.Write(b)
+}
+
+// htmlEscaped reports whether json.Marshal escapes any of data's characters for HTML (< > &
+// U+2028 U+2029). It is bytes.ContainsAny(data, "<>&\u2028\u2029") by vectorized byte scans:
+// ContainsAny with characters beyond ASCII decodes data rune by rune, a tenth of an
+// applicableCoupons call's CPU on a 200-coupon wallet.
+func htmlEscaped(data []byte) bool {
+	return bytes.IndexByte(data, '<') >= 0 || bytes.IndexByte(data, '>') >= 0 || bytes.IndexByte(data, '&') >= 0 ||
+		bytes.Contains(data, []byte("\u2028")) || bytes.Contains(data, []byte("\u2029"))
 }

@@ -17,6 +17,10 @@ func TestWriteResponseAsJSONMarshal(t *testing.T) {
 		{Data: json.RawMessage(`{"redeemCoupon":{"redemption":{"id":"1-2","status":"PENDING"},"userErrors":[]}}`)},
 		{Data: json.RawMessage(`{"name":"a<b>&c"}`)},
 		{Data: json.RawMessage("{\"name\":\"line\u2028sep\"}")},
+		{Data: json.RawMessage("{\"name\":\"para\u2029sep\"}")},
+		{Data: json.RawMessage(`{"name":"a>b"}`)},
+		{Data: json.RawMessage(`{"name":"a&b"}`)},
+		{Data: json.RawMessage("{\"name\":\"caf\u00e9 \u2027 \u202a\"}")},
 		{Data: json.RawMessage(`null`)},
 		{},
 		{Data: json.RawMessage(`{"x":1}`), Errors: gqlerror.List{{Message: "boom", Extensions: map[string]any{"code": "INTERNAL"}}}},
@@ -31,6 +35,15 @@ func TestWriteResponseAsJSONMarshal(t *testing.T) {
 		}
 		if !bytes.Equal(got.Bytes(), want) {
 			t.Errorf("writeResponse = %s, json.Marshal = %s", got.Bytes(), want)
+		}
+	}
+}
+
+// TestHTMLEscapedAsContainsAny: the byte scans find what bytes.ContainsAny finds.
+func TestHTMLEscapedAsContainsAny(t *testing.T) {
+	for _, s := range []string{"", "plain", "a<b", "a>b", "a&b", "x\u2028", "\u2029x", "\u2027\u202a\u00e9", "\xe2\x80", "\xe2\x80\xa8"} {
+		if got, want := htmlEscaped([]byte(s)), bytes.ContainsAny([]byte(s), "<>&\u2028\u2029"); got != want {
+			t.Errorf("htmlEscaped(%q) = %v, ContainsAny %v", s, got, want)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package checkout
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -205,18 +204,18 @@ func (s *Service) lockedAlready(ctx context.Context, uc *ent.UserCoupon, orderID
 // waits for uncommitted ones of the same order: two locks racing on one order wait for each other
 // (or deadlock, and MySQL fails one), locks of other orders never meet.
 func stillStacked(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, taken decimal.Decimal) error {
-	live, err := querySettlements(ctx, tx, liveOfOrderForUpdate, row.UserID, row.OrderID)
+	lives, err := queryLives(ctx, tx, row.UserID, row.OrderID)
 	if err != nil {
 		return fmt.Errorf("lock: the order's coupons: %w", err)
 	}
 	now := decimal.Zero
-	for _, l := range live {
+	for _, l := range lives {
 		switch {
-		case l.ID == row.ID:
-		case *l.LiveSlot == platformSlot:
+		case l.Coupon == row.CouponID:
+		case l.Slot == platformSlot:
 			return errLost // (row is a shop coupon: the unique key keeps one platform coupon)
 		default:
-			now = now.Add(l.DiscountAmount)
+			now = now.Add(l.Discount)
 		}
 	}
 	if !now.Equal(taken) {
@@ -225,34 +224,23 @@ func stillStacked(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, ta
 	return nil
 }
 
-// liveOfOrder is a select expression: the live settlements of the order (argument) of the
-// coupon's holder, as a JSON array of {coupon, slot, discount} (NULL when none).
-const liveOfOrder = "(SELECT JSON_ARRAYAGG(JSON_OBJECT('coupon', s.coupon_id, 'slot', s.live_slot, 'discount', s.discount_amount)) " +
-	"FROM coupon_settlement s WHERE s.user_id = %s AND s.order_id = ? AND s.live_slot IS NOT NULL)"
-
-// live is one live settlement of an order, as liveOfOrder gives it.
+// live is one live settlement of an order: its coupon, stacking slot and discount.
 type live struct {
-	Coupon   int64           `json:"coupon"`
-	Slot     string          `json:"slot"`
-	Discount decimal.Decimal `json:"discount"`
+	Coupon   int64
+	Slot     string
+	Discount decimal.Decimal
 }
 
 // couponForOrder reads the coupon that where and args name (named; NOT_FOUND when there is none)
 // and the live settlements of its holder's order orderID, in one statement: a plain read, which
 // the lock's transaction checks again (stillStacked).
 func (s *Service) couponForOrder(ctx context.Context, where string, args []any, orderID int64) (*ent.UserCoupon, []live, error) {
-	uc, js, err := queryCouponWithLive(ctx, s.db, orderID, where, args...)
+	uc, ls, err := queryCouponWithLive(ctx, s.db, orderID, where, args...)
 	switch {
 	case ent.IsNotFound(err):
 		return nil, nil, coupon.ErrNotFound
 	case err != nil:
 		return nil, nil, fmt.Errorf("lock: the coupon and its order: %w", err)
-	}
-	var ls []live
-	if js != nil {
-		if err := json.Unmarshal(js, &ls); err != nil {
-			return nil, nil, fmt.Errorf("lock: the order's coupons: %w", err)
-		}
 	}
 	return uc, ls, nil
 }

@@ -20,7 +20,9 @@ func (e *InputError) Error() string { return e.msg }
 // MarshalID writes a 64-bit id as a decimal string.
 func MarshalID(id int64) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
-		io.WriteString(w, strconv.Quote(strconv.FormatInt(id, 10)))
+		var buf [22]byte // the quotes and the longest int64
+		b := append(strconv.AppendInt(append(buf[:0], '"'), id, 10), '"')
+		w.Write(b)
 	})
 }
 
@@ -55,8 +57,32 @@ func UnmarshalID(v any) (int64, error) {
 // MarshalDecimal writes money with exactly 2 decimals ("12.50").
 func MarshalDecimal(d decimal.Decimal) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
-		io.WriteString(w, strconv.Quote(d.StringFixed(2)))
+		var buf [24]byte // the quotes and 18 digits, sign and point
+		b, ok := appendCents(append(buf[:0], '"'), d)
+		if !ok {
+			b = append(b, d.StringFixed(2)...) // digits, sign and point: nothing to escape
+		}
+		w.Write(append(b, '"'))
 	})
+}
+
+// appendCents appends d as d.StringFixed(2) writes it when d has at most 2 decimals and 15 digits
+// (its cents fit in an int64, no rounding), without StringFixed's big.Int arithmetic; false (b
+// unchanged) otherwise.
+func appendCents(b []byte, d decimal.Decimal) ([]byte, bool) {
+	e := d.Exponent()
+	if e < -2 || e > 0 || d.NumDigits() > 15 {
+		return b, false
+	}
+	c := d.CoefficientInt64()
+	for ; e > -2; e-- {
+		c *= 10
+	}
+	if c < 0 {
+		b, c = append(b, '-'), -c
+	}
+	b = strconv.AppendInt(b, c/100, 10)
+	return append(b, '.', byte('0'+c%100/10), byte('0'+c%10)), true
 }
 
 // maxDecimalLen bounds a Decimal input before it is parsed: parsing is superlinear in the number
