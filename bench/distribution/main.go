@@ -7,8 +7,9 @@
 // It also reports rows/s, the worker's peak RSS (VmHWM) and CPU time, and the claim latency of a flash sale on
 // another template running meanwhile (redeemCoupon over HTTP from -claimers closed-loop workers;
 // none by default, as LOAD DATA runs alone). It also reports the CPU time MariaDB and Redis used
-// during the run, whole processes (under bench/isolated.sh they serve the benchmark alone), so the
-// run's CPU can be set against what two cores give in its wall time.
+// during the run, whole processes (the servers it talks to, found by pid: other servers on the box
+// are not counted; under bench/isolated.sh they serve the benchmark alone), so the run's CPU can
+// be set against what two cores give in its wall time.
 //
 //	go run ./bench/distribution                  # 200,000 rows: the ratio to LOAD DATA (target ≤ 1.5×)
 //	go run ./bench/distribution -rows 1000000    # the worker's peak RSS (target < 150 MB)
@@ -108,7 +109,7 @@ func main() {
 
 	ctx, stopSale := context.WithCancel(context.Background())
 	sale := startSale(ctx, url, signer, saleTpl, *claimers)
-	servers := serverPids()
+	servers := serverPids(root, rdb)
 	serversBefore := cpuTimes(servers)
 	begin := time.Now()
 	taskID := upload(url, merchant, distTpl, file)
@@ -322,25 +323,26 @@ func vmHWM(pid int) int64 {
 	return 0
 }
 
-// serverPids returns the pids of the processes named mariadbd (or mysqld) and redis-server, by
-// name (mysqld counted as mariadbd).
-func serverPids() map[string][]int {
+// serverPids returns the pids of the MariaDB (its @@pid_file) and Redis (INFO's process_id)
+// servers this run talks to, by the names the report gives them: on a box where other servers
+// run beside them, theirs are not counted. A server whose pid cannot be told is left out.
+func serverPids(db *sql.DB, rdb *redis.Client) map[string][]int {
 	out := map[string][]int{}
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
+	var pidFile string
+	if db.QueryRow("SELECT @@pid_file").Scan(&pidFile) == nil {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				out["mariadbd"] = []int{pid}
+			}
 		}
-		comm, err := os.ReadFile(filepath.Join("/proc", d.Name(), "comm"))
-		if err != nil {
-			continue
-		}
-		switch name := strings.TrimSpace(string(comm)); name {
-		case "mariadbd", "mysqld":
-			out["mariadbd"] = append(out["mariadbd"], pid)
-		case "redis-server":
-			out[name] = append(out[name], pid)
+	}
+	if info, err := rdb.Info(context.Background(), "server").Result(); err == nil {
+		for _, line := range strings.Split(info, "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
+				if pid, err := strconv.Atoi(v); err == nil {
+					out["redis-server"] = []int{pid}
+				}
+			}
 		}
 	}
 	return out
