@@ -13,7 +13,8 @@
 -- ARGV[2]      now, unix milliseconds
 -- ARGV[3]      "1": borrowing (a stock shard that may borrow: a stock short of the rows is answered
 --              7 SHORT and nothing is written); "0": the rows beyond the stock are OUT_OF_STOCK
--- ARGV[3+i]    row i: "<row number>:<user id>" (one user at most once per batch)
+-- ARGV[4]      the rows, in KEYS' order, as one string: "<row number>:<user id>,…" (one user at
+--              most once per batch); the script only copies it into the journal
 --
 -- Returns an array {status, code_1, rc_1, code_2, rc_2, …} (never a bit-packed number, which overflows):
 --   status: 0 deducted now, 1 replayed (the hash already held this batch's journal: its stored
@@ -26,11 +27,13 @@
 --
 -- Each OK row did, as an accepted claim does: stock -1, n +1, seq +1, the claim hash expiring at the
 -- template's end (seconds). When none of the rows' claim hashes exists (a list of new users, the
--- common case) each OK row writes its hash as n=1, seq=1 in one HSET instead of two HINCRBYs: the
--- same hash, one command fewer per row.
+-- common case) the first OK row writes its hash as n=1, seq=1 (HSET, EXPIREAT) and every other OK
+-- row gets a copy of it in one command: RESTORE of the first hash's DUMP, with the same absolute
+-- expiry (ABSTTL). The same hash as two HINCRBYs and an EXPIREAT would leave, in one command a row
+-- instead of three.
 --
 -- The journal is a string in field ARGV[1] of KEYS[2], without TTL:
--- "<start>|<ARGV[4]>,<ARGV[5]>,…|<code_1>,<rc_1>,<code_2>,<rc_2>,…" (the rows as given, then the
+-- "<start>|<ARGV[4]>|<code_1>,<rc_1>,<code_2>,<rc_2>,…" (the rows as given, then the
 -- outcomes as returned; lua.ParseJournal reads it). A journal written as JSON
 -- ({start, rows: [[row, user, code, rc], …]}) by an earlier version is still replayed.
 -- distribute_after_commit.lua deletes the field once the batch is committed. A task may have more
@@ -63,8 +66,8 @@ end
 local ended = tpl[3] ~= 'ACTIVE' or tonumber(ARGV[2]) >= endMs
 if ARGV[3] == '1' and not ended then
   local wanted = 0
-  for i = 4, #ARGV do
-    if (tonumber(redis.call('HGET', KEYS[i - 1], 'n')) or 0) < limit then
+  for i = 3, #KEYS - 1 do
+    if (tonumber(redis.call('HGET', KEYS[i], 'n')) or 0) < limit then
       wanted = wanted + 1
     end
   end
@@ -83,9 +86,11 @@ for i = 3, #KEYS - 1, 1000 do
 end
 
 local expireAt = string.format('%d', math.ceil(endMs / 1000))
+local expireAtMs = expireAt .. '000'
+local fresh -- allNew: the DUMP of the first OK row's hash (n=1, seq=1)
 local out, m, taken = {0}, 1, 0
-for i = 4, #ARGV do
-  local key = KEYS[i - 1]
+for i = 3, #KEYS - 1 do
+  local key = KEYS[i]
   local code, rc = 0, 0
   if ended then
     code = 4
@@ -94,8 +99,13 @@ for i = 4, #ARGV do
   elseif allNew then
     taken = taken + 1
     rc = 1
-    redis.call('HSET', key, 'n', 1, 'seq', 1)
-    redis.call('EXPIREAT', key, expireAt)
+    if fresh then
+      redis.call('RESTORE', key, expireAtMs, fresh, 'ABSTTL')
+    else
+      redis.call('HSET', key, 'n', 1, 'seq', 1)
+      redis.call('EXPIREAT', key, expireAt)
+      fresh = redis.call('DUMP', key)
+    end
   elseif redis.call('HINCRBY', key, 'n', 1) > limit then
     redis.call('HINCRBY', key, 'n', -1) -- back to what it was: the user holds limit already
     code = 2
@@ -109,6 +119,6 @@ end
 if taken > 0 then
   redis.call('HINCRBY', KEYS[1], 'stock', -taken)
 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[1] .. '|' .. table.concat(ARGV, ',', 4) .. '|' .. table.concat(out, ',', 2))
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[1] .. '|' .. ARGV[4] .. '|' .. table.concat(out, ',', 2))
 redis.call('SADD', KEYS[#KEYS], KEYS[2])
 return out

@@ -203,8 +203,11 @@ func TestDistributeNewUsersAndExistingOnes(t *testing.T) {
 			t.Fatalf("user %d's hash expires at %v (%v), want the template's end %v", u, at, err, wantExpiry)
 		}
 	}
-	if res := mustRedeem(t, rdb, redeemKeys(tid, 40, "", "c-40"), asyncArgs(40, "c-40")); res.Code != RedeemLimitReached {
-		t.Fatalf("a claim of user 40, at the limit through distribution, was not refused LIMIT_REACHED: %+v", res)
+	for _, u := range []int64{40, 41} { // 41's hash is a RESTOREd copy of 40's
+		rid := "c-" + strconv.FormatInt(u, 10)
+		if res := mustRedeem(t, rdb, redeemKeys(tid, u, "", rid), asyncArgs(u, rid)); res.Code != RedeemLimitReached {
+			t.Fatalf("a claim of user %d, at the limit through distribution, was not refused LIMIT_REACHED: %+v", u, res)
+		}
 	}
 	// 2,500 rows (more than one EXISTS chunk), user 4,200 holding its coupon through a claim.
 	mustRedeem(t, rdb, redeemKeys(tid, 4200, "", "c-4200"), asyncArgs(4200, "c-4200"))
