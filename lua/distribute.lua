@@ -28,9 +28,8 @@
 -- Each OK row did, as an accepted claim does: stock -1, n +1, seq +1, the claim hash expiring at the
 -- template's end (seconds). When none of the rows' claim hashes exists (a list of new users, the
 -- common case) the first OK row writes its hash as n=1, seq=1 (HSET, EXPIREAT) and every other OK
--- row gets a copy of it in one command: RESTORE of the first hash's DUMP, with the same absolute
--- expiry (ABSTTL). The same hash as two HINCRBYs and an EXPIREAT would leave, in one command a row
--- instead of three. Where an ACL refuses DUMP or RESTORE, the rows write their hashes as the first.
+-- row gets a copy of it, expiry included, in one command (COPY, Redis 6.2+): the same hash as two
+-- HINCRBYs and an EXPIREAT would leave, in one command a row instead of three.
 --
 -- The journal is a string in field ARGV[1] of KEYS[2], without TTL:
 -- "<start>|<ARGV[4]>|<code_1>,<rc_1>,<code_2>,<rc_2>,…" (the rows as given, then the
@@ -86,8 +85,7 @@ for i = 3, #KEYS - 1, 1000 do
 end
 
 local expireAt = string.format('%d', math.ceil(endMs / 1000))
-local expireAtMs = expireAt .. '000'
-local fresh -- allNew: the DUMP of the first OK row's hash (n=1, seq=1); false: DUMP or RESTORE refused
+local first -- allNew: the key of the first OK row's hash (n=1, seq=1, expiring at expireAt)
 local out, m, taken = {0}, 1, 0
 for i = 3, #KEYS - 1 do
   local key = KEYS[i]
@@ -99,15 +97,12 @@ for i = 3, #KEYS - 1 do
   elseif allNew then
     taken = taken + 1
     rc = 1
-    if not (fresh and redis.pcall('RESTORE', key, expireAtMs, fresh, 'ABSTTL').ok) then
+    if first then
+      redis.call('COPY', first, key)
+    else
       redis.call('HSET', key, 'n', 1, 'seq', 1)
       redis.call('EXPIREAT', key, expireAt)
-      if fresh == nil then
-        local dump = redis.pcall('DUMP', key)
-        fresh = type(dump) == 'string' and dump
-      else
-        fresh = false -- RESTORE refused (an ACL without it): plain writes from here on
-      end
+      first = key
     end
   elseif redis.call('HINCRBY', key, 'n', 1) > limit then
     redis.call('HINCRBY', key, 'n', -1) -- back to what it was: the user holds limit already

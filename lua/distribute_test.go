@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"coupond/testutil"
 )
 
@@ -205,7 +203,7 @@ func TestDistributeNewUsersAndExistingOnes(t *testing.T) {
 			t.Fatalf("user %d's hash expires at %v (%v), want the template's end %v", u, at, err, wantExpiry)
 		}
 	}
-	for _, u := range []int64{40, 41} { // 41's hash is a RESTOREd copy of 40's
+	for _, u := range []int64{40, 41} { // 41's hash is a COPY of 40's
 		rid := "c-" + strconv.FormatInt(u, 10)
 		if res := mustRedeem(t, rdb, redeemKeys(tid, u, "", rid), asyncArgs(u, rid)); res.Code != RedeemLimitReached {
 			t.Fatalf("a claim of user %d, at the limit through distribution, was not refused LIMIT_REACHED: %+v", u, res)
@@ -238,46 +236,6 @@ func TestDistributeNewUsersAndExistingOnes(t *testing.T) {
 	}
 	if s := hgetInt(t, rdb, k.Template, "stock"); s != 3000-1-2-2499 {
 		t.Fatalf("stock %d, want %d", s, 3000-1-2-2499)
-	}
-}
-
-// Where an ACL refuses DUMP and RESTORE, a batch of new users writes every hash as the first:
-// the same outcomes, hashes and expiry.
-func TestDistributeNewUsersWithoutDumpAndRestore(t *testing.T) {
-	if len(testutil.RedisCluster()) > 0 {
-		t.Skip("an ACL user is set on one node, not the cluster")
-	}
-	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
-	user := "coupond-test-" + ns + "-norestore"
-	if err := rdb.Do(ctx, "ACL", "SETUSER", user, "reset", "on", ">pw", "~*", "&*", "+@all", "-dump", "-restore").Err(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rdb.Do(ctx, "ACL", "DELUSER", user) })
-	limited := redis.NewClient(&redis.Options{Addr: testutil.RedisAddr(), Username: user, Password: "pw"})
-	t.Cleanup(func() { limited.Close() })
-	const tid, task = 76, 9005
-	p := activeTpl(100, 1)
-	putTemplate(t, rdb, tid, p)
-	k := distKeys(tid, task)
-	rows := []DistributeRow{{2, 50}, {3, 51}, {4, 52}}
-	res, err := Distribute(ctx, limited, k, 0, time.Now(), rows, false)
-	if err != nil || res.Status != DistributeDeducted || len(res.Outcomes) != 3 {
-		t.Fatalf("new users without DUMP and RESTORE: %+v %v", res, err)
-	}
-	wantExpiry := time.Unix((p.end.UnixMilli()+999)/1000, 0)
-	for i, u := range []int64{50, 51, 52} {
-		if res.Outcomes[i] != (DistributeOutcome{DistributeOK, 1}) {
-			t.Fatalf("user %d: %+v", u, res.Outcomes[i])
-		}
-		if n, seq := hgetInt(t, rdb, k.Claims(u), "n"), hgetInt(t, rdb, k.Claims(u), "seq"); n != 1 || seq != 1 {
-			t.Fatalf("user %d: n %d seq %d, want 1 1", u, n, seq)
-		}
-		if at, err := rdb.ExpireTime(ctx, k.Claims(u)).Result(); err != nil || !time.Unix(int64(at/time.Second), 0).Equal(wantExpiry) {
-			t.Fatalf("user %d's hash expires at %v (%v), want %v", u, at, err, wantExpiry)
-		}
-	}
-	if s := hgetInt(t, rdb, k.Template, "stock"); s != 97 {
-		t.Fatalf("stock %d, want 97", s)
 	}
 }
 
