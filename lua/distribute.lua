@@ -26,10 +26,11 @@
 --   rc_i:   row i's receive_count (the user's seq + 1, the claim script's sequence, so claims and distribution share one 1-based count); 0 unless OK
 --
 -- Each OK row did, as an accepted claim does: stock -1, n +1, seq +1, the claim hash expiring at the
--- template's end (seconds). When none of the rows' claim hashes exists (a list of new users, the
--- common case) the first OK row writes its hash as n=1, seq=1 (HSET, EXPIREAT) and every other OK
--- row gets a copy of it, expiry included, in one command (COPY, Redis 6.2+): the same hash as two
--- HINCRBYs and an EXPIREAT would leave, in one command a row instead of three.
+-- template's end (seconds). Once a row's hash holds n=1, seq=1 (its user had none, or a hash
+-- without seq and n 0), a later row whose user has no hash gets a copy of it, expiry included, in
+-- one command (COPY, Redis 6.2+; it copies nothing onto an existing hash): the same hash as two
+-- HINCRBYs and an EXPIREAT would leave, in one command a row instead of three. The claim hashes
+-- hold no other fields (the claim scripts write n and seq alone).
 --
 -- The journal is a string in field ARGV[1] of KEYS[2], without TTL:
 -- "<start>|<ARGV[4]>|<code_1>,<rc_1>,<code_2>,<rc_2>,…" (the rows as given, then the
@@ -75,17 +76,8 @@ if ARGV[3] == '1' and not ended then
   end
 end
 
--- allNew: no row's claim hash exists (EXISTS in chunks: unpack has a stack limit).
-local allNew = not ended and limit >= 1
-for i = 3, #KEYS - 1, 1000 do
-  if not allNew then
-    break
-  end
-  allNew = redis.call('EXISTS', unpack(KEYS, i, math.min(i + 999, #KEYS - 1))) == 0
-end
-
 local expireAt = string.format('%d', math.ceil(endMs / 1000))
-local first -- allNew: the key of the first OK row's hash (n=1, seq=1, expiring at expireAt)
+local first -- a row's claim hash holding n=1, seq=1 and expiring at expireAt, once one does
 local out, m, taken = {0}, 1, 0
 for i = 3, #KEYS - 1 do
   local key = KEYS[i]
@@ -94,23 +86,22 @@ for i = 3, #KEYS - 1 do
     code = 4
   elseif stock - taken <= 0 then
     code = 1
-  elseif allNew then
-    taken = taken + 1
+  elseif first and redis.call('COPY', first, key) == 1 then
+    taken = taken + 1 -- a new user: its hash is a copy of first's, expiry included
     rc = 1
-    if first then
-      redis.call('COPY', first, key)
-    else
-      redis.call('HSET', key, 'n', 1, 'seq', 1)
-      redis.call('EXPIREAT', key, expireAt)
-      first = key
-    end
-  elseif redis.call('HINCRBY', key, 'n', 1) > limit then
-    redis.call('HINCRBY', key, 'n', -1) -- back to what it was: the user holds limit already
-    code = 2
   else
-    taken = taken + 1
-    rc = redis.call('HINCRBY', key, 'seq', 1)
-    redis.call('EXPIREAT', key, expireAt)
+    local n = redis.call('HINCRBY', key, 'n', 1)
+    if n > limit then
+      redis.call('HINCRBY', key, 'n', -1) -- back to what it was: the user holds limit already
+      code = 2
+    else
+      taken = taken + 1
+      rc = redis.call('HINCRBY', key, 'seq', 1)
+      redis.call('EXPIREAT', key, expireAt)
+      if n == 1 and rc == 1 then
+        first = first or key
+      end
+    end
   end
   out[m + 1], out[m + 2], m = code, rc, m + 2
 end

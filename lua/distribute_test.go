@@ -239,6 +239,40 @@ func TestDistributeNewUsersAndExistingOnes(t *testing.T) {
 	}
 }
 
+// Under a limit of 2, a user holding one coupon between new users gets its second (the new
+// users' hashes are copies of the first's, the held one is counted up, never overwritten).
+func TestDistributeNewUsersAroundAHolder(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	const tid, task = 77, 9006
+	p := activeTpl(100, 2)
+	putTemplate(t, rdb, tid, p)
+	k := distKeys(tid, task)
+	mustRedeem(t, rdb, redeemKeys(tid, 60, "", "c-60"), asyncArgs(60, "c-60"))
+	rows := []DistributeRow{{2, 59}, {3, 60}, {4, 61}}
+	res, err := Distribute(ctx, rdb, k, 0, time.Now(), rows, false)
+	if err != nil || res.Status != DistributeDeducted || len(res.Outcomes) != 3 {
+		t.Fatalf("batch: %+v %v", res, err)
+	}
+	wantExpiry := time.Unix((p.end.UnixMilli()+999)/1000, 0)
+	for i, want := range []struct {
+		user       int64
+		rc, n, seq int
+	}{{59, 1, 1, 1}, {60, 2, 2, 2}, {61, 1, 1, 1}} {
+		if res.Outcomes[i] != (DistributeOutcome{DistributeOK, want.rc}) {
+			t.Fatalf("user %d: %+v, want OK with receive_count %d", want.user, res.Outcomes[i], want.rc)
+		}
+		if n, seq := hgetInt(t, rdb, k.Claims(want.user), "n"), hgetInt(t, rdb, k.Claims(want.user), "seq"); n != want.n || seq != want.seq {
+			t.Fatalf("user %d: n %d seq %d, want %d %d", want.user, n, seq, want.n, want.seq)
+		}
+		if at, err := rdb.ExpireTime(ctx, k.Claims(want.user)).Result(); err != nil || !time.Unix(int64(at/time.Second), 0).Equal(wantExpiry) {
+			t.Fatalf("user %d's hash expires at %v (%v), want %v", want.user, at, err, wantExpiry)
+		}
+	}
+	if s := hgetInt(t, rdb, k.Template, "stock"); s != 100-1-3 {
+		t.Fatalf("stock %d, want %d", s, 100-1-3)
+	}
+}
+
 // A journal an earlier version wrote as JSON is still replayed (its outcomes, nothing deducted)
 // and read.
 func TestDistributeReplaysAJSONJournal(t *testing.T) {
