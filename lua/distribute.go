@@ -91,18 +91,20 @@ func Distribute(ctx context.Context, rdb redis.Scripter, k DistributeKeys, start
 	}
 	keys := make([]string, 0, 3+len(rows))
 	keys = append(keys, k.Template, k.Journal)
-	args := make([]any, 0, 3+len(rows))
 	flag := "0"
 	if borrowing {
 		flag = "1"
 	}
-	args = append(args, start, now.UnixMilli(), flag)
-	for _, r := range rows {
+	packed := make([]byte, 0, 20*len(rows))
+	for i, r := range rows {
 		keys = append(keys, k.Claims(r.UserID))
-		args = append(args, strconv.Itoa(r.Row)+":"+strconv.FormatInt(r.UserID, 10))
+		if i > 0 {
+			packed = append(packed, ',')
+		}
+		packed = strconv.AppendInt(append(strconv.AppendInt(packed, int64(r.Row), 10), ':'), r.UserID, 10)
 	}
 	keys = append(keys, k.Journals)
-	res, err := distribute.Run(ctx, rdb, keys, args...).Int64Slice()
+	res, err := distribute.Run(ctx, rdb, keys, start, now.UnixMilli(), flag, packed).Int64Slice()
 	if err != nil {
 		return DistributeResult{}, err
 	}

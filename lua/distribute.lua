@@ -13,7 +13,8 @@
 -- ARGV[2]      now, unix milliseconds
 -- ARGV[3]      "1": borrowing (a stock shard that may borrow: a stock short of the rows is answered
 --              7 SHORT and nothing is written); "0": the rows beyond the stock are OUT_OF_STOCK
--- ARGV[3+i]    row i: "<row number>:<user id>" (one user at most once per batch)
+-- ARGV[4]      the rows, in KEYS' order, as one string: "<row number>:<user id>,…" (one user at
+--              most once per batch); the script only copies it into the journal
 --
 -- Returns an array {status, epoch, code_1, rc_1, code_2, rc_2, …} (never a bit-packed number, which overflows):
 --   status: 0 deducted now, 1 replayed (the hash already held this batch's journal: its stored
@@ -27,13 +28,15 @@
 --   rc_i:   row i's receive_count (the user's seq + 1, the claim script's sequence, so claims and distribution share one 1-based count); 0 unless OK
 --
 -- Each OK row did, as an accepted claim does: stock -1, n +1, seq +1, the claim hash expiring at the
--- template's end (seconds). When none of the rows' claim hashes exists (a list of new users, the
--- common case) each OK row writes its hash as n=1, seq=1 in one HSET instead of two HINCRBYs: the
--- same hash, one command fewer per row.
+-- template's end (seconds). Once a row's hash holds n=1, seq=1 (its user had none, or a hash
+-- without seq and n 0), a later row whose user has no hash gets a copy of it, expiry included, in
+-- one command (COPY, Redis 6.2+; it copies nothing onto an existing hash): the same hash as two
+-- HINCRBYs and an EXPIREAT would leave, in one command a row instead of three. The claim hashes
+-- hold no other fields (the claim scripts write n and seq alone).
 --
 -- The journal is a string in field ARGV[1] of KEYS[2], without TTL:
--- "<start>:<epoch>|<ARGV[4]>,<ARGV[5]>,…|<code_1>,<rc_1>,<code_2>,<rc_2>,…" (the rows as given, then
--- the outcomes as returned; lua.ParseJournal reads it). A journal written by an earlier version, as
+-- "<start>:<epoch>|<ARGV[4]>|<code_1>,<rc_1>,<code_2>,<rc_2>,…" (the rows as given, then the
+-- outcomes as returned; lua.ParseJournal reads it). A journal written by an earlier version, as
 -- JSON ({start, rows: [[row, user, code, rc], …]}) or as a string without ":<epoch>", is still
 -- replayed (epoch 0).
 -- distribute_after_commit.lua deletes the field once the batch is committed. A task may have more
@@ -66,8 +69,8 @@ end
 local ended = tpl[3] ~= 'ACTIVE' or tonumber(ARGV[2]) >= endMs
 if ARGV[3] == '1' and not ended then
   local wanted = 0
-  for i = 4, #ARGV do
-    if (tonumber(redis.call('HGET', KEYS[i - 1], 'n')) or 0) < limit then
+  for i = 3, #KEYS - 1 do
+    if (tonumber(redis.call('HGET', KEYS[i], 'n')) or 0) < limit then
       wanted = wanted + 1
     end
   end
@@ -76,43 +79,39 @@ if ARGV[3] == '1' and not ended then
   end
 end
 
--- allNew: no row's claim hash exists (EXISTS in chunks: unpack has a stack limit).
-local allNew = not ended and limit >= 1
-for i = 3, #KEYS - 1, 1000 do
-  if not allNew then
-    break
-  end
-  allNew = redis.call('EXISTS', unpack(KEYS, i, math.min(i + 999, #KEYS - 1))) == 0
-end
-
 local expireAt = string.format('%d', math.ceil(endMs / 1000))
 local epoch = tonumber(tpl[6]) or 0
+local first -- a row's claim hash holding n=1, seq=1 and expiring at expireAt, once one does
 local out, m, taken = {0, epoch}, 2, 0
-for i = 4, #ARGV do
-  local key = KEYS[i - 1]
+for i = 3, #KEYS - 1 do
+  local key = KEYS[i]
   local code, rc = 0, 0
   if ended then
     code = 4
   elseif stock - taken <= 0 then
     code = 1
-  elseif allNew then
-    taken = taken + 1
+  elseif first and redis.call('COPY', first, key) == 1 then
+    taken = taken + 1 -- a new user: its hash is a copy of first's, expiry included
     rc = 1
-    redis.call('HSET', key, 'n', 1, 'seq', 1)
-    redis.call('EXPIREAT', key, expireAt)
-  elseif redis.call('HINCRBY', key, 'n', 1) > limit then
-    redis.call('HINCRBY', key, 'n', -1) -- back to what it was: the user holds limit already
-    code = 2
   else
-    taken = taken + 1
-    rc = redis.call('HINCRBY', key, 'seq', 1)
-    redis.call('EXPIREAT', key, expireAt)
+    local n = redis.call('HINCRBY', key, 'n', 1)
+    if n > limit then
+      redis.call('HINCRBY', key, 'n', -1) -- back to what it was: the user holds limit already
+      code = 2
+    else
+      taken = taken + 1
+      rc = redis.call('HINCRBY', key, 'seq', 1)
+      redis.call('EXPIREAT', key, expireAt)
+      if n == 1 and rc == 1 then
+        first = first or key
+      end
+    end
   end
   out[m + 1], out[m + 2], m = code, rc, m + 2
 end
 if taken > 0 then
   redis.call('HINCRBY', KEYS[1], 'stock', -taken)
 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[1] .. ':' .. epoch .. '|' .. table.concat(ARGV, ',', 4) .. '|' .. table.concat(out, ',', 3))
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[1] .. ':' .. epoch .. '|' .. ARGV[4] .. '|' .. table.concat(out, ',', 3))
 redis.call('SADD', KEYS[#KEYS], KEYS[2])
 return out

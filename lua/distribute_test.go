@@ -204,8 +204,11 @@ func TestDistributeNewUsersAndExistingOnes(t *testing.T) {
 			t.Fatalf("user %d's hash expires at %v (%v), want the template's end %v", u, at, err, wantExpiry)
 		}
 	}
-	if res := mustRedeem(t, rdb, redeemKeys(tid, 40, "", "c-40"), asyncArgs(40, "c-40")); res.Code != RedeemLimitReached {
-		t.Fatalf("a claim of user 40, at the limit through distribution, was not refused LIMIT_REACHED: %+v", res)
+	for _, u := range []int64{40, 41} { // 41's hash is a COPY of 40's
+		rid := "c-" + strconv.FormatInt(u, 10)
+		if res := mustRedeem(t, rdb, redeemKeys(tid, u, "", rid), asyncArgs(u, rid)); res.Code != RedeemLimitReached {
+			t.Fatalf("a claim of user %d, at the limit through distribution, was not refused LIMIT_REACHED: %+v", u, res)
+		}
 	}
 	// 2,500 rows (more than one EXISTS chunk), user 4,200 holding its coupon through a claim.
 	mustRedeem(t, rdb, redeemKeys(tid, 4200, "", "c-4200"), asyncArgs(4200, "c-4200"))
@@ -234,6 +237,40 @@ func TestDistributeNewUsersAndExistingOnes(t *testing.T) {
 	}
 	if s := hgetInt(t, rdb, k.Template, "stock"); s != 3000-1-2-2499 {
 		t.Fatalf("stock %d, want %d", s, 3000-1-2-2499)
+	}
+}
+
+// Under a limit of 2, a user holding one coupon between new users gets its second (the new
+// users' hashes are copies of the first's, the held one is counted up, never overwritten).
+func TestDistributeNewUsersAroundAHolder(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	const tid, task = 77, 9006
+	p := activeTpl(100, 2)
+	putTemplate(t, rdb, tid, p)
+	k := distKeys(tid, task)
+	mustRedeem(t, rdb, redeemKeys(tid, 60, "", "c-60"), asyncArgs(60, "c-60"))
+	rows := []DistributeRow{{2, 59}, {3, 60}, {4, 61}}
+	res, err := Distribute(ctx, rdb, k, 0, time.Now(), rows, false)
+	if err != nil || res.Status != DistributeDeducted || len(res.Outcomes) != 3 {
+		t.Fatalf("batch: %+v %v", res, err)
+	}
+	wantExpiry := time.Unix((p.end.UnixMilli()+999)/1000, 0)
+	for i, want := range []struct {
+		user       int64
+		rc, n, seq int
+	}{{59, 1, 1, 1}, {60, 2, 2, 2}, {61, 1, 1, 1}} {
+		if res.Outcomes[i] != (DistributeOutcome{DistributeOK, want.rc, 0}) {
+			t.Fatalf("user %d: %+v, want OK with receive_count %d", want.user, res.Outcomes[i], want.rc)
+		}
+		if n, seq := hgetInt(t, rdb, k.Claims(want.user), "n"), hgetInt(t, rdb, k.Claims(want.user), "seq"); n != want.n || seq != want.seq {
+			t.Fatalf("user %d: n %d seq %d, want %d %d", want.user, n, seq, want.n, want.seq)
+		}
+		if at, err := rdb.ExpireTime(ctx, k.Claims(want.user)).Result(); err != nil || !time.Unix(int64(at/time.Second), 0).Equal(wantExpiry) {
+			t.Fatalf("user %d's hash expires at %v (%v), want %v", want.user, at, err, wantExpiry)
+		}
+	}
+	if s := hgetInt(t, rdb, k.Template, "stock"); s != 100-1-3 {
+		t.Fatalf("stock %d, want %d", s, 100-1-3)
 	}
 }
 

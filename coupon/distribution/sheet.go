@@ -256,7 +256,9 @@ func openXLSX(path, sheet string, maxUpload int64) (lineSource, error) {
 	if err := checkUnzipSizes(path, sheetXML); err != nil {
 		return nil, err
 	}
-	f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: sheetXML + otherPartsLimit, UnzipXMLSizeLimit: unzipInMemory})
+	// RawCellValue for the whole file, so Columns takes no options: given per call, excelize copies
+	// them to the heap for every row.
+	f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: sheetXML + otherPartsLimit, UnzipXMLSizeLimit: unzipInMemory, RawCellValue: true})
 	if err != nil {
 		if errors.Is(err, excelize.ErrWorkbookFileFormat) || strings.Contains(err.Error(), "zip") {
 			return nil, fileInvalid("the file is not a readable .xlsx workbook (damaged, or not saved as Excel 2007-365)")
@@ -334,7 +336,7 @@ func (x *xlsxSource) next() (int, []string, error) {
 		return 0, nil, io.EOF
 	}
 	x.num++
-	cells, err := x.rows.Columns(excelize.Options{RawCellValue: true})
+	cells, err := x.rows.Columns() // raw values: the file's options (openXLSX)
 	if err != nil {
 		return 0, nil, fileInvalid("row %d cannot be read: %s", x.num, shortErr(err))
 	}
