@@ -9,6 +9,7 @@ import (
 	"coupond/ent"
 	"coupond/ent/stockbatchfence"
 	"coupond/idgen"
+	"coupond/store"
 )
 
 // ErrFenced is a claim batch's T2 refused because the sweep settled its header's share of the
@@ -38,14 +39,24 @@ func fenceWrite(ctx context.Context, tx *ent.Tx, batch, user int64) error {
 // fenceSweep fences the header's share of the shard of user (the first user of its items there),
 // before the sweep counts that shard's coupons of it: once the FENCED row is in, no T2 of the
 // share can commit any more, and one in flight has committed (the insert waited for its lock).
-// The row stays (a late T2 must still fail); fencing an already fenced share does nothing.
+// The row stays (a late T2 must still fail); fencing an already fenced share does nothing. Two
+// sweeps fencing the same share at once can deadlock on its unique key (InnoDB's locks for a
+// duplicate insert), and MySQL fails one: the insert changes nothing twice, so the loser runs it
+// again, up to fenceAttempts times.
 func fenceSweep(ctx context.Context, db *ent.Client, batch, user int64) error {
-	// INSERT IGNORE: ent's OnConflict().Ignore() writes ON DUPLICATE KEY UPDATE of the key's own
-	// columns, which Vitess refuses on a vindex column.
-	_, err := db.ExecContext(ctx, "INSERT IGNORE INTO stock_batch_fence (id, batch_id, user_id, state, created_at) VALUES (?, ?, ?, ?, ?)",
-		idgen.Next(), batch, user, stockbatchfence.StateFENCED, time.Now().UTC())
-	if err != nil {
-		return fmt.Errorf("fence of stock batch %d: %w", batch, err)
+	for attempt := 1; ; attempt++ {
+		// INSERT IGNORE: ent's OnConflict().Ignore() writes ON DUPLICATE KEY UPDATE of the key's own
+		// columns, which Vitess refuses on a vindex column.
+		_, err := db.ExecContext(ctx, "INSERT IGNORE INTO stock_batch_fence (id, batch_id, user_id, state, created_at) VALUES (?, ?, ?, ?, ?)",
+			idgen.Next(), batch, user, stockbatchfence.StateFENCED, time.Now().UTC())
+		if err == nil {
+			return nil
+		}
+		if !store.IsLockConflict(err) || attempt == fenceAttempts {
+			return fmt.Errorf("fence of stock batch %d: %w", batch, err)
+		}
 	}
-	return nil
 }
+
+// fenceAttempts bounds the runs of a sweep's fence insert that MySQL fails as a deadlock.
+const fenceAttempts = 3
