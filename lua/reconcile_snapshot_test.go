@@ -12,15 +12,23 @@ import (
 
 // The snapshot reads the hash, every outbox entry with whether its redemption key exists, the
 // journals (absent ones nil) and the counters (absent ones -1), and refuses to read an outbox
-// longer than asked; it writes nothing.
+// longer than asked; its one write raises the complete hash's epoch (a missing or partial hash is
+// left as it is: no field created).
 func TestReconcileSnapshotReadsOneInstant(t *testing.T) {
 	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
 	k := SnapshotKeys{Template: ns + "{t8}:tpl", Outbox: ns + "{t8}:outbox", RedemptionPrefix: ns + "{t8}:rd:",
 		Journals: []string{ns + "{t8}:dist:1", ns + "{t8}:dist:2"}, Counters: []string{ns + "{t8}:u:5", ns + "{t8}:u:6"}}
 	empty, err := ReconcileSnapshot(ctx, rdb, k, 10)
 	if err != nil || empty.Cached || empty.Truncated || len(empty.Entries) != 0 || !slices.Equal(empty.Counters, []int64{-1, -1}) ||
-		len(empty.Journals) != 2 || len(empty.Journals[0]) != 0 {
+		len(empty.Journals) != 2 || len(empty.Journals[0]) != 0 || !slices.Equal(empty.Epochs, []int64{0}) {
 		t.Fatalf("empty snapshot = %+v, %v", empty, err)
+	}
+	if rdb.Exists(ctx, k.Template).Val() != 0 {
+		t.Fatal("a snapshot of a missing hash created it")
+	}
+	rdb.HSet(ctx, k.Template, "stock", 7) // partial: no data
+	if partial, err := ReconcileSnapshot(ctx, rdb, k, 10); err != nil || partial.Cached || partial.Epochs[0] != 0 || rdb.HExists(ctx, k.Template, "epoch").Val() {
+		t.Fatalf("snapshot of a partial hash = %+v, %v; want not cached, no epoch written", partial, err)
 	}
 	rdb.HSet(ctx, k.Template, "data", "{}", "stock", 7, "total", 10)
 	for _, rid := range []string{"8-1", "8-2"} {
@@ -34,7 +42,7 @@ func TestReconcileSnapshotReadsOneInstant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.Cached || s.Stock != 7 || s.Total != 10 || s.Truncated || len(s.Entries) != 3 {
+	if !s.Cached || s.Stock != 7 || s.Total != 10 || s.Truncated || len(s.Entries) != 3 || !slices.Equal(s.Epochs, []int64{1}) {
 		t.Fatalf("snapshot = %+v", s)
 	}
 	if e := s.Entries[0]; e.RedemptionID != "8-1" || e.UserID != 5 || e.Owed || e.StreamID == "" {
@@ -54,7 +62,7 @@ func TestReconcileSnapshotReadsOneInstant(t *testing.T) {
 		t.Fatalf("journals = %+v", s.Journals)
 	}
 	short, err := ReconcileSnapshot(ctx, rdb, k, 2)
-	if err != nil || !short.Truncated || len(short.Entries) != 0 || !short.Cached {
+	if err != nil || !short.Truncated || len(short.Entries) != 0 || !short.Cached || !slices.Equal(short.Epochs, []int64{2}) {
 		t.Fatalf("over the limit: %+v, %v", short, err)
 	}
 	if n := rdb.XLen(ctx, k.Outbox).Val(); n != 3 {

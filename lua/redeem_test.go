@@ -380,3 +380,26 @@ func TestRedeemConcurrentClaimsBalance(t *testing.T) {
 }
 
 // releaseKeys are the release keys of the claim made with k.
+
+// An accepted claim carries the template hash's epoch (a reconciliation's snapshot raised it) in
+// its answer and its outbox entry; a refused one carries none.
+func TestRedeemCarriesTheEpoch(t *testing.T) {
+	ctx, rdb := context.Background(), testutil.Redis(t, "lua")
+	putTemplate(t, rdb, 78, activeTpl(1, 1))
+	k := redeemKeys(78, 7, "", "rd-e")
+	rdb.HSet(ctx, k.Template, "epoch", 5)
+	res := mustRedeem(t, rdb, k, asyncArgs(7, "rd-e"))
+	if res.Code != RedeemOK || res.Epoch != 5 {
+		t.Fatalf("Redeem = %+v, want OK with epoch 5", res)
+	}
+	msgs := rdb.XRange(ctx, k.Outbox, "-", "+").Val()
+	if len(msgs) != 1 {
+		t.Fatalf("outbox has %d entries, want 1", len(msgs))
+	}
+	if e, err := ParseOutboxEntry(msgs[0]); err != nil || e.Epoch != 5 {
+		t.Fatalf("outbox entry = %+v, %v; want epoch 5", e, err)
+	}
+	if res := mustRedeem(t, rdb, redeemKeys(78, 8, "", "rd-f"), asyncArgs(8, "rd-f")); res.Code != RedeemOutOfStock || res.Epoch != 0 {
+		t.Fatalf("refused Redeem = %+v, want OUT_OF_STOCK with epoch 0", res)
+	}
+}
