@@ -69,6 +69,9 @@ func (r *Reconciler) read(ctx context.Context, id int64, pg page) (*Report, erro
 	if err != nil {
 		return nil, fmt.Errorf("reconcile %d: redis snapshot: %w", id, err)
 	}
+	if skipped != "" {
+		users = nil // the stock shards gave no consistent cut: no counters were read
+	}
 	rep.CheckedAt = r.now()
 	rep.ShopNumber, rep.TotalStock, rep.DBStock = row.ShopNumber, row.TotalStock, row.Stock
 	if r.afterSnapshot != nil {

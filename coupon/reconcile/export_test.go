@@ -13,3 +13,6 @@ func (r *Reconciler) ReadOnce(ctx context.Context, id int64, users []int64) (*Re
 func (r *Reconciler) Between(afterView, afterSnapshot func()) {
 	r.afterView, r.afterSnapshot = afterView, afterSnapshot
 }
+
+// BetweenShardReads runs fn after each stock shard's script of a snapshot (nil: nothing).
+func (r *Reconciler) BetweenShardReads(fn func()) { r.afterShardRead = fn }

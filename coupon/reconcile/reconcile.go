@@ -73,8 +73,8 @@ type Reconciler struct {
 	// tracked holds the templates whose drift series this process may have set (int64 → true).
 	tracked sync.Map
 	// afterView and afterSnapshot, when set (tests), run after a read's step 1 and after its
-	// Redis snapshot.
-	afterView, afterSnapshot func()
+	// Redis snapshot; afterShardRead after each stock shard's script of the snapshot.
+	afterView, afterSnapshot, afterShardRead func()
 }
 
 // New returns a Reconciler.

@@ -20,8 +20,8 @@ const snapshotTries = 5
 // scripts run one after the other, so a borrow between two shards could fall between them; the
 // hashes' borrow counts are read once more after the last script, and the scripts' reads are a
 // consistent cut when no count moved (lua.StockCounts.SameMoves); else they are run again, up to
-// snapshotTries times. skipped says why the stock could not be compared ("" when it could; then
-// the snapshot is marked Truncated).
+// snapshotTries times. skipped says why the stock could not be compared ("" when it could); then
+// the snapshot is the template's own hash alone, marked Truncated, with no counters.
 func (r *Reconciler) snapshot(ctx context.Context, id int64, n int, tasks, users []int64) (snap *lua.Snapshot, skipped string, err error) {
 	if n <= 1 {
 		snap, err = lua.ReconcileSnapshot(ctx, r.rdb, snapshotKeys(keys.StockShard(id, 0, 1), tasks, users), r.cfg.MaxOutbox)
@@ -48,6 +48,9 @@ func (r *Reconciler) snapshot(ctx context.Context, id int64, n int, tasks, users
 			}
 			if parts[i], err = lua.ReconcileSnapshot(ctx, r.rdb, snapshotKeys(h, tasks, mine), r.cfg.MaxOutbox); err != nil {
 				return nil, "", err
+			}
+			if r.afterShardRead != nil {
+				r.afterShardRead()
 			}
 		}
 		after, err := lua.ReadStockCounts(ctx, r.rdb, stockKeys)
