@@ -1,7 +1,6 @@
 package distribution
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"encoding/csv"
@@ -11,8 +10,6 @@ import (
 	"os"
 	"strings"
 	"unicode"
-
-	"github.com/xuri/excelize/v2"
 
 	"coupond/coupon"
 )
@@ -39,22 +36,6 @@ func normHeader(s string) string {
 	}, s)
 }
 
-// unzipInMemory is the largest worksheet or shared-strings part of an .xlsx excelize keeps in
-// memory; larger ones are unpacked to temporary files and read from there, so a million text ids
-// do not sit in the worker's heap.
-const unzipInMemory = 4 << 20
-
-// sheetXMLMultiple is how many times the upload cap an .xlsx's worksheets and shared strings
-// (those unpacked to temporary files) may unpack to in all: Excel's sheet XML of a list of ids
-// compresses about 5 to 10 times, so a workbook at the cap fits, and a zip bomb is refused from
-// its directory before a byte is unpacked.
-const sheetXMLMultiple = 16
-
-// otherPartsLimit is what everything excelize unpacks into memory (the workbook, styles,
-// relationships, media, small worksheets) may unpack to in all: a list of user ids needs a few
-// hundred KiB of it.
-const otherPartsLimit = 32 << 20
-
 // lineSource yields a file's rows one at a time: each row's 1-based number and its cells.
 type lineSource interface {
 	next() (num int, cells []string, err error) // io.EOF after the last row
@@ -63,9 +44,9 @@ type lineSource interface {
 	close() error
 }
 
-// Sheet reads the data rows of a stored file one at a time, in constant memory: excelize's row
-// iterator for .xlsx (raw cell values, so display formats such as #,##0 do not show; a formula's
-// cached value), encoding/csv for .csv (UTF-8, a BOM skipped). The user-id column is the one whose
+// Sheet reads the data rows of a stored file one at a time, in constant memory: xlsxSource for
+// .xlsx (raw cell values, so display formats such as #,##0 do not show; a formula's cached
+// value), encoding/csv for .csv (UTF-8, a BOM skipped). The user-id column is the one whose
 // header is userId, user_id or 用户ID (case and spaces ignored); without such a header, column A,
 // and then the first row is data. Blank rows are skipped and not counted. Every row read from the
 // file, however often, counts in coupond_distribution_sheet_rows_read_total.
@@ -77,8 +58,8 @@ type Sheet struct {
 }
 
 // OpenSheet opens the file at path, of kind, reading the worksheet named sheet ("" for the first).
-// An .xlsx may unpack to what maxUpload, the upload cap, allows (sheetXMLMultiple,
-// otherPartsLimit), checked from its zip directory before excelize unpacks anything. A file that
+// An .xlsx's sheet may unpack to sheetXMLMultiple times maxUpload, the upload cap, checked from
+// its zip directory before a byte is unpacked. A file that
 // cannot be read, a missing sheet, no data row or no user-id column is a coupon.CodeFileInvalid
 // error whose message a merchant understands.
 func OpenSheet(path string, kind Kind, sheet string, maxUpload int64) (*Sheet, error) {
@@ -240,126 +221,6 @@ func blank(cells []string) bool {
 		}
 	}
 	return true
-}
-
-// xlsxSource is excelize's row iterator over one worksheet.
-type xlsxSource struct {
-	f     *excelize.File
-	sheet string
-	rows  *excelize.Rows
-	num   int
-	last  int // the worksheet's <dimension> last row; 0: none
-}
-
-func openXLSX(path, sheet string, maxUpload int64) (lineSource, error) {
-	sheetXML := sheetXMLMultiple * maxUpload
-	if err := checkUnzipSizes(path, sheetXML); err != nil {
-		return nil, err
-	}
-	// RawCellValue for the whole file, so Columns takes no options: given per call, excelize copies
-	// them to the heap for every row.
-	f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: sheetXML + otherPartsLimit, UnzipXMLSizeLimit: unzipInMemory, RawCellValue: true})
-	if err != nil {
-		if errors.Is(err, excelize.ErrWorkbookFileFormat) || strings.Contains(err.Error(), "zip") {
-			return nil, fileInvalid("the file is not a readable .xlsx workbook (damaged, or not saved as Excel 2007-365)")
-		}
-		return nil, fileInvalid("the workbook cannot be read: %s", shortErr(err))
-	}
-	sheets := f.GetSheetList()
-	if sheet == "" && len(sheets) > 0 {
-		sheet = sheets[0]
-	}
-	rows, err := f.Rows(sheet)
-	if err != nil {
-		f.Close()
-		if len(sheets) == 0 {
-			return nil, fileInvalid("the workbook has no worksheet")
-		}
-		return nil, fileInvalid("the workbook has no worksheet named %q (it has %s)", sheet, strings.Join(sheets, ", "))
-	}
-	return &xlsxSource{f: f, sheet: sheet, rows: rows, last: dimensionLastRow(f, sheet)}, nil
-}
-
-// dimensionLastRow is the last row of the worksheet's declared range (<dimension ref="A1:C21">:
-// 21), which excelize reads from the sheet's XML up to <sheetData> and no further; 0 when the
-// sheet declares none.
-func dimensionLastRow(f *excelize.File, sheet string) int {
-	ref, err := f.GetSheetDimension(sheet)
-	if err != nil || ref == "" {
-		return 0
-	}
-	_, last, _ := strings.Cut(ref, ":")
-	if last == "" {
-		last = ref
-	}
-	_, row, err := excelize.CellNameToCoordinates(last)
-	if err != nil {
-		return 0
-	}
-	return row
-}
-
-// checkUnzipSizes refuses an .xlsx whose zip directory declares more than sheetXML bytes of the
-// parts excelize unpacks to temporary files (worksheets and shared strings over unzipInMemory)
-// or more than otherPartsLimit of the parts it unpacks into memory. It reads only the
-// directory; Go's zip reader fails a part that unpacks to more than it declares.
-func checkUnzipSizes(path string, sheetXML int64) error {
-	z, err := zip.OpenReader(path)
-	if err != nil {
-		return fileInvalid("the file is not a readable .xlsx workbook (damaged, or not saved as Excel 2007-365)")
-	}
-	defer z.Close()
-	var onDisk, inMemory uint64
-	for _, f := range z.File {
-		name := strings.ToLower(strings.ReplaceAll(f.Name, `\`, "/"))
-		big := f.UncompressedSize64 > unzipInMemory
-		if big && (strings.HasPrefix(name, "xl/worksheets/sheet") || name == "xl/sharedstrings.xml") {
-			onDisk += f.UncompressedSize64
-		} else {
-			inMemory += f.UncompressedSize64
-		}
-		switch {
-		case onDisk > uint64(sheetXML):
-			return fileInvalid("the workbook's sheets unpack to more than %d MiB: it is not a list of user ids", sheetXML>>20)
-		case inMemory > otherPartsLimit:
-			return fileInvalid("the workbook's parts other than its sheet data unpack to more than %d MiB (images, styles?): save the list of ids alone", otherPartsLimit>>20)
-		}
-	}
-	return nil
-}
-
-func (x *xlsxSource) next() (int, []string, error) {
-	if !x.rows.Next() {
-		if err := x.rows.Error(); err != nil {
-			return 0, nil, fileInvalid("the worksheet cannot be read after row %d: %s", x.num, shortErr(err))
-		}
-		return 0, nil, io.EOF
-	}
-	x.num++
-	cells, err := x.rows.Columns() // raw values: the file's options (openXLSX)
-	if err != nil {
-		return 0, nil, fileInvalid("row %d cannot be read: %s", x.num, shortErr(err))
-	}
-	return x.num, cells, nil
-}
-
-func (x *xlsxSource) rewind() error {
-	if err := x.rows.Close(); err != nil {
-		return err
-	}
-	rows, err := x.f.Rows(x.sheet)
-	if err != nil {
-		return err
-	}
-	x.rows, x.num = rows, 0
-	return nil
-}
-
-func (x *xlsxSource) lastRow() int { return x.last }
-
-func (x *xlsxSource) close() error {
-	err := x.rows.Close()
-	return errors.Join(err, x.f.Close())
 }
 
 // csvSource reads a UTF-8 CSV file (BOM skipped); a row's number is its line number.
