@@ -65,7 +65,7 @@ func TestReconciliationCountsDistributionBatchesInFlight(t *testing.T) {
 	}
 	task := create(t, s, tpl.ID, "a.csv", csvOf(1, 2, 3, 4, 5))
 	// 4 rows plus the claim, until the batch's coupons are written (its T2); then the claim.
-	wantPending := map[string]int{"shard deducted": 5, "deducted": 5, "reserved": 5, "written": 1, "committed": 1, "shard after-commit": 1, "after-commit": 1}
+	wantPending := map[string]int{"shard deducted": 5, "deducted": 5, "reserving": 5, "reserved": 5, "written": 1, "committed": 1, "shard after-commit": 1, "after-commit": 1}
 	seen := map[string]bool{}
 	s.Distribution.SetStep(func(step string) {
 		rep, err := rec.Check(s.Ctx, stack.Merchant, tpl.ID)
@@ -80,7 +80,7 @@ func TestReconciliationCountsDistributionBatchesInFlight(t *testing.T) {
 	})
 	run(t, s, task.ID)
 	s.Distribution.SetStep(nil)
-	if !seen["deducted"] || !seen["reserved"] || !seen["written"] || !seen["committed"] || !seen["after-commit"] {
+	if !seen["deducted"] || !seen["reserving"] || !seen["reserved"] || !seen["written"] || !seen["committed"] || !seen["after-commit"] {
 		t.Fatalf("steps seen: %v", seen)
 	}
 }

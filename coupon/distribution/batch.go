@@ -38,60 +38,89 @@ type rowOutcome struct {
 	reason string
 }
 
-// pending is a batch whose deduction and T1 are done, for finishBatchWrites to finish.
+// pending is a batch on its way: deducted, then reserved (its T1), written (its T2s), settled
+// (its T3 and after-commit work).
 type pending struct {
 	b        batch
-	ss       stockShards        // the template's stock shards
-	shards   []int              // the stock shards the batch is journaled on
-	task     *ent.CouponTask    // as T1 left it (or found it: a replay)
-	res      *issue.Reservation // nil: an earlier run reserved the batch (replay)
-	items    []issue.Item       // the coupons the accepted rows ask for
-	rows     map[string]Row     // the accepted rows by redemption id
-	outcomes []rowOutcome       // the failures decided before MySQL
+	ss       stockShards             // the template's stock shards
+	deducted []lua.DistributeOutcome // the deduction script's outcomes, in the order of b.candidates
+	shards   []int                   // the stock shards the batch is journaled on
+	task     *ent.CouponTask         // as T1 left it (or found it: a replay)
+	res      *issue.Reservation      // nil: an earlier run reserved the batch (replay)
+	items    []issue.Item            // the coupons the accepted rows ask for
+	groups   []group                 // the items by user shard, their coupons made ahead (after T1)
+	rows     map[string]Row          // the accepted rows by redemption id
+	outcomes []rowOutcome            // the failures decided before MySQL
+	written  *written                // what its T2s did
+	settled  *commitResult           // a replay's: writeBatch finished or read back its T3
 	began    time.Time
 }
 
-// reserveBatch does the first half of one batch, exactly once whatever crashes: the deduction
+// deductBatch is the first step of one batch, exactly once whatever crashes: the deduction
 // script on each stock shard of ss with rows of the batch (deduct; a replay returns the journaled
-// outcome) and T1 (a batch already reserved is recognised by the resume position and not reserved
-// again). finishWrites does the rest. A T1 put off because the template's stock is short while a
-// batch is open (issue.ErrBusy: possibly this task's previous batch, still being written) waits
-// for the previous batch (settle) and is tried once more.
-func (s *Service) reserveBatch(ctx context.Context, t *ent.CouponTask, ss stockShards, b batch, settle func() error) (*pending, error) {
+// outcome). reserveBatch does the next.
+func (s *Service) deductBatch(ctx context.Context, t *ent.CouponTask, ss stockShards, b batch) (*pending, error) {
 	p := &pending{b: b, ss: ss, began: time.Now()}
-	var out []lua.DistributeOutcome
 	if len(b.candidates) > 0 {
 		var err error
-		if out, p.shards, err = s.deduct(ctx, t.ID, ss, b); err != nil {
+		if p.deducted, p.shards, err = s.deduct(ctx, t.ID, ss, b); err != nil {
 			return nil, err
 		}
 	}
 	s.stepDone("deducted")
-	err := s.reserve(ctx, t, p, out)
-	if errors.Is(err, issue.ErrBusy) {
-		if err = settle(); err == nil {
-			err = s.reserve(ctx, t, p, out)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	s.stepDone("reserved")
 	return p, nil
 }
 
-// finishWrites does the second half of a reserved batch: its T2s and T3 (finishBatch; a replay
-// finishes or reads back what an earlier run did), then the after-commit work.
-func (s *Service) finishWrites(ctx context.Context, p *pending) error {
-	res := commitResult{task: p.task, outcomes: p.outcomes}
-	var err error
-	if p.res == nil {
-		res, err = s.replay(ctx, p.task, p.ss, p.b, p.items, p.rows)
-	} else {
-		res.plan, res.task, err = s.finishBatch(ctx, p.res, p.items, p.rows)
+// reserveBatch is a deducted batch's T1, exactly once (a batch already reserved is recognised by
+// the task's resume position and not reserved again); writeBatch and settleBatch do the rest. A T1 put off
+// because the template's stock is short while a batch is open (issue.ErrBusy: possibly this
+// task's previous batch, still being written) waits for the previous batch (settle) and is tried
+// once more.
+func (s *Service) reserveBatch(ctx context.Context, t *ent.CouponTask, p *pending, settle func() error) error {
+	s.stepDone("reserving")
+	err := s.reserve(ctx, t, p, p.deducted)
+	if errors.Is(err, issue.ErrBusy) {
+		if err = settle(); err == nil {
+			err = s.reserve(ctx, t, p, p.deducted)
+		}
 	}
 	if err != nil {
 		return err
+	}
+	if p.res != nil {
+		if p.groups, err = s.prepareWrites(p.res, p.items); err != nil {
+			return err
+		}
+	}
+	s.stepDone("reserved")
+	return nil
+}
+
+// writeBatch is a reserved batch's T2s (writeCoupons); a batch an earlier run reserved (p.res
+// nil) has everything left of its writes and T3 done here, or read back (replay).
+func (s *Service) writeBatch(ctx context.Context, p *pending) error {
+	if p.res == nil {
+		res, err := s.replay(ctx, p.task, p.ss, p.b, p.items, p.rows)
+		p.settled = &res
+		return err
+	}
+	w, err := s.writeCoupons(ctx, p.res, p.groups, p.rows)
+	p.written = w
+	return err
+}
+
+// settleBatch finishes a written batch: its T3 (settle; done already for a replay), then the
+// after-commit work.
+func (s *Service) settleBatch(ctx context.Context, p *pending) error {
+	res := commitResult{task: p.task, outcomes: p.outcomes}
+	if p.settled != nil {
+		res = *p.settled
+	} else {
+		var err error
+		if res.task, err = s.settle(ctx, p.res, p.written); err != nil {
+			return err
+		}
+		res.plan = p.written.plan
 	}
 	s.stepDone("committed")
 	if len(p.b.candidates) > 0 {
@@ -228,70 +257,116 @@ func (s *Service) replay(ctx context.Context, t *ent.CouponTask, ss stockShards,
 	return res, nil // after-commit work done already (or none to do)
 }
 
-// finishBatch does a reserved batch's T2s (one per user-shard group: free receive_count slots,
-// coupons within the units reserved) and its T3: the unused units given back, the rows MySQL
-// refused recorded as failures (LIMIT_REACHED, or OUT_OF_STOCK for drift, audited), and the
-// task's counters. It returns the after-commit plan and the task as settled; a header settled
-// meanwhile by another run is read back as it is.
+// finishBatch does a reserved batch's T2s and T3 (writeCoupons, settle). It returns the
+// after-commit plan and the task as settled; a header settled meanwhile by another run is read
+// back as it is.
 func (s *Service) finishBatch(ctx context.Context, r *issue.Reservation, items []issue.Item, rows map[string]Row) (afterCommitPlan, *ent.CouponTask, error) {
-	var plan afterCommitPlan
+	groups, err := s.prepareWrites(r, items)
+	if err != nil {
+		return afterCommitPlan{}, nil, err
+	}
+	w, err := s.writeCoupons(ctx, r, groups, rows)
+	if err != nil {
+		return afterCommitPlan{}, nil, err
+	}
+	task, err := s.settle(ctx, r, w)
+	return w.plan, task, err
+}
+
+// group is the items of a batch on one user shard (one T2), their coupons made ahead.
+type group struct {
+	items    []issue.Item
+	prepared *issue.Prepared
+}
+
+// prepareWrites sets the items' validity end from the template as T1 locked it, groups them by
+// user shard and makes each group's coupons ahead of its T2 (issue.Prepare): the run does it
+// beside the previous batch's writes, so a T2 only sends its coupons.
+func (s *Service) prepareWrites(r *issue.Reservation, items []issue.Item) ([]group, error) {
 	tpl := r.Template
 	for i := range items {
 		items[i].End = issue.End(tpl.ConsumeRule.ValidityHours, tpl.ValidEndTime, items[i].At)
 	}
-	budget := r.Header.Reserved
-	var carried []time.Time
-	var refused []rowOutcome
-	drifted := 0
+	var groups []group
 	for _, g := range issue.Groups(items, s.cfg.UserShards) {
-		w, err := issue.Write(ctx, s.db, r, g, budget, issue.WriteOptions{Vitess: s.cfg.Vitess, OneUserShard: s.cfg.UserShards <= 1})
+		p, err := issue.Prepare(r, g)
 		if err != nil {
-			return plan, nil, fmt.Errorf("write coupons of batch %d: %w", r.Header.ID, err)
+			return nil, err
+		}
+		groups = append(groups, group{items: g, prepared: p})
+	}
+	return groups, nil
+}
+
+// written is what a batch's T2s did, for its T3.
+type written struct {
+	plan    afterCommitPlan
+	carried []time.Time  // the coupons' creation instants (issue.Settlement.Carried)
+	refused []rowOutcome // the rows MySQL refused
+	drifted int          // of them, for want of stock Redis had shown
+}
+
+// writeCoupons does a reserved batch's T2s, one per user-shard group (prepareWrites): free
+// receive_count slots, coupons within the units reserved.
+func (s *Service) writeCoupons(ctx context.Context, r *issue.Reservation, groups []group, rows map[string]Row) (*written, error) {
+	out := &written{}
+	budget := r.Header.Reserved
+	for _, g := range groups {
+		w, err := issue.Write(ctx, s.db, r, g.items, budget, issue.WriteOptions{Vitess: s.cfg.Vitess, OneUserShard: s.cfg.UserShards <= 1, Prepared: g.prepared})
+		if err != nil {
+			return nil, fmt.Errorf("write coupons of batch %d: %w", r.Header.ID, err)
 		}
 		budget -= len(w.Carried)
-		carried = append(carried, w.Carried...)
-		drifted += w.Drifted
-		plan.issued = append(plan.issued, w.Issued...)
+		out.carried = append(out.carried, w.Carried...)
+		out.drifted += w.Drifted
+		out.plan.issued = append(out.plan.issued, w.Issued...)
 		for _, f := range w.Refused {
 			o := rowOutcome{row: rows[f.RedemptionID], code: CodeOutOfStock, reason: "the template's stock ran out"}
 			if f.Reason == coupon.ReasonLimitReached {
 				o.code, o.reason = CodeLimitReached, "the user already holds as many coupons of this template as one person may"
-				plan.freed = append(plan.freed, f.UserID)
+				out.plan.freed = append(out.plan.freed, f.UserID)
 			} else {
-				plan.drifted = append(plan.drifted, f.UserID)
+				out.plan.drifted = append(out.plan.drifted, f.UserID)
 			}
-			refused = append(refused, o)
+			out.refused = append(out.refused, o)
 		}
 		s.stepDone("written")
 	}
+	return out, nil
+}
+
+// settle is a written batch's T3: the unused units given back, the rows MySQL refused recorded as
+// failures (LIMIT_REACHED, or OUT_OF_STOCK for drift, audited), and the task's counters. It
+// returns the task as settled; a header settled meanwhile by another run is read back as it is.
+func (s *Service) settle(ctx context.Context, r *issue.Reservation, w *written) (*ent.CouponTask, error) {
 	taskID := *r.Header.TaskID
 	t := &ent.CouponTask{ID: taskID, ShopNumber: r.Header.ShopNumber}
 	var task *ent.CouponTask
-	err := issue.Settle(ctx, s.db, r.Header, issue.Settlement{Carried: carried,
+	err := issue.Settle(ctx, s.db, r.Header, issue.Settlement{Carried: w.carried,
 		First: func(ctx context.Context, tx *ent.Tx) error {
 			_, err := lockTask(ctx, tx, t)
 			return err
 		},
 		Finish: func(ctx context.Context, tx *ent.Tx, tpl *ent.CouponTemplate) error {
-			if drifted > 0 { // Redis took stock MySQL does not have
+			if w.drifted > 0 { // Redis took stock MySQL does not have
 				err := template.WriteAudit(ctx, tx, template.AuditEntry{Shop: tpl.ShopNumber, TemplateID: tpl.ID,
 					ActorRole: template.ActorSystem, Action: template.ActionStockDrift,
-					Before: map[string]any{"databaseStock": tpl.Stock}, After: map[string]any{"failedRows": drifted, "taskId": strconv.FormatInt(taskID, 10)}})
+					Before: map[string]any{"databaseStock": tpl.Stock}, After: map[string]any{"failedRows": w.drifted, "taskId": strconv.FormatInt(taskID, 10)}})
 				if err != nil {
 					return err
 				}
 			}
-			fails, err := insertFailures(ctx, tx, t, refused)
+			fails, err := insertFailures(ctx, tx, t, w.refused)
 			if err != nil {
 				return err
 			}
-			task, err = updateTask(ctx, tx, t, func(u *ent.CouponTaskUpdate) { u.AddSuccessCount(len(carried)).AddFailCount(fails) })
+			task, err = updateTask(ctx, tx, t, func(u *ent.CouponTaskUpdate) { u.AddSuccessCount(len(w.carried)).AddFailCount(fails) })
 			return err
 		}})
 	if errors.Is(err, issue.ErrSettled) {
 		task, err = s.db.CouponTask.Query().Where(coupontask.ID(taskID), coupontask.ShopNumber(t.ShopNumber)).Only(ctx)
 	}
-	return plan, task, err
+	return task, err
 }
 
 // candidate is a row the deduction script accepted, with its receive_count.

@@ -14,7 +14,7 @@ import (
 )
 
 // A worker that died mid-task (here: its run stopped after the first batch's commit, when it had
-// reserved the second batch meanwhile; lease released) leaves the task IN_PROGRESS; the reaper queues a run, a worker picks it up and
+// written the second batch and reserved the third meanwhile; lease released) leaves the task IN_PROGRESS; the reaper queues a run, a worker picks it up and
 // the task ends SUCCESS exactly.
 func TestReaperResumesAnAbandonedTask(t *testing.T) {
 	s := newStack(t, "reaper", 10)
@@ -33,7 +33,7 @@ func TestReaperResumesAnAbandonedTask(t *testing.T) {
 		_ = s.Distribution.Run(s.Ctx, task.ID)
 	}()
 	s.Distribution.SetStep(nil)
-	if got := get(t, s, task.ID); got.Status != coupontask.StatusIN_PROGRESS || got.ProcessedRows != 20 {
+	if got := get(t, s, task.ID); got.Status != coupontask.StatusIN_PROGRESS || got.ProcessedRows != 30 {
 		t.Fatalf("after the crash: %s, %d rows", got.Status, got.ProcessedRows)
 	}
 	if _, err := insp.DeleteAllPendingTasks(jobs.QueueName(jobs.QueueLow)); err != nil { // the queued run is lost too

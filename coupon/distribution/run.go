@@ -19,8 +19,8 @@ import (
 // Run executes task id, or resumes it where its last committed batch ended. One worker runs a
 // task at a time (a lease); Run returns nil at once when another holds it, or when the task has
 // nothing left to do. It first finishes the batches a killed worker left journaled (writing and
-// settling those it had reserved, doing their after-commit work if only that was left; the one
-// it had not reserved is committed first thing), then streams the remaining rows batch by batch. A CANCELED task stops at the next batch boundary; a task whose
+// settling those it had reserved, doing their after-commit work if only that was left; the ones
+// (two at most) it had not reserved are committed first thing), then streams the remaining rows batch by batch. A CANCELED task stops at the next batch boundary; a task whose
 // template ended or whose file is gone before it started ends FAILED with the reason.
 func (s *Service) Run(ctx context.Context, id int64) error {
 	ctx, release, err := lease.Take(ctx, s.rdb, keys.DistributionLease(id), s.cfg.LeaseTTL)
@@ -43,17 +43,17 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
-	pendingBatch := false // journaled, not reserved: commit it whatever the status
+	pending := 0 // batches journaled, not reserved: commit them whatever the status
 	for _, j := range journals {
 		if j.start >= t.ResumeRow {
-			pendingBatch = true
+			pending++
 			continue
 		}
 		if err := s.afterCommitFromDB(ctx, t, ss, j); err != nil {
 			return err
 		}
 	}
-	if !pendingBatch {
+	if pending == 0 {
 		switch t.Status {
 		case coupontask.StatusSUCCESS, coupontask.StatusFAILED:
 			return nil
@@ -68,7 +68,7 @@ func (s *Service) Run(ctx context.Context, id int64) error {
 			}
 		}
 	}
-	return s.execute(ctx, t, ss, pendingBatch)
+	return s.execute(ctx, t, ss, pending)
 }
 
 // start moves a PENDING task to IN_PROGRESS, or ends it FAILED when its template has ended; it
@@ -115,13 +115,16 @@ func (s *Service) acknowledgeCancel(ctx context.Context, t *ent.CouponTask) erro
 }
 
 // execute opens the task's file once and streams it, once, from its resume position (the rows
-// before it only skipped), after the row cap (checkRows) when no batch was written yet. Three
-// things overlap: a reader goroutine parses the batches ahead (rowReader.readAhead), this
-// goroutine deducts and reserves the next batch (reserveBatch), and a writer goroutine writes and
-// settles the batch reserved before it (finishWrites; one at a time, in order), so at most two
-// batches are in flight. pendingBatch: the first batch was journaled by a run that died before
-// reserving it; it is committed whatever the task's status. ss: the template's stock shards.
-func (s *Service) execute(ctx context.Context, t *ent.CouponTask, ss stockShards, pendingBatch bool) error {
+// before it only skipped), after the row cap (checkRows) when no batch was written yet. Five
+// things overlap, each batch passing through them in file order, one batch in each at a time: a
+// reader goroutine parses the batches ahead (rowReader.readAhead), this goroutine deducts the next
+// batch in Redis (deductBatch), a goroutine does the batch before it's T1 (reserveBatch), another
+// the batch before that one's T2s (writeBatch), and another settles the one before (its T3 and
+// after-commit work: settleBatch). So at most two batches are journaled and not reserved when a
+// worker dies. pending: the first batches (as many)
+// were journaled by a run that died before reserving them; they are committed whatever the task's
+// status. ss: the template's stock shards.
+func (s *Service) execute(ctx context.Context, t *ent.CouponTask, ss stockShards, pending int) error {
 	path, remove, err := s.files.Fetch(ctx, t.FilePath)
 	if errors.Is(err, errFileGone) {
 		return s.fail(ctx, t, "the uploaded file is gone")
@@ -135,7 +138,7 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, ss stockShards
 		return s.fail(ctx, t, "the file cannot be read any more: "+err.Error())
 	}
 	defer sh.Close()
-	if t.ResumeRow == 0 && !pendingBatch {
+	if t.ResumeRow == 0 && pending == 0 {
 		if t, err = s.checkRows(ctx, t, sh); t == nil || err != nil {
 			return err
 		}
@@ -146,16 +149,33 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, ss stockShards
 	}
 	batches, stopReading := rr.readAhead(t.ResumeRow)
 	defer stopReading()
-	var w writes
-	defer w.abandon()
+	// Each stage starts the next one's work on its batch once that stage is free; this goroutine
+	// touches a stage only after the ones before it were waited for, and reads reserved (the task
+	// as the last T1 left it) likewise.
+	var reserving, writing, settling stage
+	defer settling.abandon()
+	defer writing.abandon()
+	defer reserving.abandon()
+	reserved := t
+	settled := func() (*ent.CouponTask, error) {
+		err := reserving.wait()
+		if err == nil {
+			err = writing.wait()
+		}
+		if err == nil {
+			err = settling.wait()
+		}
+		return reserved, err
+	}
+	next := t.ResumeRow
 	for {
-		if !pendingBatch {
+		if pending == 0 {
 			c, err := s.canceled(ctx, t.ID)
 			if err != nil {
 				return err
 			}
 			if c != nil {
-				if err := w.wait(); err != nil {
+				if _, err := settled(); err != nil {
 					return err
 				}
 				return s.acknowledgeCancel(ctx, c)
@@ -163,31 +183,49 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, ss stockShards
 		}
 		b := <-batches
 		if len(b.rows) > 0 {
-			if b.start != t.ResumeRow {
-				return fmt.Errorf("task %d: batch after row %d read, resume position is %d", t.ID, b.start, t.ResumeRow)
+			if b.start != next {
+				return fmt.Errorf("task %d: batch after row %d read, resume position is %d", t.ID, b.start, next)
 			}
-			p, err := s.reserveBatch(ctx, t, ss, b, w.wait)
+			p, err := s.deductBatch(ctx, t, ss, b)
 			if err != nil {
 				return err
 			}
-			if err := w.wait(); err != nil {
+			if err := reserving.wait(); err != nil {
 				return err
 			}
-			w.start(func() error { return s.finishWrites(ctx, p) })
-			t = p.task
-			pendingBatch = false
+			reserving.start(func() error {
+				if err := s.reserveBatch(ctx, t, p, func() error { return errors.Join(writing.wait(), settling.wait()) }); err != nil {
+					return err
+				}
+				if err := writing.wait(); err != nil {
+					return err
+				}
+				writing.start(func() error {
+					if err := s.writeBatch(ctx, p); err != nil {
+						return err
+					}
+					if err := settling.wait(); err != nil {
+						return err
+					}
+					settling.start(func() error { return s.settleBatch(ctx, p) })
+					return nil
+				})
+				reserved = p.task
+				return nil
+			})
+			next, pending = b.end, max(pending-1, 0)
 		}
-		if b.fail != "" || len(b.rows) == 0 {
-			if err := w.wait(); err != nil {
-				return err
-			}
+		if b.fail == "" && len(b.rows) > 0 {
+			continue
 		}
-		switch {
-		case b.fail != "":
-			return s.fail(ctx, t, b.fail)
-		case len(b.rows) == 0:
-			return s.finish(ctx, t)
+		last, err := settled()
+		if err != nil {
+			return err
 		}
+		if b.fail != "" {
+			return s.fail(ctx, last, b.fail)
+		}
+		return s.finish(ctx, last)
 	}
 }
 

@@ -58,9 +58,9 @@ type Service struct {
 	cfg    Config
 	now    func() time.Time
 	// step, when set, is called after each step of a batch ("shard deducted" for each stock shard,
-	// "deducted", "reserved", "written", "committed", "shard after-commit" for each stock shard,
-	// "after-commit"), one call at a time (the steps of two batches run on two
-	// goroutines): the tests' way to inject a fault between two steps.
+	// "deducted", "reserving" (before T1), "reserved", "written", "committed", "shard
+	// after-commit" for each stock shard, "after-commit"), one call at a time (the steps of four
+	// batches run on four goroutines): the tests' way to inject a fault between two steps.
 	step   func(name string)
 	stepMu sync.Mutex
 	// progress is the process's one Redis subscription to task announcements (hub.go).

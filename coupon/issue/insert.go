@@ -46,39 +46,84 @@ var chunkBufs = sync.Pool{New: func() any { return new([]byte) }}
 // redemption id or requestId that is not valid UTF-8 of at most 64 bytes is an error before
 // anything is written: an INSERT would be refused it, and LOAD DATA would store it mangled.
 func insertCoupons(ctx context.Context, tx *ent.Tx, header int64, items []Item, vitess bool, w *Written) error {
-	bp := chunkBufs.Get().(*[]byte)
-	defer chunkBufs.Put(bp)
 	for chunk := range slices.Chunk(items, rowsPerChunk) {
-		rows := make([]ent.UserCoupon, len(chunk))
-		for i, it := range chunk {
-			if err := checkText(it.Coupon); err != nil {
-				return fmt.Errorf("insert coupons: %w", err)
-			}
-			uc := &rows[i]
-			*uc = ent.UserCoupon{ID: idgen.Next(), CreatedAt: it.At, UpdatedAt: it.At, UserID: it.UserID, TemplateID: it.TemplateID,
-				RedemptionID: it.RedemptionID, ReceiveCount: it.ReceiveCount, Source: it.Source, Status: usercoupon.StatusUNUSED,
-				ValidStartTime: it.At, ValidEndTime: it.End, StockBatchID: &header}
-			if it.RequestID != "" {
-				uc.RequestID = &it.RequestID
-			}
-		}
-		n, err := writeChunk(ctx, tx, rows, vitess, bp)
-		if sqlgraph.IsUniqueConstraintError(err) {
-			return fmt.Errorf("insert coupons: %w: %w", errUniqueKey, err)
-		}
+		rows, err := newCoupons(header, chunk)
 		if err != nil {
-			return fmt.Errorf("insert coupons: %w", err)
+			return err
 		}
-		if n != int64(len(rows)) {
-			return fmt.Errorf("insert coupons: %w: %d rows of %d written", errUniqueKey, n, len(rows))
+		if err := insertChunk(ctx, tx, preparedChunk{rows: rows}, vitess, w); err != nil {
+			return err
 		}
-		for i := range rows {
-			w.Issued = append(w.Issued, &rows[i])
-			w.Carried = append(w.Carried, rows[i].CreatedAt)
-		}
-		w.Inserted += len(rows)
 	}
 	return nil
+}
+
+// newCoupons are the coupons items become under header, each with a fresh id.
+func newCoupons(header int64, items []Item) ([]ent.UserCoupon, error) {
+	rows := make([]ent.UserCoupon, len(items))
+	for i, it := range items {
+		if err := checkText(it.Coupon); err != nil {
+			return nil, fmt.Errorf("insert coupons: %w", err)
+		}
+		uc := &rows[i]
+		*uc = ent.UserCoupon{ID: idgen.Next(), CreatedAt: it.At, UpdatedAt: it.At, UserID: it.UserID, TemplateID: it.TemplateID,
+			RedemptionID: it.RedemptionID, ReceiveCount: it.ReceiveCount, Source: it.Source, Status: usercoupon.StatusUNUSED,
+			ValidStartTime: it.At, ValidEndTime: it.End, StockBatchID: &header}
+		if it.RequestID != "" {
+			uc.RequestID = &it.RequestID
+		}
+	}
+	return rows, nil
+}
+
+// insertChunk writes one chunk's coupons (writeChunk) and records them in w.
+func insertChunk(ctx context.Context, tx *ent.Tx, c preparedChunk, vitess bool, w *Written) error {
+	bp := chunkBufs.Get().(*[]byte)
+	defer chunkBufs.Put(bp)
+	n, err := writeChunk(ctx, tx, c, vitess, bp)
+	if sqlgraph.IsUniqueConstraintError(err) {
+		return fmt.Errorf("insert coupons: %w: %w", errUniqueKey, err)
+	}
+	if err != nil {
+		return fmt.Errorf("insert coupons: %w", err)
+	}
+	if n != int64(len(c.rows)) {
+		return fmt.Errorf("insert coupons: %w: %d rows of %d written", errUniqueKey, n, len(c.rows))
+	}
+	for i := range c.rows {
+		w.Issued = append(w.Issued, &c.rows[i])
+		w.Carried = append(w.Carried, c.rows[i].CreatedAt)
+	}
+	w.Inserted += len(c.rows)
+	return nil
+}
+
+// Prepared is a group's coupons made and rendered before its T2 (Prepare).
+type Prepared struct {
+	items  []Item
+	chunks []preparedChunk
+}
+
+// preparedChunk is up to rowsPerChunk coupons, with their LOAD DATA lines when rendered ahead.
+type preparedChunk struct {
+	rows []ent.UserCoupon
+	load []byte
+}
+
+// Prepare makes the coupons items would become under r's header (as insertCoupons makes them:
+// fresh ids) and renders their LOAD DATA lines, outside any transaction, so that the T2 of a
+// distribution group whose items are all written as they are (writeFirst) only sends them
+// (WriteOptions.Prepared); a T2 that writes anything else makes its own rows.
+func Prepare(r *Reservation, items []Item) (*Prepared, error) {
+	p := &Prepared{items: items}
+	for chunk := range slices.Chunk(items, rowsPerChunk) {
+		rows, err := newCoupons(r.Header.ID, chunk)
+		if err != nil {
+			return nil, err
+		}
+		p.chunks = append(p.chunks, preparedChunk{rows: rows, load: loadLines.appendRows(nil, rows)})
+	}
+	return p, nil
 }
 
 // checkText fails unless c's redemption id and requestId are valid UTF-8 that fits their columns.

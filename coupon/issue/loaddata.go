@@ -39,10 +39,17 @@ var localInfileRefused atomic.Bool
 // refused local files, in which case by a multi-row INSERT. A refusal met here is remembered (and
 // logged once) and the rows are written by INSERT in the same transaction (the refused statement
 // changed nothing). It returns how many rows were written: LOAD DATA LOCAL skips a row meeting a
-// unique key (a warning, not an error), an INSERT fails instead.
-func writeChunk(ctx context.Context, tx *ent.Tx, rows []ent.UserCoupon, vitess bool, bp *[]byte) (int64, error) {
+// unique key (a warning, not an error), an INSERT fails instead. The text is rendered in *bp,
+// unless c holds the LOAD DATA lines already (Prepare).
+func writeChunk(ctx context.Context, tx *ent.Tx, c preparedChunk, vitess bool, bp *[]byte) (int64, error) {
+	rows := c.rows
 	if !vitess && !localInfileRefused.Load() {
-		n, err := loadRows(ctx, tx, rows, bp)
+		data := c.load
+		if data == nil {
+			data = loadLines.appendRows((*bp)[:0], rows)
+			*bp = data
+		}
+		n, err := loadRows(ctx, tx, data)
 		if !refusesLocalInfile(err) {
 			return n, err
 		}
@@ -53,12 +60,9 @@ func writeChunk(ctx context.Context, tx *ent.Tx, rows []ent.UserCoupon, vitess b
 	return insertRows(ctx, tx, rows, bp)
 }
 
-// loadRows writes rows with one LOAD DATA LOCAL INFILE of their lines, rendered in *bp and
-// streamed to the server by a reader handler registered for this statement alone, and returns
-// the rows loaded.
-func loadRows(ctx context.Context, tx *ent.Tx, rows []ent.UserCoupon, bp *[]byte) (int64, error) {
-	data := loadLines.appendRows((*bp)[:0], rows)
-	*bp = data
+// loadRows writes coupons with one LOAD DATA LOCAL INFILE of their lines (data), streamed to the
+// server by a reader handler registered for this statement alone, and returns the rows loaded.
+func loadRows(ctx context.Context, tx *ent.Tx, data []byte) (int64, error) {
 	name := "coupond-coupons-" + strconv.FormatInt(loadHandlers.Add(1), 10)
 	mysql.RegisterReaderHandler(name, func() io.Reader { return bytes.NewReader(data) })
 	defer mysql.DeregisterReaderHandler(name)

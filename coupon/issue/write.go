@@ -63,6 +63,9 @@ type WriteOptions struct {
 	// archive by template alone stays on T2's shard; T2 then asks whether the template has any
 	// archived coupon (one index probe) before reading the users' archived slots.
 	OneUserShard bool
+	// Prepared: the group's coupons made ahead (Prepare, for these items), sent as they are when
+	// the group is written without reading first (writeFirst).
+	Prepared *Prepared
 }
 
 // Write is T2 for one user-shard group (items of one template, in batch order): in one transaction
@@ -172,7 +175,13 @@ func insertFirst(r *Reservation, items []Item, budget int, opt WriteOptions) boo
 // a coupon the archive job moves meanwhile either still holds its slot in user_coupon when the
 // insert checks the key, or is in the archive when the locking read looks).
 func writeFirst(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, opt WriteOptions, w *Written) error {
-	if err := insertCoupons(ctx, tx, r.Header.ID, items, opt.Vitess, w); err != nil {
+	if p := opt.Prepared; p != nil && len(p.items) == len(items) && (len(items) == 0 || &p.items[0] == &items[0]) {
+		for _, c := range p.chunks {
+			if err := insertChunk(ctx, tx, c, opt.Vitess, w); err != nil {
+				return err
+			}
+		}
+	} else if err := insertCoupons(ctx, tx, r.Header.ID, items, opt.Vitess, w); err != nil {
 		return err
 	}
 	archived, err := tx.UserCouponArchive.Query().Where(usercouponarchive.TemplateID(r.Template.ID)).
