@@ -2,6 +2,7 @@ package distribution
 
 import (
 	"archive/zip"
+	"bytes"
 	"errors"
 	"io"
 
@@ -162,10 +163,15 @@ func (x *xlsxSource) next() (int, []string, error) {
 	}
 }
 
-// value is the cell just read: its shared string when shared, else its text.
+// value is the cell just read: its shared string when shared (none when its index is blank, as
+// excelize reads it), else its text.
 func (x *xlsxSource) value(shared bool) (string, error) {
 	if !shared {
 		return string(x.text.text), nil
+	}
+	x.text.text = bytes.TrimSpace(x.text.text)
+	if len(x.text.text) == 0 {
+		return "", nil
 	}
 	if x.strs == nil {
 		s, err := readSharedStrings(x.sst)

@@ -125,7 +125,7 @@ func TestXLSXReadsAsExcelize(t *testing.T) {
 		return strings.NewReplacer("</", "</"+p, "<![", "<![", "<", "<"+p).Replace(
 			`<dimension ref="A1:D9"/><sheetViews/><sheetData>` +
 				`<row r="1"><c r="A1" t="s"><v>0</v></c><c r="C1" t="inlineStr"><is><r><t>No</t></r><r><t xml:space="preserve">te </t></r><rPh><t>ノート</t></rPh></is></c></row>` +
-				`<row r="2"><c r="A2"><v>100001</v></c><c r="B2"/><c r="D2" t="s"><v>1</v></c></row>` +
+				`<row r="2"><c r="A2"><v>100001</v></c><c r="B2"/><c r="D2" t="s"><v> 1 </v></c><c r="E2" t="s"/></row>` +
 				`<row><c><v>100002</v></c><c t="str"><f>A3&amp;""</f><v>x&lt;&amp;&gt;y</v></c></row>` +
 				`<row r="5"/>` +
 				`<row r="6" spans="1:2"><c r="A6" t="s"><v>2</v></c><c r="B6" t="b"><v>1</v></c></row>` +
