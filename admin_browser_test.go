@@ -63,7 +63,7 @@ func TestAdminInChromium(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "node", filepath.Join("e2e", "run.mjs"))
 	cmd.Dir = filepath.Join("admin", "web")
 	cmd.Env = append(os.Environ(), "ADMIN_URL="+srv.URL, "ADMIN_TOKEN="+token, "ADMIN_FIXTURE="+fixture,
-		"ADMIN_DRIFT_URL="+drift.URL, "CHROMIUM="+chromium)
+		"ADMIN_DRIFT_URL="+drift.URL, "CHROMIUM="+chromium, "ADMIN_BUDGET_SCALE="+strconv.Itoa(raceBudgetScale))
 	out, err := cmd.CombinedOutput()
 	t.Logf("admin/web/e2e/run.mjs:\n%s", out)
 	if err != nil {

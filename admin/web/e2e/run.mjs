@@ -6,7 +6,8 @@
 //   ADMIN_URL=http://127.0.0.1:8080 ADMIN_TOKEN=<MERCHANT jwt> ADMIN_FIXTURE=…/bad-rows.xlsx \
 //   ADMIN_DRIFT_URL=<POST here adds stock to a template in Redis: ?template=ID> node e2e/run.mjs
 //
-// CHROMIUM overrides /usr/bin/chromium; ADMIN_LOADS (default 5) is the number of cold loads timed.
+// CHROMIUM overrides /usr/bin/chromium; ADMIN_LOADS (default 5) is the number of cold loads timed;
+// ADMIN_BUDGET_SCALE (default 1) multiplies their budgets.
 import { chromium } from 'playwright-core';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,6 +23,9 @@ const artifacts = env.ADMIN_ARTIFACTS || new URL('./artifacts', import.meta.url)
 mkdirSync(artifacts, { recursive: true });
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const loads = Number(env.ADMIN_LOADS || 5);
+// ADMIN_BUDGET_SCALE multiplies the cold-load budgets (1 s to first paint, 2 s to the dashboard's
+// numbers): the Go test sets 2 under the race detector, which slows the server, not the page.
+const budgetScale = Number(env.ADMIN_BUDGET_SCALE || 1);
 
 /** A GraphQL request to the server as the merchant. */
 async function api(query, variables = {}) {
@@ -212,8 +216,8 @@ try {
     await c.close();
   }
   console.log(`cold loads (${loads}): first contentful paint median ${median(fcp).toFixed(0)} ms [${fcp.map((x) => x.toFixed(0)).join(', ')}]; dashboard numbers median ${median(numbers)} ms [${numbers.join(', ')}]`);
-  check(median(fcp) <= 1000, `first contentful paint median ${median(fcp)} ms > 1 s`);
-  check(median(numbers) <= 2000, `dashboard numbers median ${median(numbers)} ms > 2 s`);
+  check(median(fcp) <= 1000 * budgetScale, `first contentful paint median ${median(fcp)} ms > ${budgetScale} s`);
+  check(median(numbers) <= 2000 * budgetScale, `dashboard numbers median ${median(numbers)} ms > ${2 * budgetScale} s`);
 } catch (e) {
   problems.push(e.stack || String(e));
 } finally {
