@@ -289,7 +289,7 @@ func (s *Service) prepareWrites(r *issue.Reservation, items []issue.Item) ([]gro
 	}
 	var groups []group
 	for _, g := range issue.Groups(items, s.cfg.UserShards) {
-		p, err := issue.Prepare(r, g)
+		p, err := issue.Prepare(r, g, s.cfg.Vitess)
 		if err != nil {
 			return nil, err
 		}

@@ -118,12 +118,11 @@ func (s *Service) acknowledgeCancel(ctx context.Context, t *ent.CouponTask) erro
 // before it only skipped), after the row cap (checkRows) when no batch was written yet. Five
 // things overlap, each batch passing through them in file order, one batch in each at a time: a
 // reader goroutine parses the batches ahead (rowReader.readAhead), this goroutine deducts the next
-// batch in Redis (deductBatch), a goroutine does the batch before it's T1 (reserveBatch), another
-// the batch before that one's T2s (writeBatch), and another settles the one before (its T3 and
-// after-commit work: settleBatch). So at most two batches are journaled and not reserved when a
-// worker dies. pending: the first batches (as many)
-// were journaled by a run that died before reserving them; they are committed whatever the task's
-// status. ss: the template's stock shards.
+// batch in Redis (deductBatch), and the three stages of a pipeline (stage.go) do the T1 of the
+// batch before it, the T2s of the one before that, and the T3 and after-commit work of the one
+// before. So at most two batches are journaled and not reserved when a worker dies. pending: the
+// first batches (as many) were journaled by a run that died before reserving them; they are
+// committed whatever the task's status. ss: the template's stock shards.
 func (s *Service) execute(ctx context.Context, t *ent.CouponTask, ss stockShards, pending int) error {
 	path, remove, err := s.files.Fetch(ctx, t.FilePath)
 	if errors.Is(err, errFileGone) {
@@ -149,24 +148,8 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, ss stockShards
 	}
 	batches, stopReading := rr.readAhead(t.ResumeRow)
 	defer stopReading()
-	// Each stage starts the next one's work on its batch once that stage is free; this goroutine
-	// touches a stage only after the ones before it were waited for, and reads reserved (the task
-	// as the last T1 left it) likewise.
-	var reserving, writing, settling stage
-	defer settling.abandon()
-	defer writing.abandon()
-	defer reserving.abandon()
-	reserved := t
-	settled := func() (*ent.CouponTask, error) {
-		err := reserving.wait()
-		if err == nil {
-			err = writing.wait()
-		}
-		if err == nil {
-			err = settling.wait()
-		}
-		return reserved, err
-	}
+	pl := &pipeline{s: s, ctx: ctx, task: t, reserved: t}
+	defer pl.abandon()
 	next := t.ResumeRow
 	for {
 		if pending == 0 {
@@ -175,7 +158,7 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, ss stockShards
 				return err
 			}
 			if c != nil {
-				if _, err := settled(); err != nil {
+				if _, err := pl.drain(); err != nil {
 					return err
 				}
 				return s.acknowledgeCancel(ctx, c)
@@ -190,35 +173,15 @@ func (s *Service) execute(ctx context.Context, t *ent.CouponTask, ss stockShards
 			if err != nil {
 				return err
 			}
-			if err := reserving.wait(); err != nil {
+			if err := pl.reserve(p); err != nil {
 				return err
 			}
-			reserving.start(func() error {
-				if err := s.reserveBatch(ctx, t, p, func() error { return errors.Join(writing.wait(), settling.wait()) }); err != nil {
-					return err
-				}
-				if err := writing.wait(); err != nil {
-					return err
-				}
-				writing.start(func() error {
-					if err := s.writeBatch(ctx, p); err != nil {
-						return err
-					}
-					if err := settling.wait(); err != nil {
-						return err
-					}
-					settling.start(func() error { return s.settleBatch(ctx, p) })
-					return nil
-				})
-				reserved = p.task
-				return nil
-			})
 			next, pending = b.end, max(pending-1, 0)
 		}
 		if b.fail == "" && len(b.rows) > 0 {
 			continue
 		}
-		last, err := settled()
+		last, err := pl.drain()
 		if err != nil {
 			return err
 		}

@@ -120,7 +120,7 @@ func (x *xlsxSource) next() (int, []string, error) {
 				}
 				cells, rowText, col = cells[:0], 0, 0
 			case "c":
-				ref, typ := cellAttrs(attrs)
+				ref, typ := attrs2(attrs, "r", "t") // its reference and type
 				var ok bool
 				if col, ok = cellColumn(ref, col); !ok {
 					return 0, nil, fileInvalid("row %d cannot be read: a cell is named %q", x.num, asWritten(string(ref)))
@@ -169,8 +169,8 @@ func (x *xlsxSource) value(shared bool) (string, error) {
 	if !shared {
 		return string(x.text.text), nil
 	}
-	x.text.text = bytes.TrimSpace(x.text.text)
-	if len(x.text.text) == 0 {
+	index := bytes.TrimSpace(x.text.text)
+	if len(index) == 0 {
 		return "", nil
 	}
 	if x.strs == nil {
@@ -180,10 +180,10 @@ func (x *xlsxSource) value(shared bool) (string, error) {
 		}
 		x.strs = s
 	}
-	i, ok := parseIndex(x.text.text)
+	i, ok := parseIndex(index)
 	v, found := x.strs.get(i)
 	if !ok || !found {
-		return "", fileInvalid("row %d cannot be read: it refers to shared string %q, which the workbook lacks", x.num, asWritten(string(x.text.text)))
+		return "", fileInvalid("row %d cannot be read: it refers to shared string %q, which the workbook lacks", x.num, asWritten(string(index)))
 	}
 	return v, nil
 }

@@ -59,24 +59,9 @@ func localName(tag []byte) (name, attrs []byte) {
 	return name, attrs
 }
 
-// attr is the value of the unprefixed attribute key among attrs, without its quotes; nil when
-// absent.
-func attr(attrs []byte, key string) []byte {
-	for len(attrs) > 0 {
-		a, rest, err := gosax.NextAttribute(attrs)
-		if err != nil || a.Key == nil {
-			return nil
-		}
-		if string(a.Key) == key && len(a.Value) >= 2 {
-			return a.Value[1 : len(a.Value)-1]
-		}
-		attrs = rest
-	}
-	return nil
-}
-
-// cellAttrs are a <c>'s reference (r) and type (t), nil when absent.
-func cellAttrs(attrs []byte) (ref, typ []byte) {
+// attrs2 are the values of the unprefixed attributes k1 and k2 among attrs, without their
+// quotes; nil when absent.
+func attrs2(attrs []byte, k1, k2 string) (v1, v2 []byte) {
 	for len(attrs) > 0 {
 		a, rest, err := gosax.NextAttribute(attrs)
 		if err != nil || a.Key == nil {
@@ -84,15 +69,21 @@ func cellAttrs(attrs []byte) (ref, typ []byte) {
 		}
 		if len(a.Value) >= 2 {
 			switch string(a.Key) {
-			case "r":
-				ref = a.Value[1 : len(a.Value)-1]
-			case "t":
-				typ = a.Value[1 : len(a.Value)-1]
+			case k1:
+				v1 = a.Value[1 : len(a.Value)-1]
+			case k2:
+				v2 = a.Value[1 : len(a.Value)-1]
 			}
 		}
 		attrs = rest
 	}
-	return ref, typ
+	return v1, v2
+}
+
+// attr is the value of the unprefixed attribute key among attrs (attrs2).
+func attr(attrs []byte, key string) []byte {
+	v, _ := attrs2(attrs, key, "")
+	return v
 }
 
 // rowNumber is a <row>'s number: its r attribute, or the one after prev when it has none.

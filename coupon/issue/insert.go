@@ -111,17 +111,22 @@ type preparedChunk struct {
 }
 
 // Prepare makes the coupons items would become under r's header (as insertCoupons makes them:
-// fresh ids) and renders their LOAD DATA lines, outside any transaction, so that the T2 of a
+// fresh ids) and, unless the coupons go by INSERT (vitess, or a server refusing local files:
+// writeChunk), renders their LOAD DATA lines, outside any transaction, so that the T2 of a
 // distribution group whose items are all written as they are (writeFirst) only sends them
 // (WriteOptions.Prepared); a T2 that writes anything else makes its own rows.
-func Prepare(r *Reservation, items []Item) (*Prepared, error) {
+func Prepare(r *Reservation, items []Item, vitess bool) (*Prepared, error) {
 	p := &Prepared{items: items}
 	for chunk := range slices.Chunk(items, rowsPerChunk) {
 		rows, err := newCoupons(r.Header.ID, chunk)
 		if err != nil {
 			return nil, err
 		}
-		p.chunks = append(p.chunks, preparedChunk{rows: rows, load: loadLines.appendRows(nil, rows)})
+		c := preparedChunk{rows: rows}
+		if !vitess && !localInfileRefused.Load() {
+			c.load = loadLines.appendRows(nil, rows)
+		}
+		p.chunks = append(p.chunks, c)
 	}
 	return p, nil
 }
