@@ -111,7 +111,8 @@ func TestPersisterCrashAfterCommitBeforeAckPersistsOnce(t *testing.T) {
 }
 
 // TestPersisterReadsCouponsWholeOnlyForReplays: batches of new claims (a user's first coupon, and
-// a second one next to it) commit from the counts and slots alone; a batch holding claims already
+// a second one next to it) commit without reading the users' coupons (written first, on one user
+// shard); a batch holding claims already
 // persisted is rolled back and done again reading the coupons whole, and is persisted once.
 func TestPersisterReadsCouponsWholeOnlyForReplays(t *testing.T) {
 	e := newRedeemEnv(t, "reread", claim.Config{})

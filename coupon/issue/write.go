@@ -79,8 +79,9 @@ type WriteOptions struct {
 // ErrFenced when the sweep settled the header's share of that shard first.
 //
 // It first reads the users' coupons from the index (user_id, template_id, receive_count) alone
-// (their counts and slots, no row lookups), or, for a distribution group that insertFirst admits,
-// reads nothing and writes the coupons in Redis's slots (writeFirst): either commits only a group
+// (their counts and slots, no row lookups), or, for a group that insertFirst admits (one user
+// shard, no drift, every slot Redis handed out within the limit), reads nothing but the items'
+// earlier refusals and writes the coupons in Redis's slots (writeFirst): either commits only a group
 // in which every item is new and gets a slot and a unit and whose coupons meet no unique key;
 // anything else is rolled back and the group done again reading the coupons whole, where replays
 // and duplicates are recognised and refusals decided.
@@ -101,7 +102,10 @@ func write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, bu
 	err := store.WithTx(ctx, db, func(tx *ent.Tx) error {
 		w = Written{Held: map[int64]int{}}
 		if !readWhole && insertFirst(r, items, budget, opt) {
-			return writeFirst(ctx, tx, r, items, opt, &w)
+			if err := writeFirst(ctx, tx, r, items, opt, &w); err != nil {
+				return err
+			}
+			return fence(ctx, tx, r, items)
 		}
 		seen, err := loadSeen(ctx, tx, r, items, opt, readWhole)
 		if err != nil {
@@ -141,24 +145,30 @@ func write(ctx context.Context, db *ent.Client, r *Reservation, items []Item, bu
 				return err
 			}
 		}
-		if r.Header.Source == stockbatch.SourceCLAIM {
-			return fenceWrite(ctx, tx, r.Header.ID, items[0].UserID)
-		}
-		return nil
+		return fence(ctx, tx, r, items)
 	}, nil)
 	return w, err
 }
 
+// fence takes, in a claim batch's T2, the fence of the header's share of the group's shard
+// (fenceWrite); a distribution batch's T2 has none.
+func fence(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item) error {
+	if r.Header.Source != stockbatch.SourceCLAIM {
+		return nil
+	}
+	return fenceWrite(ctx, tx, r.Header.ID, items[0].UserID)
+}
+
 // insertFirst reports whether a group may be written by writeFirst, without reading its users'
-// coupons first: a distribution group on one user shard (opt.OneUserShard), within its budget,
-// whose every receive_count from Redis is a slot within the limit.
+// coupons first: a group (claims or distribution rows) on one user shard (opt.OneUserShard),
+// within its budget, whose every receive_count from Redis is a slot within the limit.
 func insertFirst(r *Reservation, items []Item, budget int, opt WriteOptions) bool {
-	if r.Header.Source != stockbatch.SourceDISTRIBUTION || !opt.OneUserShard || opt.Prior != nil || len(items) > budget {
+	if !opt.OneUserShard || len(items) > budget {
 		return false
 	}
 	limit := r.Template.ReceiveRule.LimitPerPerson
 	for _, it := range items {
-		if it.RequestID != "" || it.ReceiveCount < 1 || it.ReceiveCount > limit {
+		if it.ReceiveCount < 1 || it.ReceiveCount > limit {
 			return false
 		}
 	}
@@ -169,12 +179,23 @@ func insertFirst(r *Reservation, items []Item, budget int, opt WriteOptions) boo
 // then checks, with a locking read (the latest committed rows), that the template has no archived
 // coupon; it returns errReadWhole when it has one (an archived coupon holds a slot outside
 // user_coupon's unique key) and errUniqueKey when a coupon met a unique key (a slot taken, a
-// replay): Write then does the group again reading the coupons whole. Anything else leaves the
-// group as the read-first path would: every user holds at most limit coupons, each in its own slot
+// replay, a requestId the user's coupons hold), and errReadWhole too when an item was refused
+// before (opt.Prior, read first): Write then does the group again reading the coupons whole.
+// Anything else leaves the group as the read-first path would: every user holds at most limit coupons, each in its own slot
 // (the unique key (user_id, template_id, receive_count) over slots 1…limit, and no archived slot;
 // a coupon the archive job moves meanwhile either still holds its slot in user_coupon when the
 // insert checks the key, or is in the archive when the locking read looks).
 func writeFirst(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, opt WriteOptions, w *Written) error {
+	if opt.Prior != nil {
+		users, rids := keysOf(items)
+		prior, err := opt.Prior(ctx, tx, users, rids)
+		if err != nil {
+			return err
+		}
+		if len(prior) > 0 {
+			return errReadWhole
+		}
+	}
 	if p := opt.Prepared; p != nil && len(p.items) == len(items) && (len(items) == 0 || &p.items[0] == &items[0]) {
 		for _, c := range p.chunks {
 			if err := insertChunk(ctx, tx, c, opt.Vitess, w); err != nil {
@@ -218,12 +239,7 @@ type seen struct {
 // and the slots of the users' archived coupons (none read when opt.OneUserShard and the template
 // has no archived coupon).
 func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, opt WriteOptions, readWhole bool) (*seen, error) {
-	users := make([]int64, 0, len(items))
-	rids := make([]string, 0, len(items))
-	for _, it := range items {
-		users = append(users, it.UserID)
-		rids = append(rids, it.RedemptionID)
-	}
+	users, rids := keysOf(items)
 	columns := []string{usercoupon.FieldUserID, usercoupon.FieldReceiveCount}
 	if readWhole {
 		columns = append(columns, usercoupon.FieldRedemptionID, usercoupon.FieldRequestID)
@@ -280,6 +296,16 @@ func loadSeen(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, opt
 		s.done[rid] = true
 	}
 	return s, nil
+}
+
+// keysOf is the items' users and redemption ids, in the items' order.
+func keysOf(items []Item) (users []int64, rids []string) {
+	users = make([]int64, len(items))
+	rids = make([]string, len(items))
+	for i, it := range items {
+		users[i], rids[i] = it.UserID, it.RedemptionID
+	}
+	return users, rids
 }
 
 // archivedSlots is ArchivedSlots of the users in tx; with oneShard it first asks whether the
