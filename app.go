@@ -35,7 +35,7 @@ type app struct {
 	cfg      config
 	db       *ent.Client
 	sqlDB    *sql.DB
-	rcDB     *ent.Client           // the checkout's: sessions READ COMMITTED (checkout.Config.DB)
+	rcDB     *sql.DB               // the checkout's: sessions READ COMMITTED, several statements a query (checkout.Config.DB)
 	rdb      redis.UniversalClient // data: cache, stock, outboxes (one Redis or a Redis Cluster)
 	qrdb     redis.UniversalClient // asynq's Redis, for readiness checks
 	queueOpt asynq.RedisConnOpt
@@ -72,7 +72,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 			return nil, fmt.Errorf("COUPON_MYSQL_USER_SHARDS: %w", err)
 		}
 	}
-	rcDB, _, err := store.OpenMySQLReadCommitted(cfg.MySQLDSN, cfg.MySQLMaxConns)
+	_, rcDB, err := store.OpenMySQLReadCommitted(cfg.MySQLDSN, cfg.MySQLMaxConns)
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -38,6 +38,7 @@ import (
 	"coupond/testutil/stack"
 
 	entsql "entgo.io/ent/dialect/sql"
+	"github.com/go-sql-driver/mysql"
 	"github.com/hibiken/asynq"
 	"github.com/shopspring/decimal"
 )
@@ -59,6 +60,17 @@ func captureStack(t *testing.T, rec *sqlcapture.Recorder, dsn string, cfg servic
 	sqlDB.SetMaxOpenConns(16)
 	client := ent.NewClient(ent.Driver(entsql.OpenDB("mysql", sqlDB)))
 	t.Cleanup(func() { client.Close() })
+	if cfg.Checkout.DB == nil { // the checkout's own pool, as the server opens it: several statements a query
+		mcfg, err := mysql.ParseDSN(norm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mcfg.MultiStatements = true
+		if cfg.Checkout.DB, err = rec.OpenDB(mcfg.FormatDSN()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cfg.Checkout.DB.Close() })
+	}
 	rdb := testutil.Redis(t, "sharding")
 	q := asynq.NewClient(testutil.QueueOpt())
 	t.Cleanup(func() { q.Close() })

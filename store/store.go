@@ -41,15 +41,18 @@ func OpenMySQL(dsn string, maxConns int) (*ent.Client, *sql.DB, error) {
 	return openMySQL(dsn, maxConns, "")
 }
 
-// OpenMySQLReadCommitted is OpenMySQL over a pool whose sessions are READ COMMITTED: each
-// connection sets the level once when it opens, so a transaction that wants the level (the
-// checkout's lock: its locking reads take no gap locks) does not set it per transaction, which
-// costs a round trip each time.
+// OpenMySQLReadCommitted is OpenMySQL over the checkout's pool: its sessions are READ COMMITTED
+// (each connection sets the level once when it opens, so a transaction that wants the level — the
+// checkout's lock: its locking reads take no gap locks — does not set it per transaction, which
+// costs a round trip each time), and its connections take several statements in one query
+// (multiStatements: the checkout sends START TRANSACTION and its writes at once). Every statement
+// on it binds its values as placeholders, which the driver escapes; none is text pasted in.
 func OpenMySQLReadCommitted(dsn string, maxConns int) (*ent.Client, *sql.DB, error) {
 	return openMySQL(dsn, maxConns, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
 }
 
-// openMySQL opens the pool of dsn whose every connection runs session (when not empty) as it opens.
+// openMySQL opens the pool of dsn; with a session statement (the checkout's pool) every
+// connection runs it as it opens and takes several statements in one query.
 func openMySQL(dsn string, maxConns int, session string) (*ent.Client, *sql.DB, error) {
 	dsn, err := NormalizeDSN(dsn)
 	if err != nil {
@@ -59,6 +62,7 @@ func openMySQL(dsn string, maxConns int, session string) (*ent.Client, *sql.DB, 
 	if err != nil {
 		return nil, nil, err
 	}
+	cfg.MultiStatements = session != ""
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -70,8 +74,12 @@ func openMySQL(dsn string, maxConns int, session string) (*ent.Client, *sql.DB, 
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	db.SetConnMaxLifetime(30 * time.Minute)
-	drv := entsql.OpenDB("mysql", db)
-	return ent.NewClient(ent.Driver(drv)), db, nil
+	return Client(db), db, nil
+}
+
+// Client is an ent client over the pool db.
+func Client(db *sql.DB) *ent.Client {
+	return ent.NewClient(ent.Driver(entsql.OpenDB("mysql", db)))
 }
 
 // sessionConnector opens connections that run one statement (a session setting) first.

@@ -104,16 +104,16 @@ func MySQL(t testing.TB, name string) (*ent.Client, *sql.DB, string) {
 	return client, db, dsn
 }
 
-// ReadCommitted opens a client of dsn over a pool whose sessions are READ COMMITTED
-// (store.OpenMySQLReadCommitted: the checkout's, checkout.Config.DB), closed when the test ends.
-func ReadCommitted(t testing.TB, dsn string) *ent.Client {
+// ReadCommitted opens the checkout's pool of dsn (store.OpenMySQLReadCommitted,
+// checkout.Config.DB), closed when the test ends.
+func ReadCommitted(t testing.TB, dsn string) *sql.DB {
 	t.Helper()
-	client, _, err := store.OpenMySQLReadCommitted(dsn, 32)
+	client, db, err := store.OpenMySQLReadCommitted(dsn, 32)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	return client
+	return db
 }
 
 // Strings is the first column, as strings, of the rows q (with args) reads from db.

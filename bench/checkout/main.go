@@ -187,7 +187,7 @@ type report struct {
 
 type bench struct {
 	db     *ent.Client
-	rcDB   *ent.Client
+	rcDB   *sql.DB
 	sqlDB  *sql.DB
 	rdb    *redis.Client
 	queue  *asynq.Client
@@ -206,7 +206,7 @@ func setup(server, redisAddr string, users int) (*bench, error) {
 	if err != nil {
 		return nil, err
 	}
-	rcDB, _, err := store.OpenMySQLReadCommitted(dsn, users) // the checkout's pool, as coupond serve opens it
+	_, rcDB, err := store.OpenMySQLReadCommitted(dsn, users) // the checkout's pool, as coupond serve opens it
 	if err != nil {
 		return nil, err
 	}

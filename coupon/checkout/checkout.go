@@ -3,8 +3,9 @@
 // order — Lock, Confirm, Release, Refund — with the lock's expiry (ExpireLock, Sweep).
 //
 // Every transition is one MySQL transaction of checked compare-and-set writes of the coupon's
-// status and the settlement's (a lock: an UPDATE and the settlement's INSERT; the others one
-// UPDATE of both rows, both or neither), so MySQL alone decides who wins a race: no distributed
+// status and the settlement's (a lock: an UPDATE and the settlement's INSERT; the others an
+// UPDATE of each row, both or neither; the writes sent in one round trip, see transact), so MySQL
+// alone decides who wins a race: no distributed
 // lock, no read-then-write. A transition that makes the coupon due for the archive (USED, EXPIRED,
 // a FORFEIT refund) queues it in the same transaction (coupon/archivedue). One coupon is in at most one live settlement (LOCKED or PAID) and one
 // order carries at most one live coupon per stacking slot, by unique keys. Each transition is
@@ -31,6 +32,7 @@ import (
 	"coupond/ent"
 	"coupond/ent/usercoupon"
 	"coupond/ent/usercouponarchive"
+	"coupond/store"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -55,18 +57,21 @@ type LockRef struct {
 // Config tunes the service; zero fields take the defaults.
 type Config struct {
 	LockTTL time.Duration // how long a lock holds a coupon for an unpaid order; default defaults.LockTTL
-	// DB, when set, is the client the checkout runs its transactions on, over a pool whose
-	// sessions are READ COMMITTED (store.OpenMySQLReadCommitted): a lock's transaction then does not
-	// set its level first (one round trip less). Nil: New's db, each lock setting the level. Reads
-	// outside a transaction (the wallet, a coupon's holder, a lock's first read) run on New's db
-	// either way, so they never wait for a connection behind transactions in flight.
-	DB *ent.Client
+	// DB, when set, is the pool the checkout runs its transactions on (store.OpenMySQLReadCommitted):
+	// its sessions are READ COMMITTED, so a lock's transaction does not set its level first, and
+	// its connections take several statements in one query, so a transaction sends START
+	// TRANSACTION and its writes in one round trip (transact). Nil: New's db, each transaction
+	// setting the level and sending its statements one by one. Reads outside a transaction (the
+	// wallet, a coupon's holder, a lock's first read) run on New's db either way, so they never
+	// wait for a connection behind transactions in flight.
+	DB *sql.DB
 }
 
 // Service is the checkout.
 type Service struct {
 	db        *ent.Client // reads outside a transaction
-	txdb      *ent.Client // transactions: Config.DB, else db
+	txdb      *ent.Client // transactions: over Config.DB, else db
+	multi     *sql.DB     // Config.DB: transactions whose writes go in one round trip; nil: one by one
 	rdb       redis.UniversalClient
 	templates Templates
 	sched     Scheduler
@@ -84,7 +89,7 @@ func New(db *ent.Client, rdb redis.UniversalClient, templates Templates, sched S
 	}
 	s := &Service{db: db, txdb: db, rdb: rdb, templates: recentTemplates(templates), sched: sched, lockTTL: cfg.LockTTL, lockTx: readCommitted, now: time.Now}
 	if cfg.DB != nil {
-		s.txdb, s.lockTx = cfg.DB, nil
+		s.txdb, s.multi, s.lockTx = store.Client(cfg.DB), cfg.DB, nil
 	}
 	return s
 }

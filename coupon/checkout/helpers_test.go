@@ -160,3 +160,20 @@ func pendingCleared(t *testing.T, rdb redis.Cmdable) {
 		}
 	}
 }
+
+// noOpenTransactions fails when a connection to the test's database holds a transaction open
+// once every call has returned: a transaction that failed (a lost compare-and-set, a unique key,
+// a deadlock) must be rolled back, or its connection closed, before the connection goes back to
+// the pool.
+func noOpenTransactions(t *testing.T, st *stack.Stack) {
+	t.Helper()
+	var n int
+	err := st.SQL.QueryRowContext(st.Ctx, "SELECT COUNT(*) FROM information_schema.innodb_trx t "+
+		"JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.db = DATABASE() AND p.id <> CONNECTION_ID()").Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d connections of the pools hold a transaction open after the calls", n)
+	}
+}

@@ -108,37 +108,32 @@ func (s *Service) lockOnce(ctx context.Context, where string, args []any, coupon
 	}
 	expires := now.Add(s.lockTTL)
 	payable := o.Amount.Sub(taken).Sub(d)
-	var row *ent.CouponSettlement
-	err = s.inTx(ctx, s.lockTx, func(tx *ent.Tx) error {
-		res, err := tx.ExecContext(ctx, lockCouponSQL, now, usercoupon.StatusLOCKED, o.ID, d, userID, couponID, usercoupon.StatusUNUSED, now)
-		var n int64
-		if err == nil {
-			n, err = res.RowsAffected()
-		}
-		switch {
-		case err != nil:
-			return fmt.Errorf("lock coupon %d: %w", couponID, err)
-		case n == 0:
-			return errLost
-		}
-		row = &ent.CouponSettlement{ID: idgen.Next(), CreatedAt: now, UpdatedAt: now, UserID: userID, OrderID: o.ID, CouponID: couponID,
-			TemplateID: uc.TemplateID, Status: couponsettlement.StatusLOCKED, OrderAmount: o.Amount, DiscountAmount: d, PayableAmount: payable,
-			LockExpiresAt: &expires, LiveCouponID: &couponID, LiveSlot: &slot}
-		_, err = tx.ExecContext(ctx, insertSettlementSQL, now, now, userID, o.ID, couponID, uc.TemplateID, row.Status, o.Amount, d, payable,
-			expires, couponID, slot, row.ID)
-		if isUnique(err) && !slotTaken(err) { // released before: the same order locks again
-			row, err = s.relock(ctx, tx, userID, o, couponID, d, payable, expires, slot, now)
-		}
-		switch {
-		case slotTaken(err):
-			return slotError(slot)
-		case err != nil && !errors.Is(err, errLost):
-			return fmt.Errorf("lock coupon %d: settlement: %w", couponID, err)
-		case err != nil:
-			return err
-		}
-		return stillStacked(ctx, tx, row, taken)
-	})
+	row := &ent.CouponSettlement{ID: idgen.Next(), CreatedAt: now, UpdatedAt: now, UserID: userID, OrderID: o.ID, CouponID: couponID,
+		TemplateID: uc.TemplateID, Status: couponsettlement.StatusLOCKED, OrderAmount: o.Amount, DiscountAmount: d, PayableAmount: payable,
+		LockExpiresAt: &expires, LiveCouponID: &couponID, LiveSlot: &slot}
+	lock := write{what: fmt.Sprintf("lock coupon %d", couponID), query: lockCouponSQL, cas: true,
+		args: []any{now, usercoupon.StatusLOCKED, o.ID, d, userID, couponID, usercoupon.StatusUNUSED, now}}
+	insert := write{what: fmt.Sprintf("lock coupon %d: settlement", couponID), query: insertSettlementSQL,
+		args: []any{now, now, userID, o.ID, couponID, uc.TemplateID, row.Status, o.Amount, d, payable, expires, couponID, slot, row.ID}}
+	err = s.transact(ctx, []write{lock, insert}, func(q querier) error { return stillStacked(ctx, q, row, taken) })
+	if isUnique(err) { // the settlement met a unique key: again one statement at a time, to tell which
+		err = s.inTx(ctx, s.lockTx, func(tx *ent.Tx) error {
+			if err := execWrite(ctx, tx, lock); err != nil {
+				return err
+			}
+			err := execWrite(ctx, tx, insert)
+			if isUnique(err) && !slotTaken(err) { // released before: the same order locks again
+				row, err = s.relock(ctx, tx, userID, o, couponID, d, payable, expires, slot, now)
+			}
+			switch {
+			case slotTaken(err):
+				return slotError(slot)
+			case err != nil:
+				return err
+			}
+			return stillStacked(ctx, tx, row, taken)
+		})
+	}
 	if err != nil {
 		s.undo(ctx, member, err)
 		return nil, err
@@ -203,7 +198,7 @@ func (s *Service) lockedAlready(ctx context.Context, uc *ent.UserCoupon, orderID
 // before a shop one. Under READ COMMITTED the read locks the order's committed live rows and
 // waits for uncommitted ones of the same order: two locks racing on one order wait for each other
 // (or deadlock, and MySQL fails one), locks of other orders never meet.
-func stillStacked(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, taken decimal.Decimal) error {
+func stillStacked(ctx context.Context, tx querier, row *ent.CouponSettlement, taken decimal.Decimal) error {
 	lives, err := queryLives(ctx, tx, row.UserID, row.OrderID)
 	if err != nil {
 		return fmt.Errorf("lock: the order's coupons: %w", err)

@@ -25,16 +25,18 @@ import (
 
 // The most MySQL round trips (commands sent: each one waits for its answer) one lockCoupon (by the
 // user) and one confirmCouponPayment (by the order system) may cost. The raw compare-and-set
-// transactions of bench/checkout take 4 each (START TRANSACTION, 2 statements, COMMIT). The lock
-// has two more: its read of the coupon with the order's live settlements and the re-read of the
-// order in its transaction (stillStacked); its READ COMMITTED level is its pool's sessions' (set
-// once per connection: checkout.Config.DB), not set per transaction (one more round trip, 7 before
-// 2026-12-06). The confirmation reads holder and settlement in one statement, moves each row with
-// its own checked UPDATE (one multi-table UPDATE saved a round trip, but Vitess refuses it) and
-// adds the archive queue's entry. (Before issue 20: 8 and 6, without the queue's entry.)
+// transactions of bench/checkout take 4 each (START TRANSACTION, 2 statements, COMMIT). The
+// checkout's pool takes several statements in one query (checkout.Config.DB), so a transaction
+// sends START TRANSACTION and its writes at once (transact). The lock: its read of the coupon with
+// the order's live settlements; START, its UPDATE and the settlement's INSERT; the re-read of the
+// order in its transaction (stillStacked); COMMIT. The confirmation: its read of holder and
+// settlement in one statement; START, the two checked UPDATEs (one multi-table UPDATE would be one
+// statement, but Vitess refuses it) and the archive queue's entry; COMMIT. (6 and 6 before
+// 2026-12-06 20:00, each statement its own round trip; 7 and 6 before the lock's READ COMMITTED
+// level became its pool's sessions'; 8 and 6 before issue 20, without the queue's entry.)
 const (
-	lockRoundTrips    = 6
-	confirmRoundTrips = 6
+	lockRoundTrips    = 4
+	confirmRoundTrips = 3
 )
 
 // The most Redis round trips (a command or a pipeline, on the data Redis and the queue's) one lock
@@ -128,7 +130,7 @@ func TestLockAndConfirmRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	rc, _, err := store.OpenMySQLReadCommitted(cfg.FormatDSN(), 4) // the checkout's pool, as the server opens it
+	_, rc, err := store.OpenMySQLReadCommitted(cfg.FormatDSN(), 4) // the checkout's pool, as the server opens it
 	if err != nil {
 		t.Fatal(err)
 	}

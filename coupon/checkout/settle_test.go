@@ -120,11 +120,19 @@ func TestRepeatsRace(t *testing.T) {
 }
 
 // TestTransitionsRace: lock, confirm, release and refund of two orders racing on each of many
-// coupons give only legal answers, and the coupon and its settlements agree after.
+// coupons give only legal answers, and the coupon and its settlements agree after — with the
+// transactions' writes sent at once (the checkout's pool) and one by one (the main pool).
 func TestTransitionsRace(t *testing.T) {
-	for _, policy := range []coupontemplate.RefundPolicy{coupontemplate.RefundPolicyRETURN, coupontemplate.RefundPolicyFORFEIT} {
-		t.Run(string(policy), func(t *testing.T) {
-			st := stack.New(t, pkg, "race_"+strings.ToLower(string(policy)), stack.Options{})
+	for _, c := range []struct {
+		policy coupontemplate.RefundPolicy
+		plain  bool
+	}{{coupontemplate.RefundPolicyRETURN, false}, {coupontemplate.RefundPolicyFORFEIT, false}, {coupontemplate.RefundPolicyRETURN, true}} {
+		policy, name := c.policy, strings.ToLower(string(c.policy))
+		if c.plain {
+			name += "_plain"
+		}
+		t.Run(name, func(t *testing.T) {
+			st := stack.New(t, pkg, "race_"+name, stack.Options{PlainCheckout: c.plain})
 			tpl := tplWith(t, st, func(in *template.CreateInput) { in.RefundPolicy = &policy })
 			coupons := give(t, st, tpl, 5, 30, time.Now().Add(time.Hour))
 			legal := map[coupon.Code]bool{"": true, coupon.CodeAlreadyLocked: true, coupon.CodeInvalidState: true, coupon.CodeNotFound: true}
@@ -160,6 +168,7 @@ func TestTransitionsRace(t *testing.T) {
 				}
 			}
 			wg.Wait()
+			noOpenTransactions(t, st)
 			for _, uc := range coupons {
 				checkBooks(t, st, uc, policy == coupontemplate.RefundPolicyFORFEIT)
 			}

@@ -163,21 +163,17 @@ func (s *Service) transitionOnce(ctx context.Context, actor coupon.Actor, orderI
 			moved.from = usercoupon.StatusUSED
 		}
 	}
-	err = s.inTx(ctx, nil, func(tx *ent.Tx) error {
-		if err := cas(ctx, tx, row, k, now, amount, moved); err != nil {
-			return err
-		}
-		if moved != nil && moved.to == usercoupon.StatusUNUSED {
-			return nil
-		}
+	writes := casWrites(row, k, now, amount, moved)
+	if moved == nil || moved.to != usercoupon.StatusUNUSED {
 		if moved != nil && moved.to == usercoupon.StatusEXPIRED { // counted on the holder's shard
-			if err := ledger.AddExpired(ctx, tx, row.TemplateID, userID, now, 1); err != nil {
-				return err
-			}
+			q, args := ledger.ExpiredStatement(row.TemplateID, userID, now, 1)
+			writes = append(writes, write{what: fmt.Sprintf("%s: settlement %d: expired ledger", k, row.ID), query: q, args: args})
 		}
 		// USED or EXPIRED, or FORFEIT (USED, now named by no live settlement): due for the archive.
-		return archivedue.Add(ctx, tx.ArchiveDue, now, archivedue.Coupon{UserID: userID, ID: couponID})
-	})
+		q, args := archivedue.Statement(now, archivedue.Coupon{UserID: userID, ID: couponID})
+		writes = append(writes, write{what: fmt.Sprintf("%s: settlement %d: archive queue", k, row.ID), query: q, args: args})
+	}
+	err = s.transact(ctx, writes, nil)
 	if err != nil {
 		s.undo(ctx, member, err)
 		return nil, err
@@ -204,15 +200,15 @@ type couponMove struct {
 	orderID  int64
 }
 
-// cas moves, in tx, the settlement from k.from() to k.to() and, unless c is nil, its coupon as c
-// says — each UPDATE checked, so either both rows move or neither does (errLost: the transaction
-// rolls back and the caller reads again) — a confirm only while the lock holds and is for amount
-// (a release and a lock again in between may have changed it), an expiry only once the lock has
-// expired. A confirm sets the payment's time on both rows; a release, expiry or refund clears the
-// settlement's live keys and the coupon's order, discount and use. The two rows share their
-// user_id, so both statements run on one user shard (a multi-table UPDATE … JOIN would save a
-// round trip, but Vitess refuses it).
-func cas(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, k kind, now time.Time, amount *decimal.Decimal, c *couponMove) error {
+// casWrites moves the settlement from k.from() to k.to() and, unless c is nil, its coupon as c
+// says — each UPDATE a checked compare-and-set in one transaction (transact), so either both rows
+// move or neither does (errLost: the transaction rolls back and the caller reads again) — a
+// confirm only while the lock holds and is for amount (a release and a lock again in between may
+// have changed it), an expiry only once the lock has expired. A confirm sets the payment's time on
+// both rows; a release, expiry or refund clears the settlement's live keys and the coupon's order,
+// discount and use. The two rows share their user_id, so both statements run on one user shard (a
+// multi-table UPDATE … JOIN would be one statement, but Vitess refuses it).
+func casWrites(row *ent.CouponSettlement, k kind, now time.Time, amount *decimal.Decimal, c *couponMove) []write {
 	set := []string{"status = ?", "updated_at = ?"}
 	args := []any{string(k.to()), now}
 	switch k {
@@ -235,8 +231,9 @@ func cas(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, k kind, now
 		where = append(where, "lock_expires_at <= ?")
 		args = append(args, now)
 	}
-	if err := updateOne(ctx, tx, k, row.ID, "coupon_settlement", set, where, args); err != nil || c == nil {
-		return err
+	writes := []write{updateOne(k, row.ID, "coupon_settlement", set, where, args)}
+	if c == nil {
+		return writes
 	}
 	set = []string{"status = ?", "updated_at = ?"}
 	args = []any{string(c.to), now}
@@ -248,25 +245,14 @@ func cas(ctx context.Context, tx *ent.Tx, row *ent.CouponSettlement, k kind, now
 	}
 	where = []string{"user_id = ?", "id = ?", "status = ?", "order_id = ?"}
 	args = append(args, row.UserID, row.CouponID, string(c.from), c.orderID)
-	return updateOne(ctx, tx, k, row.ID, "user_coupon", set, where, args)
+	return append(writes, updateOne(k, row.ID, "user_coupon", set, where, args))
 }
 
-// updateOne runs UPDATE table SET set WHERE where in tx and promises it changed exactly one row:
-// none is errLost (a concurrent call moved it), more is an error.
-func updateOne(ctx context.Context, tx *ent.Tx, k kind, settlementID int64, table string, set, where []string, args []any) error {
-	res, err := tx.ExecContext(ctx, "UPDATE "+table+" SET "+strings.Join(set, ", ")+" WHERE "+strings.Join(where, " AND "), args...)
-	if err != nil {
-		return fmt.Errorf("%s: settlement %d: %s: %w", k, settlementID, table, err)
-	}
-	switch n, err := res.RowsAffected(); {
-	case err != nil:
-		return fmt.Errorf("%s: settlement %d: %s: %w", k, settlementID, table, err)
-	case n == 0:
-		return errLost
-	case n != 1:
-		return fmt.Errorf("%s: settlement %d: %s: %d rows changed, want 1", k, settlementID, table, n)
-	}
-	return nil
+// updateOne is UPDATE table SET set WHERE where as a compare-and-set write: it must change
+// exactly one row.
+func updateOne(k kind, settlementID int64, table string, set, where []string, args []any) write {
+	return write{what: fmt.Sprintf("%s: settlement %d: %s", k, settlementID, table), cas: true,
+		query: "UPDATE " + table + " SET " + strings.Join(set, ", ") + " WHERE " + strings.Join(where, " AND "), args: args}
 }
 
 // applyInMemory makes row what cas wrote.

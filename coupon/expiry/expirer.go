@@ -225,7 +225,7 @@ func (e *Expirer) expireChunk(ctx context.Context, templateID int64, chunk []cou
 			due = append(due, archivedue.Coupon{UserID: r.UserID, ID: r.ID})
 		}
 	}
-	if err := archivedue.Add(ctx, tx.ArchiveDue, now, due...); err != nil {
+	if err := archivedue.Add(ctx, tx, now, due...); err != nil {
 		return 0, fmt.Errorf("expire coupons of template %d: %w", templateID, err)
 	}
 	if err := ledger.AddExpired(ctx, tx, templateID, store.ShardUser(chunk[0].userID, e.UserShards), now, n); err != nil {

@@ -61,12 +61,17 @@ func AddExpired(ctx context.Context, tx *ent.Tx, templateID, shardUser int64, at
 	if n == 0 {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, "INSERT INTO expired_ledger (user_id, template_id, bucket, n) VALUES (?, ?, ?, ?) "+
-		"ON DUPLICATE KEY UPDATE n = n + VALUES(n)", shardUser, templateID, Bucket(at), n)
-	if err != nil {
+	query, args := ExpiredStatement(templateID, shardUser, at, n)
+	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
 		return fmt.Errorf("ledger: expired coupons of template %d: %w", templateID, err)
 	}
 	return nil
+}
+
+// ExpiredStatement is AddExpired's one statement.
+func ExpiredStatement(templateID, shardUser int64, at time.Time, n int) (string, []any) {
+	return "INSERT INTO expired_ledger (user_id, template_id, bucket, n) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE n = n + VALUES(n)",
+		[]any{shardUser, templateID, Bucket(at), n}
 }
 
 // Counts is what the ledgers hold of a template over a span of buckets.

@@ -139,13 +139,49 @@ type wrapped struct {
 	tx   []string
 }
 
+// statement records one query: each of its statements (a query may hold several, the
+// checkout's START TRANSACTION and writes) in the open transaction, or alone. A transaction begun
+// by a START TRANSACTION statement ends at a COMMIT or ROLLBACK statement, as one begun by
+// BeginTx ends at Commit or Rollback.
 func (w *wrapped) statement(query string, args []driver.NamedValue) {
-	stmt := Render(query, args)
-	if w.inTx {
-		w.tx = append(w.tx, stmt)
-		return
+	for _, stmt := range split(Render(query, args)) {
+		switch {
+		case stmt == "START TRANSACTION;" && !w.inTx:
+			w.inTx, w.tx = true, nil
+		case (stmt == "COMMIT;" || stmt == "ROLLBACK;") && w.inTx:
+			w.end(strings.TrimSuffix(stmt, ";"))
+		case w.inTx:
+			w.tx = append(w.tx, stmt)
+		default:
+			w.rec.add("-- autocommit\n" + stmt + "\n")
+		}
 	}
-	w.rec.add("-- autocommit\n" + stmt + "\n")
+}
+
+// split cuts a rendered query into its statements at the semicolons outside quotes, each ended by
+// ";" and trimmed.
+func split(rendered string) []string {
+	var out []string
+	start, inQuote := 0, byte(0)
+	for j := 0; j < len(rendered); j++ {
+		switch c := rendered[j]; {
+		case inQuote != 0:
+			if c == inQuote {
+				inQuote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			inQuote = c
+		case c == ';':
+			if stmt := strings.TrimSpace(rendered[start:j]); stmt != "" {
+				out = append(out, stmt+";")
+			}
+			start = j + 1
+		}
+	}
+	if stmt := strings.TrimSpace(rendered[start:]); stmt != "" {
+		out = append(out, stmt+";")
+	}
+	return out
 }
 
 func (w *wrapped) end(how string) {

@@ -31,6 +31,9 @@ type Options struct {
 	// Redis, when set, holds the coupon data instead of testutil.Redis's client (a cluster the
 	// test started for itself: testutil.StartOwnCluster); the namespace is still testutil.Redis's.
 	Redis redis.UniversalClient
+	// PlainCheckout runs the checkout's transactions on the main pool, their statements one by one
+	// (checkout.Config.DB nil), instead of on its own pool as the server does.
+	PlainCheckout bool
 }
 
 // Stack is the services of one test with their stores.
@@ -62,7 +65,7 @@ func New(t testing.TB, pkg, name string, o Options) *Stack {
 	if o.Config.Files == nil {
 		o.Config.Files = TempFiles(t)
 	}
-	if o.Config.Checkout.DB == nil { // the checkout's own pool, as the server opens it
+	if o.Config.Checkout.DB == nil && !o.PlainCheckout { // the checkout's own pool, as the server opens it
 		o.Config.Checkout.DB = testutil.ReadCommitted(t, dsn)
 	}
 	if o.Config.Redeem.TemplateRate == 0 {
