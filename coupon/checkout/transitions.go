@@ -202,9 +202,12 @@ type couponMove struct {
 
 // casWrites moves the settlement from k.from() to k.to() and, unless c is nil, its coupon as c
 // says — each UPDATE a checked compare-and-set in one transaction (transact), so either both rows
-// move or neither does (errLost: the transaction rolls back and the caller reads again) — a
-// confirm only while the lock holds and is for amount (a release and a lock again in between may
-// have changed it), an expiry only once the lock has expired. A confirm sets the payment's time on
+// move or neither does (errLost: the transaction rolls back and the caller reads again). A
+// confirm, release or expiry moves only the lock row shows (its expiry, which the caller checked
+// against now: a confirm only while it holds, an expiry only once it has expired), never a later
+// lock of the same settlement (released and locked again since the read, perhaps for another
+// amount): the lock counter counts each lock by its expiry (CountLock), so the after-commit of a
+// transition that moved a later lock would close the wrong one. A confirm also only for amount. A confirm sets the payment's time on
 // both rows; a release, expiry or refund clears the settlement's live keys and the coupon's order,
 // discount and use. The two rows share their user_id, so both statements run on one user shard (a
 // multi-table UPDATE … JOIN would be one statement, but Vitess refuses it).
@@ -223,13 +226,17 @@ func casWrites(row *ent.CouponSettlement, k kind, now time.Time, amount *decimal
 	}
 	where := []string{"user_id = ?", "id = ?", "status = ?"}
 	args = append(args, row.UserID, row.ID, string(k.from()))
-	switch k {
-	case confirm:
-		where = append(where, "lock_expires_at > ?", "order_amount = ?")
-		args = append(args, now, amount.String())
-	case expire:
-		where = append(where, "lock_expires_at <= ?")
-		args = append(args, now)
+	switch {
+	case k == refund:
+	case row.LockExpiresAt == nil:
+		where = append(where, "lock_expires_at IS NULL")
+	default: // the very lock row shows, not a later one of the same settlement (released and locked again meanwhile)
+		where = append(where, "lock_expires_at = ?")
+		args = append(args, *row.LockExpiresAt)
+	}
+	if k == confirm {
+		where = append(where, "order_amount = ?")
+		args = append(args, amount.String())
 	}
 	writes := []write{updateOne(k, row.ID, "coupon_settlement", set, where, args)}
 	if c == nil {

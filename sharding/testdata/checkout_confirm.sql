@@ -8,14 +8,14 @@ SELECT `coupon_settlement`.`id`, `coupon_settlement`.`created_at`, `coupon_settl
 
 -- tx
 BEGIN;
-UPDATE coupon_settlement SET status = 'PAID', updated_at = '2026-01-01 00:00:00', paid_at = '2026-01-01 00:00:00' WHERE user_id = 11 AND id = 4242424242424 AND status = 'LOCKED' AND lock_expires_at > '2026-01-01 00:00:00' AND order_amount = '100';
+UPDATE coupon_settlement SET status = 'PAID', updated_at = '2026-01-01 00:00:00', paid_at = '2026-01-01 00:00:00' WHERE user_id = 11 AND id = 4242424242424 AND status = 'LOCKED' AND lock_expires_at = '2026-01-01 00:00:00' AND order_amount = '100';
 UPDATE user_coupon SET status = 'USED', updated_at = '2026-01-01 00:00:00', used_at = '2026-01-01 00:00:00' WHERE user_id = 11 AND id = 4242424242424 AND status = 'LOCKED' AND order_id = 100;
 INSERT INTO `archive_due` (`ended_at`, `id`, `user_id`) VALUES ('2026-01-01 00:00:00', 4242424242424, 11) ON DUPLICATE KEY UPDATE `ended_at` = VALUES(`ended_at`);
 COMMIT;
 
 -- tx
 BEGIN;
-UPDATE coupon_settlement SET status = 'PAID', updated_at = '2026-01-01 00:00:00', paid_at = '2026-01-01 00:00:00' WHERE user_id = 12 AND id = 4242424242424 AND status = 'LOCKED' AND lock_expires_at > '2026-01-01 00:00:00' AND order_amount = '100';
+UPDATE coupon_settlement SET status = 'PAID', updated_at = '2026-01-01 00:00:00', paid_at = '2026-01-01 00:00:00' WHERE user_id = 12 AND id = 4242424242424 AND status = 'LOCKED' AND lock_expires_at = '2026-01-01 00:00:00' AND order_amount = '100';
 UPDATE user_coupon SET status = 'USED', updated_at = '2026-01-01 00:00:00', used_at = '2026-01-01 00:00:00' WHERE user_id = 12 AND id = 4242424242424 AND status = 'LOCKED' AND order_id = 101;
 INSERT INTO `archive_due` (`ended_at`, `id`, `user_id`) VALUES ('2026-01-01 00:00:00', 4242424242424, 12) ON DUPLICATE KEY UPDATE `ended_at` = VALUES(`ended_at`);
 COMMIT;

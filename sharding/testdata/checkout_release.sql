@@ -8,6 +8,6 @@ SELECT `user_coupon`.`id`, `user_coupon`.`created_at`, `user_coupon`.`updated_at
 
 -- tx
 BEGIN;
-UPDATE coupon_settlement SET status = 'CANCELED', updated_at = '2026-01-01 00:00:00', live_coupon_id = NULL, live_slot = NULL WHERE user_id = 13 AND id = 4242424242424 AND status = 'LOCKED';
+UPDATE coupon_settlement SET status = 'CANCELED', updated_at = '2026-01-01 00:00:00', live_coupon_id = NULL, live_slot = NULL WHERE user_id = 13 AND id = 4242424242424 AND status = 'LOCKED' AND lock_expires_at = '2026-01-01 00:00:00';
 UPDATE user_coupon SET status = 'UNUSED', updated_at = '2026-01-01 00:00:00', order_id = NULL, discount_amount = NULL, used_at = NULL WHERE user_id = 13 AND id = 4242424242424 AND status = 'LOCKED' AND order_id = 102;
 COMMIT;
