@@ -18,8 +18,8 @@ import (
 )
 
 // TestAdminInChromium runs admin/web/e2e/run.mjs: the web admin at /admin/ in headless Chromium
-// against the whole app with a worker (distribution batches of 2 rows, so progress is pushed
-// several times), signed in as a merchant with /admin/#token=. The script distributes
+// against the whole app with a worker (distribution batches of 2 rows, 300 ms apart, so progress is
+// pushed several times), signed in as a merchant with /admin/#token=. The script distributes
 // coupon/distribution/testdata/bad-rows.xlsx (the shared LibreOffice fixture; outcomes in that
 // README), asks the drift endpoint started here to add 3 to a template's stock in Redis and
 // expects the reconciliation screen to name the broken equation. It needs node, `npm ci` in admin/web and Debian's chromium;
@@ -37,6 +37,15 @@ func TestAdminInChromium(t *testing.T) {
 
 	t.Setenv("COUPON_DISTRIBUTION_BATCH", "2")
 	a, srv := testApp(t)
+	// Each batch's progress is pushed when it commits, and a subscriber slower than the task gets
+	// its latest state: batches of 2 rows a few milliseconds apart would reach the page as one
+	// push. A pause after each batch's T1 (which moves the rows processed; the next T1 waits for
+	// it) lets the page see each batch, as it does on a real file.
+	a.svc.Distribution.SetStep(func(step string) {
+		if step == "reserved" {
+			time.Sleep(300 * time.Millisecond)
+		}
+	})
 	w, err := a.startWorker()
 	if err != nil {
 		t.Fatal(err)

@@ -72,6 +72,11 @@ func New(db *ent.Client, rdb redis.UniversalClient, cache *template.Cache, issue
 	return &Service{db: db, rdb: rdb, cache: cache, issuer: issuer, files: files, sched: sched, cfg: cfg.withDefaults(), now: time.Now}
 }
 
+// SetStep makes s call fn after each step of a batch (Service.step: "deducted", "committed", …),
+// nil for none: the tests' way to inject a fault between two steps, or to pace a run (the web
+// admin's browser test, which watches each batch's progress arrive). Set it before a run starts.
+func (s *Service) SetStep(fn func(name string)) { s.step = fn }
+
 func (s *Service) stepDone(name string) {
 	if s.step != nil {
 		s.stepMu.Lock()
