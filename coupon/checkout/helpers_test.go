@@ -167,13 +167,20 @@ func pendingCleared(t *testing.T, rdb redis.Cmdable) {
 // the pool.
 func noOpenTransactions(t *testing.T, st *stack.Stack) {
 	t.Helper()
+	if n := openTransactions(t, st); n != 0 {
+		t.Fatalf("%d connections of the pools hold a transaction open after the calls", n)
+	}
+}
+
+// openTransactions counts the connections to the test's database, other than the one asking,
+// that hold an InnoDB transaction.
+func openTransactions(t *testing.T, st *stack.Stack) int {
+	t.Helper()
 	var n int
 	err := st.SQL.QueryRowContext(st.Ctx, "SELECT COUNT(*) FROM information_schema.innodb_trx t "+
 		"JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.db = DATABASE() AND p.id <> CONNECTION_ID()").Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 0 {
-		t.Fatalf("%d connections of the pools hold a transaction open after the calls", n)
-	}
+	return n
 }
