@@ -60,7 +60,7 @@ func (p *Persister) commitBatch(ctx context.Context, templateID int64, claims []
 	budget := r.Header.Reserved
 	var carried []time.Time
 	for _, g := range issue.Groups(items, p.cfg.UserShards) {
-		w, err := issue.Write(ctx, p.db, r, g, budget, issue.WriteOptions{Prior: priorFailures, Record: recordFailures, Vitess: p.cfg.Vitess, OneUserShard: p.cfg.UserShards <= 1})
+		w, err := issue.Write(ctx, p.db, r, g, budget, issue.WriteOptions{Prior: priorFailures, AnyPrior: anyFailure, Record: recordFailures, Vitess: p.cfg.Vitess, OneUserShard: p.cfg.UserShards <= 1})
 		if err != nil {
 			p.abandon(ctx, r.Header)
 			return res, fmt.Errorf("write claims of batch %d: %w", r.Header.ID, err)
@@ -116,6 +116,16 @@ func priorFailures(ctx context.Context, tx *ent.Tx, users []int64, rids []string
 		out[f.RedemptionID] = r
 	}
 	return out, nil
+}
+
+// anyFailure is issue.WriteOptions.AnyPrior for claims: whether the template has any
+// redemption_failure row (its template_id index, one probe).
+func anyFailure(ctx context.Context, tx *ent.Tx, templateID int64) (bool, error) {
+	some, err := tx.RedemptionFailure.Query().Where(redemptionfailure.TemplateID(templateID)).Exist(ctx)
+	if err != nil {
+		return false, fmt.Errorf("any failed claim of template %d: %w", templateID, err)
+	}
+	return some, nil
 }
 
 // recordFailures marks claims MySQL refused as failed with their reasons, on their users' shard

@@ -1,6 +1,7 @@
 package claim_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -205,6 +206,61 @@ func TestDriftFailsTheSurplusAndGivesCountersBack(t *testing.T) {
 	// A failed user may claim again (counter given back), and is refused only by stock.
 	if _, err := e.redeemer.Redeem(e.Ctx, users[9], tpl.ID, ""); codeOf(err) != coupon.CodeOutOfStock {
 		t.Fatalf("retry after drift: %v, want OUT_OF_STOCK (Redis has no stock either)", err)
+	}
+}
+
+// TestReplayedRefusalStaysRefused: claims MySQL refused for drift, delivered again (a Redis
+// restored from an older AOF) once the database has stock, stay FAILED with no coupon. The batch
+// of them alone is one a persister writes without reading the users' coupons (new slots, units in
+// budget): only their recorded refusals, read because the template has some, stop it.
+func TestReplayedRefusalStaysRefused(t *testing.T) {
+	e := newRedeemEnv(t, "replayed_refusal", claim.Config{})
+	tpl := e.Template(t, 10, 1, nil)
+	users := []int64{41, 42, 43, 44, 45, 46, 47, 48, 49, 50}
+	rids := e.claimAll(t, tpl.ID, users...)
+	entries, err := e.Redis.XRange(e.Ctx, keys.Outbox(tpl.ID), "-", "+").Result()
+	if err != nil || len(entries) != len(users) {
+		t.Fatalf("outbox = %d entries, %v", len(entries), err)
+	}
+	if err := e.DB.CouponTemplate.UpdateOneID(tpl.ID).SetStock(6).Exec(e.Ctx); err != nil { // 4 units lost
+		t.Fatal(err)
+	}
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	var failed []redis.XMessage
+	for i, rid := range rids {
+		red, err := e.redeemer.Redemption(e.Ctx, users[i], rid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if red.Status == claim.RedemptionFailed {
+			failed = append(failed, entries[i])
+		}
+	}
+	if len(failed) != 4 {
+		t.Fatalf("%d claims failed, want 4", len(failed))
+	}
+	if err := e.DB.CouponTemplate.UpdateOneID(tpl.ID).SetStock(10).Exec(e.Ctx); err != nil { // units enough for a replay
+		t.Fatal(err)
+	}
+	for _, m := range failed {
+		e.Redis.XAdd(e.Ctx, &redis.XAddArgs{Stream: keys.Outbox(tpl.ID), Values: m.Values})
+	}
+	if _, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.coupons(t, tpl.ID)); n != 6 {
+		t.Fatalf("%d coupons after the replay, want the 6 issued before", n)
+	}
+	for i, rid := range rids {
+		red, err := e.redeemer.Redemption(e.Ctx, users[i], rid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if was := slices.ContainsFunc(failed, func(m redis.XMessage) bool { return m.ID == entries[i].ID }); was != (red.Status == claim.RedemptionFailed) {
+			t.Fatalf("redemption %s is %s after the replay; failed before: %v", rid, red.Status, was)
+		}
 	}
 }
 

@@ -56,9 +56,15 @@ type Written struct {
 
 // WriteOptions are a T2's per-path hooks.
 type WriteOptions struct {
-	Prior  Prior                                                        // nil: no earlier refusals recorded
-	Record func(ctx context.Context, tx *ent.Tx, fresh []Refusal) error // records Fresh in the same transaction; nil: the caller records them in T3
-	Vitess bool                                                         // the database is a Vitess vtgate (COUPON_MYSQL_VITESS): coupons by multi-row INSERT, as it takes no LOAD DATA
+	Prior Prior // nil: no earlier refusals recorded
+	// AnyPrior, with Prior, tells whether the template has any earlier refusal recorded, in one
+	// index probe; on one user shard (where a query by template alone stays on T2's shard) the
+	// group written without reading first reads Prior only when it says so: a sale without drift
+	// records none, and Prior's read of a group's items costs MariaDB more than the rest of T2's
+	// reads together (two 500-value IN lists over one index). nil: Prior is always read.
+	AnyPrior func(ctx context.Context, tx *ent.Tx, templateID int64) (bool, error)
+	Record   func(ctx context.Context, tx *ent.Tx, fresh []Refusal) error // records Fresh in the same transaction; nil: the caller records them in T3
+	Vitess   bool                                                         // the database is a Vitess vtgate (COUPON_MYSQL_VITESS): coupons by multi-row INSERT, as it takes no LOAD DATA
 	// OneUserShard: the user tables are one shard (COUPON_MYSQL_USER_SHARDS=1), so a query of the
 	// archive by template alone stays on T2's shard; T2 then asks whether the template has any
 	// archived coupon (one index probe) before reading the users' archived slots.
@@ -180,12 +186,21 @@ func insertFirst(r *Reservation, items []Item, budget int, opt WriteOptions) boo
 // coupon; it returns errReadWhole when it has one (an archived coupon holds a slot outside
 // user_coupon's unique key) and errUniqueKey when a coupon met a unique key (a slot taken, a
 // replay, a requestId the user's coupons hold), and errReadWhole too when an item was refused
-// before (opt.Prior, read first): Write then does the group again reading the coupons whole.
+// before (opt.Prior, read first when opt.AnyPrior finds refusals of the template): Write then does the group again reading the coupons whole.
 // Anything else leaves the group as the read-first path would: every user holds at most limit coupons, each in its own slot
 // (the unique key (user_id, template_id, receive_count) over slots 1…limit, and no archived slot;
 // a coupon the archive job moves meanwhile either still holds its slot in user_coupon when the
 // insert checks the key, or is in the archive when the locking read looks).
 func writeFirst(ctx context.Context, tx *ent.Tx, r *Reservation, items []Item, opt WriteOptions, w *Written) error {
+	if opt.Prior != nil && opt.AnyPrior != nil {
+		some, err := opt.AnyPrior(ctx, tx, r.Template.ID)
+		if err != nil {
+			return err
+		}
+		if !some {
+			opt.Prior = nil // no earlier refusal of the template, so none of these items'
+		}
+	}
 	if opt.Prior != nil {
 		users, rids := keysOf(items)
 		prior, err := opt.Prior(ctx, tx, users, rids)
