@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
@@ -91,7 +92,7 @@ func newApp(ctx context.Context, cfg config) (*app, error) {
 		return nil, fmt.Errorf("COUPON_BLOB_URL: %w", err)
 	}
 	a.svc = services.New(db, a.rdb, jobs.NewQueue(a.enqueuer), services.Config{
-		Redeem: cfg.Redeem, Persist: claim.PersistConfig{BatchSize: cfg.PersistBatch, UserShards: cfg.MySQLUserShards, Vitess: cfg.MySQLVitess},
+		Redeem: cfg.Redeem, Persist: claim.PersistConfig{BatchSize: cfg.PersistBatch, Linger: linger(cfg.PersistLinger), UserShards: cfg.MySQLUserShards, Vitess: cfg.MySQLVitess},
 		Distribution:     distribution.Config{BatchSize: cfg.DistributionBatch, MaxUploadBytes: cfg.UploadMaxBytes, MaxRows: cfg.DistributionMaxRows, UserShards: cfg.MySQLUserShards, Vitess: cfg.MySQLVitess},
 		Files:            a.files,
 		Checkout:         checkout.Config{LockTTL: cfg.LockTTL, DB: rcDB},
@@ -188,4 +189,12 @@ func (a *app) close() {
 	if a.files != nil {
 		a.files.Close()
 	}
+}
+
+// linger is claim.PersistConfig.Linger for COUPON_PERSIST_LINGER, whose 0 means none.
+func linger(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }

@@ -44,6 +44,7 @@ type config struct {
 	ShutdownTimeout time.Duration
 	Redeem          claim.Config
 	PersistBatch    int
+	PersistLinger   time.Duration
 	StockShards     int
 	DrainEvery      time.Duration
 	SweepEvery      time.Duration
@@ -151,6 +152,7 @@ var settings = []setting{
 	{"COUPON_REDEEM_USER_RATE", "10", "claim attempts per second per user and template (0: off)", num(func(c *config) *int { return &c.Redeem.UserRate })},
 	{"COUPON_STOCK_SHARDS_DEFAULT", "1", "Redis sub-stocks of a template created without stockShards (1 to 64; README \"Hot templates\"): 1 keeps the stock in the template's hash", stockShards},
 	{"COUPON_PERSIST_BATCH", strconv.Itoa(defaults.PersistBatch), "claims per persister batch", num(func(c *config) *int { return &c.PersistBatch })},
+	{"COUPON_PERSIST_LINGER", durDefault(defaults.PersistLinger), "after a persister batch short of COUPON_PERSIST_BATCH while claims flow, the wait for the next to fill (0: none)", durOrNone(func(c *config) *time.Duration { return &c.PersistLinger })},
 	{"COUPON_DRAIN_EVERY", "1s", "period of the outbox safety-net drain", dur(func(c *config) *time.Duration { return &c.DrainEvery })},
 	{"COUPON_SWEEP_EVERY", "10m", "period of the expiry sweep", dur(func(c *config) *time.Duration { return &c.SweepEvery })},
 	{"COUPON_LOCK_TTL", durDefault(defaults.LockTTL), "how long lockCoupon holds a coupon for an unpaid order before it is released", dur(func(c *config) *time.Duration { return &c.LockTTL })},
@@ -334,6 +336,18 @@ func dur(field func(*config) *time.Duration) func(*config, string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
 			return fmt.Errorf("want a positive duration like 1s or 10m")
+		}
+		*field(c) = d
+		return nil
+	}
+}
+
+// durOrNone is dur that also takes 0 (none).
+func durOrNone(field func(*config) *time.Duration) func(*config, string) error {
+	return func(c *config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("want a duration ≥ 0 like 0, 50ms or 1s")
 		}
 		*field(c) = d
 		return nil

@@ -9,7 +9,8 @@ import "time"
 // Defaults of settings, by the variable that overrides each.
 const (
 	RedeemTemplateRate     = 50_000.0               // COUPON_REDEEM_TEMPLATE_RATE: claims/s per template and instance
-	PersistBatch           = 500                    // COUPON_PERSIST_BATCH: claims per persister transaction
+	PersistBatch           = 2000                   // COUPON_PERSIST_BATCH: claims per persister transaction
+	PersistLinger          = 100 * time.Millisecond // COUPON_PERSIST_LINGER
 	LockTTL                = 15 * time.Minute       // COUPON_LOCK_TTL
 	CheckoutSweepEvery     = time.Minute            // COUPON_CHECKOUT_SWEEP_EVERY
 	UploadMaxBytes         = 64 << 20               // COUPON_UPLOAD_MAX_BYTES

@@ -2,6 +2,7 @@ package claim_test
 
 import (
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,6 +11,8 @@ import (
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
 	"coupond/ent/coupontemplatelog"
+	"coupond/ent/stockbatch"
+	"coupond/services"
 	"coupond/testutil/stack"
 
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
@@ -307,5 +310,65 @@ func TestDrainIndexKeepsOpenTemplates(t *testing.T) {
 	}
 	if e.Redis.SIsMember(e.Ctx, keys.OutboxIndex(), ended.ID).Val() {
 		t.Fatal("an ended template with an empty outbox stayed in the drain index")
+	}
+}
+
+// TestPersisterLingersWhileClaimsFlow: after a batch of at least 64 claims (an eighth of the
+// batch size here), short of a full one, the persister waits Linger before reading again, so
+// claims arriving meanwhile make one batch, not many; a trickle (fewer claims) is persisted
+// at once. Each batch is one stock_batch header.
+func TestPersisterLingersWhileClaimsFlow(t *testing.T) {
+	const linger = time.Second
+	s := stack.New(t, "claim", "linger", stack.Options{Config: services.Config{
+		Persist: claim.PersistConfig{BatchSize: 512, Linger: linger, ClaimIdle: time.Millisecond},
+	}})
+	e := &redeemEnv{Stack: s, redeemer: s.Redeemer, persister: s.Persister}
+	tpl := e.Template(t, 1000, 1000, nil)
+	headers := func() int {
+		n, err := e.DB.StockBatch.Query().Where(stockbatch.TemplateID(tpl.ID)).Count(e.Ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	e.claimAll(t, tpl.ID, 7, 7, 7) // a trickle
+	start := time.Now()
+	if n, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil || n != 3 {
+		t.Fatalf("drain = %d, %v; want 3", n, err)
+	}
+	if took := time.Since(start); took >= linger/2 {
+		t.Fatalf("a trickle of 3 claims took %v to persist; want no linger", took)
+	}
+
+	first := make([]int64, 100)
+	for i := range first {
+		first[i] = 7
+	}
+	e.claimAll(t, tpl.ID, first...)
+	var more sync.WaitGroup
+	e.persister.OnStep(func(step string) {
+		if step != "acked" || headers() != 2 {
+			return
+		}
+		more.Go(func() { // 100 claims over about 200 ms, while the persister lingers
+			for range 100 {
+				if _, err := e.redeemer.Redeem(e.Ctx, 8, tpl.ID, ""); err != nil {
+					t.Error(err)
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		})
+	})
+	t.Cleanup(func() { e.persister.OnStep(nil) })
+	if n, err := e.persister.Drain(e.Ctx, tpl.ID); err != nil || n != 200 {
+		t.Fatalf("drain = %d, %v; want 200", n, err)
+	}
+	more.Wait()
+	if n := headers(); n != 3 {
+		t.Fatalf("%d batches for a trickle of 3 and two flows of 100 claims; want 3 (the second flow in one batch)", n)
+	}
+	if n := len(e.coupons(t, tpl.ID)); n != 203 {
+		t.Fatalf("%d coupons, want 203", n)
 	}
 }
