@@ -99,21 +99,30 @@ func (p *Persister) abandon(ctx context.Context, h *ent.StockBatch) {
 	}
 }
 
-// priorFailures is issue.Prior for claims: the redemption_failure rows of the batch's claims.
+// priorChunk is the most claims one read of priorFailures names: MariaDB's range optimizer pairs
+// its two lists over the index (user_id, redemption_id), so a read costs it their product (about
+// 2 ms of CPU at 500 each), and a batch holds up to COUPON_PERSIST_BATCH claims.
+const priorChunk = 500
+
+// priorFailures is issue.Prior for claims: the redemption_failure rows of the batch's claims
+// (users[i] and rids[i] are claim i's).
 func priorFailures(ctx context.Context, tx *ent.Tx, users []int64, rids []string) (map[string]issue.Refusal, error) {
-	rows, err := tx.RedemptionFailure.Query().
-		Where(redemptionfailure.UserIDIn(users...), redemptionfailure.RedemptionIDIn(rids...)).
-		Select(redemptionfailure.FieldRedemptionID, redemptionfailure.FieldReason, redemptionfailure.FieldDuplicateOf).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("load failed claims: %w", err)
-	}
-	out := make(map[string]issue.Refusal, len(rows))
-	for _, f := range rows {
-		r := issue.Refusal{Reason: f.Reason}
-		if f.DuplicateOf != nil {
-			r.DuplicateOf = *f.DuplicateOf
+	out := map[string]issue.Refusal{}
+	for lo := 0; lo < len(users); lo += priorChunk {
+		hi := min(lo+priorChunk, len(users))
+		rows, err := tx.RedemptionFailure.Query().
+			Where(redemptionfailure.UserIDIn(users[lo:hi]...), redemptionfailure.RedemptionIDIn(rids[lo:hi]...)).
+			Select(redemptionfailure.FieldRedemptionID, redemptionfailure.FieldReason, redemptionfailure.FieldDuplicateOf).All(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("load failed claims: %w", err)
 		}
-		out[f.RedemptionID] = r
+		for _, f := range rows {
+			r := issue.Refusal{Reason: f.Reason}
+			if f.DuplicateOf != nil {
+				r.DuplicateOf = *f.DuplicateOf
+			}
+			out[f.RedemptionID] = r
+		}
 	}
 	return out, nil
 }

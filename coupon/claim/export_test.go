@@ -59,3 +59,6 @@ func Rereads() float64 {
 	}
 	return 0
 }
+
+// PriorFailures is priorFailures (issue.Prior for claims).
+var PriorFailures = priorFailures

@@ -1,6 +1,7 @@
 package claim_test
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -8,11 +9,14 @@ import (
 
 	"coupond/coupon"
 	"coupond/coupon/claim"
+	"coupond/coupon/issue"
 	"coupond/coupon/keys"
 	"coupond/coupon/template"
+	"coupond/ent"
 	"coupond/ent/coupontemplatelog"
 	"coupond/ent/stockbatch"
 	"coupond/services"
+	"coupond/store"
 	"coupond/testutil/stack"
 
 	promtest "github.com/prometheus/client_golang/prometheus/testutil"
@@ -370,5 +374,41 @@ func TestPersisterLingersWhileClaimsFlow(t *testing.T) {
 	}
 	if n := len(e.coupons(t, tpl.ID)); n != 203 {
 		t.Fatalf("%d coupons, want 203", n)
+	}
+}
+
+// TestPriorFailuresReadsEveryChunk: the earlier refusals of a batch larger than one read's chunk
+// (500 claims) are all found, whichever chunk names them, and claims without one are not.
+func TestPriorFailuresReadsEveryChunk(t *testing.T) {
+	e := newRedeemEnv(t, "prior_chunks", claim.Config{})
+	const claims = 1234
+	users, rids := make([]int64, claims), make([]string, claims)
+	var failed []*ent.RedemptionFailureCreate
+	for i := range claims {
+		users[i], rids[i] = int64(1000+i%700), fmt.Sprintf("9-%d", i) // users repeat across chunks
+		if i%3 == 0 {
+			failed = append(failed, e.DB.RedemptionFailure.Create().SetID(int64(i+1)).SetUserID(users[i]).SetTemplateID(9).
+				SetRedemptionID(rids[i]).SetReason(claim.ReasonStockDrift))
+		}
+	}
+	if err := e.DB.RedemptionFailure.CreateBulk(failed...).Exec(e.Ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]issue.Refusal
+	err := store.WithTx(e.Ctx, e.DB, func(tx *ent.Tx) error {
+		var err error
+		got, err = claim.PriorFailures(e.Ctx, tx, users, rids)
+		return err
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(failed) {
+		t.Fatalf("%d earlier refusals found, want %d", len(got), len(failed))
+	}
+	for i, rid := range rids {
+		if r, ok := got[rid]; ok != (i%3 == 0) || ok && r.Reason != claim.ReasonStockDrift {
+			t.Fatalf("claim %d (%s): found %v %+v", i, rid, ok, r)
+		}
 	}
 }

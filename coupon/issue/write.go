@@ -61,7 +61,7 @@ type WriteOptions struct {
 	// index probe; on one user shard (where a query by template alone stays on T2's shard) the
 	// group written without reading first reads Prior only when it says so: a sale without drift
 	// records none, and Prior's read of a group's items costs MariaDB more than the rest of T2's
-	// reads together (two 500-value IN lists over one index). nil: Prior is always read.
+	// reads together (two IN lists over one index, up to 500 values each). nil: Prior is always read.
 	AnyPrior func(ctx context.Context, tx *ent.Tx, templateID int64) (bool, error)
 	Record   func(ctx context.Context, tx *ent.Tx, fresh []Refusal) error // records Fresh in the same transaction; nil: the caller records them in T3
 	Vitess   bool                                                         // the database is a Vitess vtgate (COUPON_MYSQL_VITESS): coupons by multi-row INSERT, as it takes no LOAD DATA
