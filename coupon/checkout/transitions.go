@@ -207,9 +207,9 @@ type couponMove struct {
 // against now: a confirm only while it holds, an expiry only once it has expired), never a later
 // lock of the same settlement (released and locked again since the read, perhaps for another
 // amount): the lock counter counts each lock by its expiry (CountLock), so the after-commit of a
-// transition that moved a later lock would close the wrong one. A confirm also only for amount. A confirm sets the payment's time on
-// both rows; a release, expiry or refund clears the settlement's live keys and the coupon's order,
-// discount and use. The two rows share their user_id, so both statements run on one user shard (a
+// transition that moved a later lock would close the wrong one. A confirm also only for amount.
+// A confirm sets the payment's time on both rows; a release, expiry or refund clears the
+// settlement's live keys and the coupon's order, discount and use. The two rows share their user_id, so both statements run on one user shard (a
 // multi-table UPDATE … JOIN would be one statement, but Vitess refuses it).
 func casWrites(row *ent.CouponSettlement, k kind, now time.Time, amount *decimal.Decimal, c *couponMove) []write {
 	set := []string{"status = ?", "updated_at = ?"}
